@@ -1,0 +1,286 @@
+// Package config loads, expands, defaults and validates toolstream's YAML
+// configuration (SPEC §2). It is pure data and errors: it imports none of
+// toolstream's other packages and does no network or disk I/O beyond reading
+// the file it is given.
+package config
+
+import (
+	"encoding/json"
+	"log/slog"
+	"time"
+)
+
+// Config is a whole toolstream configuration. The zero value is not useful;
+// start from [Default] or use [Load].
+type Config struct {
+	// Listen is the address serve listens on. Default "127.0.0.1:8080".
+	Listen string `yaml:"listen"`
+	// MaxRequestBytes bounds a request body; larger bodies get 413.
+	// Default 10MiB.
+	MaxRequestBytes Size `yaml:"max_request_bytes"`
+	// Auth holds client and admin keys.
+	Auth Auth `yaml:"auth"`
+	// Storage configures the embedded badger database.
+	Storage Storage `yaml:"storage"`
+	// Upstreams are the model servers requests are routed to, tried in
+	// order: the first whose Models matches the request's model wins.
+	Upstreams []Upstream `yaml:"upstreams"`
+	// DefaultUpstream names the upstream for models no pattern matches and
+	// for pass-through /v1/* paths. When empty and exactly one upstream is
+	// configured, that one is the default; when empty with several,
+	// unmatched models get 404.
+	DefaultUpstream string `yaml:"default_upstream"`
+	// Loop tunes the tool loop of a turn.
+	Loop Loop `yaml:"loop"`
+	// Tools are the server tools registered from the file.
+	Tools []Tool `yaml:"tools"`
+	// Log selects the log format and level.
+	Log Log `yaml:"log"`
+
+	// File is the path the configuration was read from; empty for the
+	// built-in defaults. Not a YAML key.
+	File string `yaml:"-"`
+}
+
+// Auth configures who may call the proxy (SPEC §3).
+type Auth struct {
+	// Keys are the client keys, plain or "sha256:<64 hex>". Empty entries
+	// (an unset ${VAR:-}) are ignored. No keys means open, which is only
+	// allowed on a loopback listen address unless AllowOpen is set.
+	Keys []Secret `yaml:"keys"`
+	// AdminKeys may call /admin/*. Same forms as Keys.
+	AdminKeys []Secret `yaml:"admin_keys"`
+	// AllowOpen permits running without keys on a non-loopback address.
+	AllowOpen bool `yaml:"allow_open"`
+	// WebhookAllow lists host globs runtime-registered webhooks may target.
+	WebhookAllow []string `yaml:"webhook_allow"`
+	// Metrics says who may read /metrics: "open" (default) or "admin".
+	Metrics string `yaml:"metrics"`
+}
+
+// Storage configures the badger database (SPEC §8).
+type Storage struct {
+	// Path is the badger directory. Default "./toolstream-data".
+	Path string `yaml:"path"`
+	// InMemory keeps everything in memory; nothing is written to disk.
+	InMemory bool `yaml:"in_memory"`
+	// AuditRetention is how long audit records live. Default 720h.
+	AuditRetention time.Duration `yaml:"audit_retention"`
+	// TurnRetention is how long history-stitching records live.
+	// Default 168h.
+	TurnRetention time.Duration `yaml:"turn_retention"`
+}
+
+// Tool modes (SPEC §4).
+const (
+	ToolModeNative = "native"
+	ToolModeText   = "text"
+	ToolModeAuto   = "auto"
+)
+
+// Text formats (SPEC §5).
+const (
+	TextFormatXML         = "xml"
+	TextFormatToolRequest = "tool_request"
+	TextFormatHermes      = "hermes"
+	TextFormatJSON        = "json"
+)
+
+// Display modes (SPEC §6).
+const (
+	DisplayEvents   = "events"
+	DisplayMarkdown = "markdown"
+	DisplayNone     = "none"
+)
+
+// Upstream is one OpenAI-compatible model server.
+type Upstream struct {
+	// Name identifies the upstream in logs, metrics and DefaultUpstream.
+	// Required, unique.
+	Name string `yaml:"name"`
+	// BaseURL is the API root including its version path, e.g.
+	// "http://127.0.0.1:11434/v1". Required, http or https.
+	BaseURL string `yaml:"base_url"`
+	// APIKey is sent as "Authorization: Bearer" to this upstream; none when
+	// empty. The client's own key is never forwarded.
+	APIKey Secret `yaml:"api_key"`
+	// Models are glob patterns (path.Match syntax) of the models routed
+	// here. Literal entries are also listed by GET /v1/models.
+	Models []string `yaml:"models"`
+	// ToolMode is native, text or auto. Default auto.
+	ToolMode string `yaml:"tool_mode"`
+	// TextFormat is the syntax text mode teaches: xml, tool_request,
+	// hermes or json. Default hermes.
+	TextFormat string `yaml:"text_format"`
+	// Timeout bounds a whole round, from request to last byte.
+	// Default 10m.
+	Timeout time.Duration `yaml:"timeout"`
+	// ConnectTimeout bounds dialing the upstream. Default 10s.
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
+	// HeaderTimeout bounds the wait for response headers once the request
+	// is sent; local servers may process a long prompt first. Default 5m.
+	HeaderTimeout time.Duration `yaml:"header_timeout"`
+	// Headers are added to every request to this upstream.
+	Headers map[string]string `yaml:"headers"`
+}
+
+// Loop tunes the tool loop (SPEC §2 loop).
+type Loop struct {
+	// MaxRounds bounds upstream rounds per turn, the last included; the
+	// last round is sent without tools. Default 8; minimum 1.
+	MaxRounds int `yaml:"max_rounds"`
+	// ParallelTools runs the calls of one round concurrently. Default false.
+	ParallelTools bool `yaml:"parallel_tools"`
+	// ToolTimeout is the per-call timeout for tools without their own.
+	// Default 30s.
+	ToolTimeout time.Duration `yaml:"tool_timeout"`
+	// Display is events, markdown or none. Default events.
+	Display string `yaml:"display"`
+	// DisplayResultBytes bounds the result excerpt shown to the client.
+	// Default 2KiB.
+	DisplayResultBytes Size `yaml:"display_result_bytes"`
+	// Keepalive is the interval of ": keepalive" comments while tools run
+	// or an approval waits. Default 15s; zero disables.
+	Keepalive time.Duration `yaml:"keepalive"`
+	// MaxBlockBytes bounds one text tool block; larger is a parse error.
+	// Default 1MiB.
+	MaxBlockBytes Size `yaml:"max_block_bytes"`
+	// ParseRetries is how many rounds may be spent telling the model its
+	// call was malformed. Default 2; zero means none.
+	ParseRetries int `yaml:"parse_retries"`
+	// ResultRole is the role of the text-mode results message: user or
+	// system. Default user.
+	ResultRole string `yaml:"result_role"`
+	// ApprovalTimeout turns an undecided approval into DENIED. Default 5m.
+	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
+}
+
+// Tool is one server tool registered in the file (SPEC §7).
+type Tool struct {
+	// Name is what the model calls; [a-zA-Z0-9_-]{1,64}, unique.
+	Name string `yaml:"name"`
+	// Description tells the model what the tool does.
+	Description string `yaml:"description"`
+	// Parameters is the JSON Schema of the arguments, converted from YAML
+	// to JSON. Default {"type":"object","properties":{}}.
+	Parameters json.RawMessage `yaml:"parameters"`
+	// Webhook is the tool's executor. Required (until other executors exist).
+	Webhook *Webhook `yaml:"webhook"`
+	// Idempotent allows retries on connect errors and 502/503/504.
+	Idempotent bool `yaml:"idempotent"`
+	// Approval is never (default) or always.
+	Approval string `yaml:"approval"`
+	// MaxResultBytes cuts longer results, with a note. Default 64KiB.
+	MaxResultBytes Size `yaml:"max_result_bytes"`
+	// Redact lists argument fields masked in the audit log.
+	Redact []string `yaml:"redact"`
+}
+
+// Webhook is an HTTP executor (SPEC §7).
+type Webhook struct {
+	// URL receives POST requests. Required, http or https.
+	URL string `yaml:"url"`
+	// Headers are added to every call.
+	Headers map[string]Secret `yaml:"headers"`
+	// Secret, when set, signs requests the Standard Webhooks way.
+	Secret Secret `yaml:"secret"`
+	// Timeout bounds one call including retries. Default loop.tool_timeout.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Log configures logging (SPEC §10).
+type Log struct {
+	// Format is text (default) or json.
+	Format string `yaml:"format"`
+	// Level is debug, info (default), warn or error.
+	Level string `yaml:"level"`
+}
+
+// Secret is a string that must never be printed: keys, tokens, webhook
+// secrets. Use [Secret.Value] to get at it.
+type Secret string
+
+// Value returns the secret itself.
+func (s Secret) Value() string { return string(s) }
+
+// String redacts the secret so that fmt and logs never show it.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// LogValue redacts the secret in slog output.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// Default returns the configuration used for every key the file leaves
+// out. It is the one place defaults live.
+func Default() Config {
+	return Config{
+		Listen:          "127.0.0.1:8080",
+		MaxRequestBytes: 10 * MiB,
+		Auth:            Auth{Metrics: "open"},
+		Storage: Storage{
+			Path:           "./toolstream-data",
+			AuditRetention: 720 * time.Hour,
+			TurnRetention:  168 * time.Hour,
+		},
+		Loop: Loop{
+			MaxRounds:          8,
+			ToolTimeout:        30 * time.Second,
+			Display:            DisplayEvents,
+			DisplayResultBytes: 2 * KiB,
+			Keepalive:          15 * time.Second,
+			MaxBlockBytes:      1 * MiB,
+			ParseRetries:       2,
+			ResultRole:         "user",
+			ApprovalTimeout:    5 * time.Minute,
+		},
+		Log: Log{Format: "text", Level: "info"},
+	}
+}
+
+// DefaultUpstreamEntry returns an upstream with every optional key at its
+// default; entries of upstreams are decoded on top of it.
+func DefaultUpstreamEntry() Upstream {
+	return Upstream{
+		ToolMode:       ToolModeAuto,
+		TextFormat:     TextFormatHermes,
+		Timeout:        10 * time.Minute,
+		ConnectTimeout: 10 * time.Second,
+		HeaderTimeout:  5 * time.Minute,
+	}
+}
+
+// DefaultToolEntry returns a tool with every optional key at its default;
+// entries of tools are decoded on top of it.
+func DefaultToolEntry() Tool {
+	return Tool{
+		Approval:       "never",
+		MaxResultBytes: 64 * KiB,
+		Parameters:     json.RawMessage(`{"type":"object","properties":{}}`),
+	}
+}
+
+// Upstream returns the upstream called name.
+func (c *Config) Upstream(name string) (*Upstream, bool) {
+	for i := range c.Upstreams {
+		if c.Upstreams[i].Name == name {
+			return &c.Upstreams[i], true
+		}
+	}
+	return nil, false
+}
+
+// DefaultUpstreamName resolves DefaultUpstream: the configured name, the
+// only upstream when there is exactly one, else "".
+func (c *Config) DefaultUpstreamName() string {
+	if c.DefaultUpstream != "" {
+		return c.DefaultUpstream
+	}
+	if len(c.Upstreams) == 1 {
+		return c.Upstreams[0].Name
+	}
+	return ""
+}

@@ -1,0 +1,113 @@
+// Package toolhost holds toolstream's server tools: the registry built from
+// config, the executors (webhook now, MCP later), argument coercion and JSON
+// Schema validation, Standard Webhooks signing, and later approvals and the
+// badger store.
+//
+// A tool failing is not an error of the turn: [Host.Execute] reports it as a
+// [Result] with Err set, which the model reads and can correct (SPEC §7).
+package toolhost
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Error codes a tool result can carry (SPEC §5, §7). They are part of the
+// contract: the model reads them and apps match on them.
+const (
+	CodeToolNotFound     = "TOOL_NOT_FOUND"
+	CodeMissingParameter = "MISSING_PARAMETER"
+	CodeInvalidParameter = "INVALID_PARAMETER"
+	CodeAPIError         = "API_ERROR"
+	CodeTimeout          = "TIMEOUT"
+	CodeExecutionFailed  = "EXECUTION_FAILED"
+	CodeDenied           = "DENIED"
+	CodeParseError       = "PARSE_ERROR"
+	CodeCancelled        = "CANCELLED"
+)
+
+// Statuses of a finished call, as shown in tool.finished events.
+const (
+	StatusOK        = "ok"
+	StatusError     = "error"
+	StatusDenied    = "denied"
+	StatusCancelled = "cancelled"
+)
+
+// Tool is a server tool as the model sees it.
+type Tool struct {
+	// Name is what the model calls.
+	Name string
+	// Description tells the model what the tool does.
+	Description string
+	// Parameters is the tool's JSON Schema, as JSON.
+	Parameters json.RawMessage
+}
+
+// Call is one tool call to run.
+type Call struct {
+	// ID is the call id ("call_" + 24 alphanumerics, or the upstream's own
+	// id in native mode). It is also the webhook-id, stable across retries.
+	ID string
+	// Name is the tool the model named.
+	Name string
+	// Arguments is a JSON object as the model wrote it. Text formats give
+	// every value as a string; coercion by the tool's schema happens in
+	// Execute.
+	Arguments json.RawMessage
+	// TurnID, Round and Model describe where the call came from; they are
+	// sent to the webhook.
+	TurnID string
+	Round  int
+	Model  string
+}
+
+// Result is the outcome of one call, fed back to the model.
+type Result struct {
+	// CallID and Name repeat the call's.
+	CallID string
+	Name   string
+	// Arguments are the arguments after coercion (the call's own when
+	// coercion did not get that far).
+	Arguments json.RawMessage
+	// Content is the result body: JSON text when IsJSON, else plain text.
+	// Empty when Err is set.
+	Content string
+	IsJSON  bool
+	// Truncated says Content was cut at the tool's max_result_bytes; the
+	// note saying so is already part of Content.
+	Truncated bool
+	// Err is set when the tool failed; the model reads it.
+	Err *ToolError
+	// Status is StatusOK, StatusError, StatusDenied or StatusCancelled.
+	Status string
+	// Duration is the wall time of the call.
+	Duration time.Duration
+}
+
+// ToolError is a failure the model reads and can correct.
+type ToolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
+
+// ErrorResult builds the result of a call that failed with code before or
+// during execution.
+func ErrorResult(call Call, code, message string) Result {
+	status := StatusError
+	switch code {
+	case CodeDenied:
+		status = StatusDenied
+	case CodeCancelled:
+		status = StatusCancelled
+	}
+	return Result{
+		CallID:    call.ID,
+		Name:      call.Name,
+		Arguments: call.Arguments,
+		Err:       &ToolError{Code: code, Message: message},
+		Status:    status,
+	}
+}
