@@ -184,7 +184,8 @@ type Webhook struct {
 	Headers map[string]Secret `yaml:"headers"`
 	// Secret, when set, signs requests the Standard Webhooks way.
 	Secret Secret `yaml:"secret"`
-	// Timeout bounds one call including retries. Default loop.tool_timeout.
+	// Timeout bounds one call including retries. Zero (the default) means
+	// loop.tool_timeout; read it through [Tool.Timeout].
 	Timeout time.Duration `yaml:"timeout"`
 }
 
@@ -283,4 +284,13 @@ func (c *Config) DefaultUpstreamName() string {
 		return c.Upstreams[0].Name
 	}
 	return ""
+}
+
+// Timeout is how long one call of t may take, retries included: its
+// webhook's own timeout, or loop.tool_timeout when that is zero or unset.
+func (t *Tool) Timeout(loop Loop) time.Duration {
+	if t.Webhook != nil && t.Webhook.Timeout > 0 {
+		return t.Webhook.Timeout
+	}
+	return loop.ToolTimeout
 }

@@ -1,0 +1,199 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Load reads the configuration file at path with the process environment
+// for ${VAR} expansion. Every problem is returned at once as an [*Error];
+// one that cannot read the file unwraps to the underlying error, so
+// errors.Is(err, fs.ErrNotExist) tells a missing file apart.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Problems: []Problem{{
+			File: path, Message: "cannot read configuration: " + readError(err), err: err,
+		}}}
+	}
+	return Parse(path, data, os.LookupEnv)
+}
+
+// readError is err without the path, which the problem already shows.
+func readError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Parse decodes and validates a configuration. file names it in problems
+// (and becomes Config.File); lookupEnv resolves ${VAR} (nil means nothing
+// is set), which lets tests and "toolstream check" run without touching
+// the process environment.
+//
+// The pipeline (STYLE 4.7): parse YAML into a node tree; decode it onto
+// [Default], each upstreams entry onto [DefaultUpstreamEntry] and each
+// tools entry onto [DefaultToolEntry], expanding ${VAR} in scalar values
+// as they are read and rejecting unknown and duplicate keys; validate;
+// then drop the empty entries of auth.keys and auth.admin_keys. A key
+// absent from the file, or set to null, keeps its default; an explicit
+// zero ("parse_retries: 0") is kept.
+//
+// An empty file (or one with only comments) is the default configuration.
+// A file with more than one YAML document is an error.
+func Parse(file string, data []byte, lookupEnv func(string) (string, bool)) (*Config, error) {
+	doc, p := parseYAML(file, data)
+	if p != nil {
+		return nil, newError([]Problem{*p})
+	}
+	cfg := Default()
+	cfg.File = file
+	d := newDecoder(file, lookupEnv)
+	if doc != nil {
+		d.pos[""] = position{doc.Line, doc.Column}
+		d.decode(doc, reflect.ValueOf(&cfg).Elem(), "")
+	}
+	problems := d.problems
+	for _, p := range cfg.check(d.locate) {
+		if d.covers(p.Path) {
+			continue // a derived complaint about a value that did not decode
+		}
+		pos := d.locate(p.Path)
+		p.Line, p.Col = pos.line, pos.col
+		problems = append(problems, p)
+	}
+	if err := newError(problems); err != nil {
+		return nil, err
+	}
+	cfg.Auth.Keys = dropEmpty(cfg.Auth.Keys)
+	cfg.Auth.AdminKeys = dropEmpty(cfg.Auth.AdminKeys)
+	return &cfg, nil
+}
+
+// parseYAML returns the root node of the only document in data, nil for
+// an empty document, or a problem.
+func parseYAML(file string, data []byte) (*yaml.Node, *Problem) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, syntaxProblem(file, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, &Problem{File: file, Line: next.Line, Col: next.Column,
+			Message: "a second YAML document (after ---); put the whole configuration in one"}
+	case !errors.Is(err, io.EOF):
+		return nil, syntaxProblem(file, err)
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		return nil, nil
+	}
+	return doc.Content[0], nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// syntaxProblem turns a yaml.v3 error ("yaml: line 3: mapping values are
+// not allowed in this context") into a problem at that line. The parser
+// gives no column.
+func syntaxProblem(file string, err error) *Problem {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	return &Problem{File: file, Line: line, Message: "invalid YAML: " + msg, err: err}
+}
+
+// locate returns where path is written, or where its nearest written
+// ancestor is: a missing "upstreams[1].name" is reported at upstreams[1].
+func (d *decoder) locate(path string) position {
+	for {
+		if p, ok := d.pos[path]; ok {
+			return p
+		}
+		if path == "" {
+			return position{}
+		}
+		path = parent(path)
+	}
+}
+
+// parent drops the last key or index of a path.
+func parent(path string) string {
+	if strings.HasSuffix(path, "]") {
+		if i := strings.LastIndexByte(path, '['); i >= 0 {
+			return path[:i]
+		}
+	}
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// covers reports whether path is, or is inside, a path that already
+// failed to decode.
+func (d *decoder) covers(path string) bool {
+	for _, f := range d.failed {
+		if f == "" || path == f || strings.HasPrefix(path, f+".") || strings.HasPrefix(path, f+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+func dropEmpty(keys []Secret) []Secret {
+	out := keys[:0:0]
+	for _, k := range keys {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Builtin is the configuration "toolstream serve" runs on when there is
+// no file (SPEC §1): [Default], plus an upstream named "openai" when
+// OPENAI_BASE_URL or OPENAI_API_KEY is set to something non-empty, with
+// base_url from OPENAI_BASE_URL (default https://api.openai.com/v1),
+// api_key from OPENAI_API_KEY, models ["*"] and upstream defaults
+// otherwise. It is not validated; call [Config.Validate].
+func Builtin(lookupEnv func(string) (string, bool)) *Config {
+	if lookupEnv == nil {
+		lookupEnv = noEnv
+	}
+	cfg := Default()
+	base, _ := lookupEnv("OPENAI_BASE_URL")
+	key, _ := lookupEnv("OPENAI_API_KEY")
+	if base != "" || key != "" {
+		u := DefaultUpstreamEntry()
+		u.Name = "openai"
+		u.BaseURL = base
+		if u.BaseURL == "" {
+			u.BaseURL = "https://api.openai.com/v1"
+		}
+		u.APIKey = Secret(key)
+		u.Models = []string{"*"}
+		cfg.Upstreams = []Upstream{u}
+	}
+	return &cfg
+}

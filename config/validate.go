@@ -1,0 +1,361 @@
+package config
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Validate checks c against every rule of SPEC §2 and returns an [*Error]
+// listing all problems, or nil. [Load] and [Parse] call it and add file
+// positions; call it yourself on a Config built in code or changed after
+// loading (e.g. a listen address from a flag), where problems carry only
+// their path.
+func (c *Config) Validate() error {
+	return newError(c.check(nil))
+}
+
+// validator collects problems. at, when set, gives the line of a path,
+// for messages that point at a second place ("first at line 12").
+type validator struct {
+	file     string
+	at       func(path string) position
+	problems []Problem
+}
+
+func (v *validator) add(path, format string, args ...any) {
+	v.problems = append(v.problems, Problem{File: v.file, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// where describes a second place for a message: "upstreams[0] at line 12".
+func (v *validator) where(path string) string {
+	if v.at != nil {
+		if p := v.at(path); p.line > 0 {
+			return fmt.Sprintf("%s at line %d", path, p.line)
+		}
+	}
+	return path
+}
+
+// check runs every rule; problems have paths but no positions.
+func (c *Config) check(at func(string) position) []Problem {
+	v := &validator{file: c.File, at: at}
+	v.listen("listen", c.Listen)
+	v.positiveSize("max_request_bytes", c.MaxRequestBytes)
+	v.auth(c)
+	v.storage(c.Storage)
+	v.upstreams(c)
+	v.loop(c.Loop)
+	v.tools(c.Tools)
+	v.oneOf("log.format", c.Log.Format, "text", "json")
+	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	return v.problems
+}
+
+func (v *validator) listen(p, addr string) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		v.add(p, "invalid address %q (want host:port, e.g. 127.0.0.1:8080, or :8080 for all interfaces)", addr)
+		return
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		v.add(p, "port %q of %q is not a number from 0 to 65535", port, addr)
+	}
+}
+
+func (v *validator) auth(c *Config) {
+	a := c.Auth
+	v.keys("auth.keys", a.Keys)
+	v.keys("auth.admin_keys", a.AdminKeys)
+	// SPEC §2: no keys on a non-loopback address refuses to start; saying
+	// so here lets "toolstream check" catch it before a deploy does.
+	if !a.AllowOpen && !hasKey(a.Keys) && !isLoopback(c.Listen) {
+		v.add("auth.keys", "no client keys while listen %q is not loopback: anyone who can reach it may use the upstreams (set auth.keys, or auth.allow_open: true to allow it)", c.Listen)
+	}
+	for i, g := range a.WebhookAllow {
+		p := fmt.Sprintf("auth.webhook_allow[%d]", i)
+		switch {
+		case g == "":
+			v.add(p, "empty host glob (want e.g. hooks.example.com or *.internal)")
+		case strings.Contains(g, "/"):
+			v.add(p, "%q is not a host glob (want a host pattern like *.example.com, without scheme or path)", g)
+		default:
+			v.pattern(p, g)
+		}
+	}
+	v.oneOf("auth.metrics", a.Metrics, "open", "admin")
+}
+
+// keys checks client or admin keys. Empty entries are skipped: they are
+// how an unset ${VAR:-} says "no key", and Parse drops them.
+func (v *validator) keys(p string, keys []Secret) {
+	for i, k := range keys {
+		p := fmt.Sprintf("%s[%d]", p, i)
+		s := k.Value()
+		if s == "" {
+			continue
+		}
+		if strings.ContainsFunc(s, isSpaceOrControl) {
+			// Never print the key; a stray newline from a secrets file is
+			// the usual cause.
+			v.add(p, "key contains whitespace or control characters (check the variable's value for a trailing newline)")
+			continue
+		}
+		if h, ok := strings.CutPrefix(s, "sha256:"); ok {
+			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
+				v.add(p, "sha256 key must be \"sha256:\" and 64 hex digits (the SHA-256 of the key), got %d characters after the prefix", len(h))
+			}
+		}
+	}
+}
+
+func (v *validator) storage(s Storage) {
+	if s.Path == "" && !s.InMemory {
+		v.add("storage.path", "required unless storage.in_memory is true (e.g. ./toolstream-data)")
+	}
+	v.positiveDuration("storage.audit_retention", s.AuditRetention)
+	v.positiveDuration("storage.turn_retention", s.TurnRetention)
+}
+
+var upstreamName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+func (v *validator) upstreams(c *Config) {
+	first := map[string]int{}
+	var names []string
+	for i := range c.Upstreams {
+		u := &c.Upstreams[i]
+		p := fmt.Sprintf("upstreams[%d]", i)
+		switch j, dup := first[u.Name]; {
+		case u.Name == "":
+			v.add(p+".name", "required (a short name like local or openai)")
+		case !upstreamName.MatchString(u.Name):
+			v.add(p+".name", "%q may only contain letters, digits, '_', '.' and '-'", u.Name)
+		case dup:
+			v.add(p+".name", "duplicate name %q (first used by %s)", u.Name, v.where(fmt.Sprintf("upstreams[%d]", j)))
+		default:
+			first[u.Name] = i
+			names = append(names, u.Name)
+		}
+		v.httpURL(p+".base_url", u.BaseURL)
+		if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/chat/completions") {
+			v.add(p+".base_url", "is the API root, e.g. http://127.0.0.1:11434/v1; toolstream appends /chat/completions itself")
+		}
+		for k, m := range u.Models {
+			v.pattern(fmt.Sprintf("%s.models[%d]", p, k), m)
+		}
+		v.oneOf(p+".tool_mode", u.ToolMode, ToolModeNative, ToolModeText, ToolModeAuto)
+		v.oneOf(p+".text_format", u.TextFormat, TextFormatXML, TextFormatToolRequest, TextFormatHermes, TextFormatJSON)
+		v.positiveDuration(p+".timeout", u.Timeout)
+		v.positiveDuration(p+".connect_timeout", u.ConnectTimeout)
+		v.positiveDuration(p+".header_timeout", u.HeaderTimeout)
+		v.headers(p+".headers", u.Headers)
+		for name := range u.Headers {
+			if strings.EqualFold(name, "Authorization") && u.APIKey != "" {
+				v.add(p+".headers."+name, "conflicts with api_key, which is sent as Authorization: Bearer (set one of them)")
+			}
+		}
+	}
+	if d := c.DefaultUpstream; d != "" {
+		if _, ok := c.Upstream(d); !ok {
+			have := "none are configured"
+			if len(names) > 0 {
+				have = "have " + strings.Join(names, ", ")
+			}
+			v.add("default_upstream", "no upstream named %q (%s)", d, have)
+		}
+	}
+}
+
+func (v *validator) loop(l Loop) {
+	if l.MaxRounds < 1 {
+		v.add("loop.max_rounds", "must be at least 1, got %d", l.MaxRounds)
+	}
+	v.positiveDuration("loop.tool_timeout", l.ToolTimeout)
+	v.oneOf("loop.display", l.Display, DisplayEvents, DisplayMarkdown, DisplayNone)
+	v.positiveSize("loop.display_result_bytes", l.DisplayResultBytes)
+	if l.Keepalive < 0 {
+		v.add("loop.keepalive", "must not be negative, got %s (0 disables keepalives)", l.Keepalive)
+	}
+	v.positiveSize("loop.max_block_bytes", l.MaxBlockBytes)
+	if l.ParseRetries < 0 {
+		v.add("loop.parse_retries", "must not be negative, got %d (0 means no retries)", l.ParseRetries)
+	}
+	v.oneOf("loop.result_role", l.ResultRole, "user", "system")
+	v.positiveDuration("loop.approval_timeout", l.ApprovalTimeout)
+}
+
+// toolName is OpenAI's rule for function names.
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func (v *validator) tools(tools []Tool) {
+	first := map[string]int{}
+	for i := range tools {
+		t := &tools[i]
+		p := fmt.Sprintf("tools[%d]", i)
+		switch j, dup := first[t.Name]; {
+		case t.Name == "":
+			v.add(p+".name", "required (what the model calls, e.g. get_weather)")
+		case !toolName.MatchString(t.Name):
+			v.add(p+".name", "%q must be 1 to 64 letters, digits, '_' or '-' (OpenAI's rule for function names)", t.Name)
+		case dup:
+			v.add(p+".name", "duplicate tool name %q (first used by %s)", t.Name, v.where(fmt.Sprintf("tools[%d]", j)))
+		default:
+			first[t.Name] = i
+		}
+		if msg := checkSchema(t.Parameters); msg != "" {
+			v.add(p+".parameters", "%s", msg)
+		}
+		if w := t.Webhook; w == nil {
+			v.add(p+".webhook", "required (a webhook with at least url: http://…)")
+		} else {
+			v.httpURL(p+".webhook.url", w.URL)
+			v.headers(p+".webhook.headers", secretValues(w.Headers))
+			if w.Timeout < 0 {
+				v.add(p+".webhook.timeout", "must be positive, got %s (leave it out to use loop.tool_timeout)", w.Timeout)
+			}
+		}
+		v.oneOf(p+".approval", t.Approval, "never", "always")
+		v.positiveSize(p+".max_result_bytes", t.MaxResultBytes)
+		for k, r := range t.Redact {
+			if r == "" {
+				v.add(fmt.Sprintf("%s.redact[%d]", p, k), "empty field name (want an argument name like password)")
+			}
+		}
+	}
+}
+
+func (v *validator) httpURL(p, raw string) {
+	if raw == "" {
+		v.add(p, "required (an http or https URL)")
+		return
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		v.add(p, "invalid URL %q (want e.g. http://127.0.0.1:9000/path)", raw)
+	case u.Scheme != "http" && u.Scheme != "https":
+		v.add(p, "%q must start with http:// or https://", raw)
+	case u.Host == "":
+		v.add(p, "%q has no host", raw)
+	}
+}
+
+// headers checks names are HTTP tokens and values cannot split a header
+// (a newline from an environment variable would).
+func (v *validator) headers(p string, h map[string]string) {
+	seen := map[string]string{}
+	for _, name := range sortedKeys(h) {
+		hp := p + "." + name
+		if !isToken(name) {
+			v.add(hp, "%q is not a valid header name", name)
+		}
+		if strings.ContainsAny(h[name], "\r\n\x00") {
+			v.add(hp, "value contains a line break or NUL (check the variable's value for a trailing newline)")
+		}
+		if other, dup := seen[strings.ToLower(name)]; dup {
+			v.add(hp, "same header as %s (header names are case-insensitive)", other)
+		}
+		seen[strings.ToLower(name)] = name
+	}
+}
+
+func (v *validator) pattern(p, pat string) {
+	if pat == "" {
+		v.add(p, "empty pattern (want e.g. gpt-* or llama3.1:8b)")
+		return
+	}
+	if _, err := path.Match(pat, ""); err != nil {
+		v.add(p, "bad pattern %q (path.Match syntax: * any run, ? one character, [a-z] a class, \\ escapes)", pat)
+	}
+}
+
+func (v *validator) oneOf(p, val string, choices ...string) {
+	for _, c := range choices {
+		if val == c {
+			return
+		}
+	}
+	want := strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+	v.add(p, "unknown value %q (want %s)", val, want)
+}
+
+func (v *validator) positiveDuration(p string, d time.Duration) {
+	if d <= 0 {
+		v.add(p, "must be positive, got %s", d)
+	}
+}
+
+func (v *validator) positiveSize(p string, s Size) {
+	if s <= 0 {
+		v.add(p, "must be positive, got %s", s)
+	}
+}
+
+func hasKey(keys []Secret) bool {
+	for _, k := range keys {
+		if k != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// isLoopback reports whether a listen address only accepts local
+// connections. Host names other than localhost are not resolved (config
+// does no network I/O) and count as non-loopback. An invalid address
+// counts as loopback: listen already reports it.
+func isLoopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return true
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isSpaceOrControl(r rune) bool {
+	return r <= ' ' || r == 0x7f || unicode.IsSpace(r)
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the
+// syntax of header names.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c <= ' ' || strings.IndexByte("\"(),/:;<=>?@[\\]{}\x7f", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func secretValues(m map[string]Secret) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v.Value()
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
