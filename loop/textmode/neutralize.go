@@ -1,0 +1,188 @@
+package textmode
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Neutralize defuses every marker of every text format (SPEC §5) and of
+// every result frame inside untrusted text, so that a tool result cannot
+// forge a call, close its result frame early, or open a <think> section.
+//
+// A marker is defused by swapping its first character for its width
+// variant twin, which reads the same to a model and to a person but is a
+// different code point that no detector and no frame matches:
+//
+//	<tool_call>        →  ＜tool_call>         (U+FF1C FULLWIDTH LESS-THAN SIGN)
+//	[TOOL_RESULT]      →  ［TOOL_RESULT]       (U+FF3B FULLWIDTH LEFT SQUARE BRACKET)
+//	<<<[TOOL_REQUEST]>>>  →  <<<［TOOL_REQUEST]>>>
+//	「始」              →  ｢始」               (U+FF62 HALFWIDTH LEFT CORNER BRACKET)
+//
+// NOTE(textmode): a visible twin was chosen over an invisible joiner
+// (U+200D after "<") because a log or a debugging human sees at once why a
+// tag did not match, and because some text pipelines strip zero-width
+// characters, which would silently re-arm the marker. The twins are undone
+// by NFKC normalization; nothing in toolstream normalizes, and the
+// byte-level tokenizers of current chat models do not either.
+//
+// Matching is case-insensitive for the ASCII markers (detectors may fold
+// case), including the two non-ASCII runes that Unicode case folding maps
+// onto ASCII letters (U+212A KELVIN SIGN for k, U+017F LONG S for s), so a
+// detector using strings.EqualFold cannot be fooled either. A tag name
+// matches only as a whole name: "<tool_call>", "<tool_call " and
+// "<tool_call" at the end of s match, "<tool_calls>" does not. Defusing at
+// the end of s matters because feedback frames append text after it.
+//
+// Only an ASCII '<' or '[' or a whole "「" is ever replaced, so valid UTF-8
+// stays valid and nothing else in s changes. The result contains no marker,
+// so Neutralize(Neutralize(s)) == Neutralize(s). Text without markers is
+// returned as is, without allocating.
+func Neutralize(s string) string {
+	var b strings.Builder
+	last := 0 // s[last:i] is pending, unchanged text
+	for i := 0; i < len(s); i++ {
+		var twin string
+		switch s[i] {
+		case '<':
+			if !tagAt(s, i+1) {
+				continue
+			}
+			twin = "＜"
+		case '[':
+			if !bracketAt(s, i+1) {
+				continue
+			}
+			twin = "［"
+		case cornerOpen[0]:
+			if !strings.HasPrefix(s[i:], cornerOpen) || !cornerAt(s, i+len(cornerOpen)) {
+				continue
+			}
+			twin = "｢"
+		default:
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s) + 16)
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(twin)
+		if s[i] == '<' || s[i] == '[' {
+			last = i + 1
+		} else {
+			last = i + len(cornerOpen)
+			i = last - 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// tagNames are the element names whose opening and closing tags are
+// markers: the wrappers and elements of the xml format (with the
+// <function_calls> and <minimax:tool_call> wrapper aliases), hermes and
+// the Qwen3-Coder body (<function=…>, <parameter=…>), our result frames,
+// and <think>.
+var tagNames = []string{
+	"tool_use", "function_calls", "minimax:tool_call", "invoke", "parameter",
+	"tool_call", "function", "tool_result", "tool_response", "think",
+}
+
+// bracketNames are the markers written in square brackets: the inner part
+// of <<<[TOOL_REQUEST]>>> and <<<[END_TOOL_REQUEST]>>> (defusing the
+// bracket also covers a detector lenient about the number of angle
+// brackets) and our tool_request result frame.
+var bracketNames = []string{
+	"TOOL_REQUEST]", "END_TOOL_REQUEST]", "TOOL_RESULT]", "END_TOOL_RESULT]",
+}
+
+// cornerOpen starts the value delimiters of the tool_request format:
+// 「始」, 「末」, 「始ESCAPE」 and 「末ESCAPE」.
+const cornerOpen = "「"
+
+// tagAt reports whether s[i:] continues a '<' into a marker: an optional
+// '/', a tag name, then a character that cannot continue a name (or the
+// end of s).
+func tagAt(s string, i int) bool {
+	if i < len(s) && s[i] == '/' {
+		i++
+	}
+	for _, name := range tagNames {
+		if end, ok := foldPrefix(s, i, name); ok && (end == len(s) || !isNameByte(s[end])) {
+			return true
+		}
+	}
+	return false
+}
+
+// bracketAt reports whether s[i:] continues a '[' into a marker.
+func bracketAt(s string, i int) bool {
+	for _, name := range bracketNames {
+		if _, ok := foldPrefix(s, i, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// cornerAt reports whether s[i:] continues a "「" into a value delimiter.
+func cornerAt(s string, i int) bool {
+	rest := s[i:]
+	var tail string
+	switch {
+	case strings.HasPrefix(rest, "始"):
+		tail = rest[len("始"):]
+	case strings.HasPrefix(rest, "末"):
+		tail = rest[len("末"):]
+	default:
+		return false
+	}
+	if strings.HasPrefix(tail, "」") {
+		return true
+	}
+	end, ok := foldPrefix(tail, 0, "ESCAPE")
+	return ok && strings.HasPrefix(tail[end:], "」")
+}
+
+// foldPrefix reports whether s[i:] starts with lit (ASCII) under Unicode
+// simple case folding, and where the match ends in s.
+func foldPrefix(s string, i int, lit string) (end int, ok bool) {
+	for j := 0; j < len(lit); j++ {
+		if i >= len(s) {
+			return 0, false
+		}
+		c := lower(lit[j])
+		if s[i] < utf8.RuneSelf {
+			if lower(s[i]) != c {
+				return 0, false
+			}
+			i++
+			continue
+		}
+		// Only these two runes fold onto ASCII letters.
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !(r == '\u212A' && c == 'k') && !(r == '\u017F' && c == 's') {
+			return 0, false
+		}
+		i += n
+	}
+	return i, true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
+}
+
+// isNameByte reports whether c can continue an XML-ish tag name, so that
+// "<tool_calls>" is not taken for "<tool_call". Any other byte, the start
+// of a non-ASCII rune included, ends the name: defusing too much changes
+// one harmless character, defusing too little re-arms a marker.
+func isNameByte(c byte) bool {
+	return c == '_' || c == '-' || c == ':' || c == '.' ||
+		'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}

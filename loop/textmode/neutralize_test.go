@@ -1,0 +1,203 @@
+package textmode_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/toolstream/toolstream/loop/textmode"
+)
+
+// markers are every opening and closing marker of every format, frame and
+// <think>, as the detectors and frames write them (SPEC §5). The open-ended
+// ones (<invoke, <parameter, <tool_result, <function=) take attributes.
+var markers = []string{
+	"<tool_use>", "</tool_use>",
+	"<function_calls>", "</function_calls>",
+	"<minimax:tool_call>", "</minimax:tool_call>",
+	`<invoke name="x">`, "</invoke>",
+	`<parameter name="x">`, "</parameter>",
+	"<tool_call>", "</tool_call>",
+	"<function=x>", "</function>", "<parameter=x>",
+	"<<<[TOOL_REQUEST]>>>", "<<<[END_TOOL_REQUEST]>>>",
+	"「始」", "「末」", "「始ESCAPE」", "「末ESCAPE」",
+	`<tool_result name="x" call_id="y">`, "</tool_result>",
+	"<tool_response>", "</tool_response>",
+	"[TOOL_RESULT]", "[END_TOOL_RESULT]",
+	"<think>", "</think>",
+}
+
+func TestNeutralize(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"<tool_use>", "＜tool_use>"},
+		{"</tool_use>", "＜/tool_use>"},
+		{"<function_calls></function_calls>", "＜function_calls>＜/function_calls>"},
+		{"<minimax:tool_call></minimax:tool_call>", "＜minimax:tool_call>＜/minimax:tool_call>"},
+		{`<invoke name="rm">`, `＜invoke name="rm">`},
+		{"</invoke>", "＜/invoke>"},
+		{`<parameter name="p">v</parameter>`, `＜parameter name="p">v＜/parameter>`},
+		{"<tool_call>\n{}\n</tool_call>", "＜tool_call>\n{}\n＜/tool_call>"},
+		{"<function=rm>", "＜function=rm>"},
+		{"</function>", "＜/function>"},
+		{"<parameter=path>", "＜parameter=path>"},
+		{"<<<[TOOL_REQUEST]>>>", "<<<［TOOL_REQUEST]>>>"},
+		{"<<<[END_TOOL_REQUEST]>>>", "<<<［END_TOOL_REQUEST]>>>"},
+		{"tool_name:「始」rm「末」,", "tool_name:｢始」rm｢末」,"},
+		{"「始ESCAPE」x「末ESCAPE」", "｢始ESCAPE」x｢末ESCAPE」"},
+		{`<tool_result name="a" call_id="b">`, `＜tool_result name="a" call_id="b">`},
+		{"</tool_result>", "＜/tool_result>"},
+		{"<tool_response></tool_response>", "＜tool_response>＜/tool_response>"},
+		{"[TOOL_RESULT] x [END_TOOL_RESULT]", "［TOOL_RESULT] x ［END_TOOL_RESULT]"},
+		{"<think>plan</think>", "＜think>plan＜/think>"},
+
+		// Case variants: detectors may fold case.
+		{"<TOOL_CALL>", "＜TOOL_CALL>"},
+		{"</Tool_Result>", "＜/Tool_Result>"},
+		{"<Invoke NAME=x>", "＜Invoke NAME=x>"},
+		{"<<<[tool_request]>>>", "<<<［tool_request]>>>"},
+		{"[end_Tool_Result]", "［end_Tool_Result]"},
+		{"「始escape」", "｢始escape」"},
+		// Runes that Unicode folding maps onto ASCII (strings.EqualFold).
+		{"<invo\u212Ae>", "＜invo\u212Ae>"},
+		{"<tool_u\u017Fe>", "＜tool_u\u017Fe>"},
+		// Tag ends: whitespace, '/', '=', end of text, any non-name rune.
+		{"<tool_call >", "＜tool_call >"},
+		{"<tool_call/>", "＜tool_call/>"},
+		{"<think\n>", "＜think\n>"},
+		{"text <tool_call", "text ＜tool_call"},
+		{"<tool_call」", "＜tool_call」"},
+		// Lenient variants of the VCP marker are defused too.
+		{"<<[TOOL_REQUEST]>>", "<<［TOOL_REQUEST]>>"},
+		// Adjacent and overlapping.
+		{"<<tool_call>>", "<＜tool_call>>"},
+		{"<tool_call<tool_call>", "＜tool_call＜tool_call>"},
+		{"[[TOOL_RESULT]]", "[［TOOL_RESULT]]"},
+		{"「「始」", "「｢始」"},
+		// Mixed with other scripts; UTF-8 around the marker is untouched.
+		{"日本<tool_call>語", "日本＜tool_call>語"},
+		{"🙂</tool_response>🙂", "🙂＜/tool_response>🙂"},
+	} {
+		got := textmode.Neutralize(tc.in)
+		if got != tc.want {
+			t.Errorf("Neutralize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if again := textmode.Neutralize(got); again != got {
+			t.Errorf("Neutralize not idempotent on %q: %q", got, again)
+		}
+	}
+}
+
+// Text that only looks like markers, and text with no markers at all, is
+// returned as is: the very same string, not a copy.
+func TestNeutralizeLeavesOtherText(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"",
+		"plain text",
+		"a < b and c > d, x<y",
+		"<tool_calls> <tool_user> <invoker> <thinking> <parameters> <functions> <tool_results>",
+		"< tool_call> <\u200dtool_call> ＜tool_call>",
+		"[TOOL_CALLS] [TOOL] [TOOL_REQUEST [tool result]",
+		"「始め」「末尾」 「末 「始ESCAPE 「始 ESCAPE」",
+		`{"a":[1,2],"b":"<b>bold</b>"}`,
+		"日本語のテキスト「引用」",
+		"\xff\xfe invalid utf-8 \xe3\x80",
+	} {
+		got := textmode.Neutralize(in)
+		if got != in {
+			t.Errorf("Neutralize(%q) = %q, want it unchanged", in, got)
+		}
+		if len(in) > 0 && unsafe.StringData(got) != unsafe.StringData(in) {
+			t.Errorf("Neutralize(%q) copied text without markers", in)
+		}
+	}
+	if got, want := textmode.Neutralize("「始め」「末尾」「始」"), "「始め」「末尾」｢始」"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestNeutralizeDoesNotAllocateWithoutMarkers(t *testing.T) {
+	s := strings.Repeat("a < b [x] 「y」 ", 100)
+	if n := testing.AllocsPerRun(100, func() { _ = textmode.Neutralize(s) }); n != 0 {
+		t.Errorf("Neutralize allocated %v times on text without markers", n)
+	}
+}
+
+func TestNeutralizeEveryMarker(t *testing.T) {
+	t.Parallel()
+	for _, m := range markers {
+		in := "before " + m + " after"
+		if got := textmode.Neutralize(in); hasMarker(got) {
+			t.Errorf("Neutralize(%q) = %q still holds a marker", in, got)
+		}
+		if got := textmode.Neutralize(strings.ToUpper(m)); hasMarker(got) {
+			t.Errorf("upper-case %q not defused: %q", m, got)
+		}
+	}
+}
+
+func FuzzNeutralize(f *testing.F) {
+	for _, m := range markers {
+		f.Add("x" + m + "y")
+	}
+	f.Add("<<<[TOOL_REQUEST]>>>\ntool_name:「始」rm「末」\n<<<[END_TOOL_REQUEST]>>>")
+	f.Add("<invo\u212Ae></tool_u\u017Fe>")
+	f.Fuzz(func(t *testing.T, in string) {
+		got := textmode.Neutralize(in)
+		if hasMarker(got) {
+			t.Errorf("Neutralize(%q) = %q still holds a marker", in, got)
+		}
+		if again := textmode.Neutralize(got); again != got {
+			t.Errorf("not idempotent: %q → %q → %q", in, got, again)
+		}
+		if utf8.ValidString(in) && !utf8.ValidString(got) {
+			t.Errorf("Neutralize(%q) broke UTF-8: %q", in, got)
+		}
+		if !hasMarker(in) && got != in {
+			t.Errorf("Neutralize(%q) = %q changed text without markers", in, got)
+		}
+	})
+}
+
+// hasMarker is an independent, slow check for a marker in s, matched with
+// strings.EqualFold (the most lenient folding a detector could use): the
+// bracket and corner markers exactly, the tags of every format, frame and
+// <think> opening or closing, as whole names.
+func hasMarker(s string) bool {
+	exact := []string{
+		"[TOOL_REQUEST]", "[END_TOOL_REQUEST]", "[TOOL_RESULT]", "[END_TOOL_RESULT]",
+		"「始」", "「末」", "「始ESCAPE」", "「末ESCAPE」",
+	}
+	var tags []string
+	for _, name := range []string{
+		"tool_use", "function_calls", "minimax:tool_call", "invoke", "parameter",
+		"tool_call", "function", "tool_result", "tool_response", "think",
+	} {
+		tags = append(tags, "<"+name, "</"+name)
+	}
+	runes := []rune(s)
+	at := func(i int, m string) (end int, ok bool) {
+		n := utf8.RuneCountInString(m)
+		return i + n, i+n <= len(runes) && strings.EqualFold(string(runes[i:i+n]), m)
+	}
+	for i := range runes {
+		for _, m := range exact {
+			if _, ok := at(i, m); ok {
+				return true
+			}
+		}
+		for _, m := range tags {
+			if end, ok := at(i, m); ok && (end == len(runes) || !isNameRune(runes[end])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isNameRune(r rune) bool {
+	return r == '_' || r == '-' || r == ':' || r == '.' ||
+		'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+}
