@@ -1,0 +1,201 @@
+package textmode
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// arg is one argument of the worked example: its name and its value as
+// JSON text.
+type arg struct {
+	name  string
+	value string
+}
+
+// exampleArgs picks the arguments of the worked example: every required
+// parameter, plus the first optional one so the model sees that optional
+// parameters are written the same way.
+func exampleArgs(s *schema) []arg {
+	var args []arg
+	optional := false
+	for _, p := range s.props {
+		if !p.required {
+			if optional {
+				continue
+			}
+			optional = true
+		}
+		args = append(args, arg{name: p.name, value: exampleValue(p.name, p.schema, 0)})
+	}
+	return args
+}
+
+// exampleValue returns a plausible JSON value for s: the schema's own
+// example, default or first enum value when it has one, else a value of
+// its type inside its bounds.
+func exampleValue(name string, s *schema, depth int) string {
+	switch {
+	case s.example != "":
+		return s.example
+	case s.def != "" && s.def != "null":
+		return s.def
+	case len(s.enum) > 0:
+		return s.enum[0]
+	}
+	t := ""
+	if len(s.types) > 0 {
+		t = s.types[0]
+	} else if len(s.props) > 0 {
+		t = "object"
+	} else if s.items != nil {
+		t = "array"
+	} else if len(s.alts) > 0 {
+		return exampleValue(name, s.alts[0], depth)
+	}
+	switch t {
+	case "integer":
+		return strconv.FormatFloat(clamp(3, s, true), 'f', -1, 64)
+	case "number":
+		return strconv.FormatFloat(clamp(1.5, s, false), 'f', -1, 64)
+	case "boolean":
+		return "true"
+	case "null":
+		return "null"
+	case "array":
+		if s.items == nil || depth >= maxDepth {
+			return "[]"
+		}
+		return "[" + exampleValue(name, s.items, depth+1) + "]"
+	case "object":
+		if depth >= maxDepth {
+			return "{}"
+		}
+		return objectText(exampleArgs(s), ": ", ", ")
+	}
+	return quote(exampleString(name, s.format))
+}
+
+// clamp moves v into the schema's bounds (to a whole number for integers).
+func clamp(v float64, s *schema, integer bool) float64 {
+	lo, loOK, hi, hiOK := s.bounds()
+	if loOK && v < lo {
+		v = lo
+		if integer {
+			v = math.Ceil(v)
+		}
+	}
+	if hiOK && v > hi {
+		v = hi
+		if integer {
+			v = math.Floor(v)
+		}
+	}
+	return v
+}
+
+// exampleString is a string value for a parameter without an example:
+// shaped by the format when one is stated, else naming the parameter so
+// the model sees where its own value goes.
+func exampleString(name, format string) string {
+	switch format {
+	case "date":
+		return "2025-01-31"
+	case "date-time":
+		return "2025-01-31T09:30:00Z"
+	case "time":
+		return "09:30:00"
+	case "email":
+		return "user@example.com"
+	case "uri", "url", "iri":
+		return "https://example.com/"
+	case "uuid":
+		return "123e4567-e89b-12d3-a456-426614174000"
+	}
+	return "example " + strings.ReplaceAll(name, "_", " ")
+}
+
+// workedExample writes a call of t in format f, exactly in the syntax the
+// detector of f accepts.
+func workedExample(f detect.Format, t toolhost.Tool) string {
+	args := exampleArgs(parseSchema(t.Parameters))
+	var b strings.Builder
+	switch f {
+	case detect.XML:
+		b.WriteString("<tool_use>\n<invoke name=\"" + t.Name + "\">\n")
+		for _, a := range args {
+			b.WriteString("<parameter name=\"" + a.name + "\">" + text(a.value) + "</parameter>\n")
+		}
+		b.WriteString("</invoke>\n</tool_use>")
+	case detect.ToolRequest:
+		b.WriteString("<<<[TOOL_REQUEST]>>>\ntool_name:「始」" + t.Name + "「末」")
+		for _, a := range args {
+			b.WriteString(",\n" + a.name + ":" + delimit(text(a.value)))
+		}
+		b.WriteString("\n<<<[END_TOOL_REQUEST]>>>")
+	case detect.JSON:
+		b.WriteString("```json\n{\"tool_calls\": [" + callText(t.Name, args) + "]}\n```")
+	default: // detect.Hermes
+		b.WriteString("<tool_call>\n" + callText(t.Name, args) + "\n</tool_call>")
+	}
+	return b.String()
+}
+
+// delimit wraps a tool_request value, in the escape form when the value
+// itself contains 「末」.
+func delimit(v string) string {
+	if strings.Contains(v, "「末」") {
+		return "「始ESCAPE」" + v + "「末ESCAPE」"
+	}
+	return "「始」" + v + "「末」"
+}
+
+// callText is {"name": …, "arguments": {…}}, spaced like the SPEC's
+// examples and the Hermes/Qwen chat templates.
+func callText(name string, args []arg) string {
+	return `{"name": ` + quote(name) + `, "arguments": ` + objectText(args, ": ", ", ") + "}"
+}
+
+// objectText writes args as a JSON object in their order.
+func objectText(args []arg, colon, comma string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(comma)
+		}
+		b.WriteString(quote(a.name))
+		b.WriteString(colon)
+		b.WriteString(a.value)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// text is how a value is written in the formats whose values are raw text
+// (xml, tool_request): a string as itself, anything else as JSON.
+func text(value string) string {
+	if strings.HasPrefix(value, `"`) {
+		var s string
+		if json.Unmarshal([]byte(value), &s) == nil {
+			return s
+		}
+	}
+	return value
+}
+
+// quote returns s as a JSON string. HTML escaping is off: "<" must stay
+// readable to the model, and markers in untrusted strings are defused by
+// Neutralize instead.
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
