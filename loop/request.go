@@ -1,0 +1,102 @@
+package loop
+
+import (
+	"fmt"
+
+	"github.com/valyala/fastjson"
+)
+
+// Request is a client's chat-completions request, parsed once. Its body stays
+// raw JSON end to end: only the fields toolstream owns are read, so unknown
+// parameters (top_k, reasoning, vendor extras) and temperature 0 survive.
+type Request struct {
+	// Body is the request body as the client sent it.
+	Body []byte
+	// Model is the model the client asked for; every chunk carries it.
+	Model string
+	// Stream is the client's "stream".
+	Stream bool
+	// IncludeUsage is the client's stream_options.include_usage.
+	IncludeUsage bool
+	// hasExtension says Body holds a "toolstream" object, which is ours and
+	// must not reach the upstream.
+	hasExtension bool
+}
+
+// RequestError is a request the proxy refuses before anything is sent
+// upstream (HTTP 400, invalid_request_error).
+type RequestError struct {
+	// Param names the offending request field, if any.
+	Param string
+	// Message says what is wrong and how to fix it.
+	Message string
+}
+
+func (e *RequestError) Error() string { return e.Message }
+
+// ParseRequest reads the fields toolstream needs from a chat-completions
+// body and checks the ones every upstream would reject anyway, so the client
+// gets a clear 400 instead of an upstream's guess.
+func ParseRequest(body []byte) (*Request, error) {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(body)
+	if err != nil {
+		return nil, &RequestError{Message: fmt.Sprintf("request body is not valid JSON: %s", shortErr(err))}
+	}
+	if v.Type() != fastjson.TypeObject {
+		return nil, &RequestError{Message: "request body must be a JSON object"}
+	}
+	r := &Request{Body: body}
+
+	m := v.Get("model")
+	if m == nil || m.Type() != fastjson.TypeString || len(m.GetStringBytes()) == 0 {
+		return nil, &RequestError{Param: "model", Message: "you must provide a model parameter"}
+	}
+	r.Model = string(m.GetStringBytes())
+
+	msgs := v.Get("messages")
+	if msgs == nil || msgs.Type() != fastjson.TypeArray {
+		return nil, &RequestError{Param: "messages", Message: "messages must be an array of chat messages"}
+	}
+	if len(msgs.GetArray()) == 0 {
+		return nil, &RequestError{Param: "messages", Message: "messages must not be empty"}
+	}
+
+	if s := v.Get("stream"); s != nil && s.Type() != fastjson.TypeNull {
+		b, err := s.Bool()
+		if err != nil {
+			return nil, &RequestError{Param: "stream", Message: "stream must be a boolean"}
+		}
+		r.Stream = b
+	}
+	if so := v.Get("stream_options"); so != nil && so.Type() == fastjson.TypeObject {
+		r.IncludeUsage = so.GetBool("include_usage")
+	}
+	r.hasExtension = v.Exists("toolstream")
+	return r, nil
+}
+
+// UpstreamBody returns the body to send upstream for a turn without server
+// tools: the client's own bytes, minus toolstream's extension field.
+func (r *Request) UpstreamBody() []byte {
+	if !r.hasExtension {
+		return r.Body
+	}
+	var p fastjson.Parser
+	v, err := p.ParseBytes(r.Body)
+	if err != nil { // cannot happen: ParseRequest parsed it
+		return r.Body
+	}
+	v.Del("toolstream")
+	return v.MarshalTo(nil)
+}
+
+// shortErr keeps fastjson's error, which quotes the unparsed tail, short
+// enough for an error message.
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}

@@ -1,0 +1,78 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+)
+
+// Upstream opens one round against a model server. proxy implements it with
+// its HTTP client; tests use a fake.
+type Upstream interface {
+	// Open sends body as a streaming chat-completions request. It returns
+	// once the upstream answered with an event stream; any other answer is
+	// an error (an [*UpstreamError] when the upstream sent a status).
+	// Closing the Stream ends the request.
+	Open(ctx context.Context, body []byte) (Stream, error)
+}
+
+// Stream is one round's event stream.
+type Stream interface {
+	// Events yields the data of each SSE event in order ("[DONE]"
+	// included) and stops after the first error. The end of the body
+	// without an error ends the sequence.
+	Events() iter.Seq2[string, error]
+	// Close ends the request and releases the connection.
+	Close() error
+}
+
+// UpstreamError is a non-2xx answer, or an error event inside a stream,
+// from an upstream. It is kept whole so that the client gets the upstream's
+// own status and message (SPEC §3).
+type UpstreamError struct {
+	// Upstream is the configured name of the upstream.
+	Upstream string
+	// Status is the HTTP status; 0 for an error event inside a stream.
+	Status int
+	// ContentType is the response's Content-Type, if any.
+	ContentType string
+	// Body is the response body or the error event's data, bounded.
+	Body []byte
+	// Header holds the response headers a client may act on
+	// (Retry-After, rate-limit headers); nil for an error event.
+	Header http.Header
+}
+
+func (e *UpstreamError) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("upstream %s: error event in stream: %s", e.Upstream, excerpt(e.Body, 200))
+	}
+	return fmt.Sprintf("upstream %s: status %d: %s", e.Upstream, e.Status, excerpt(e.Body, 200))
+}
+
+// StreamError is an upstream stream that broke the protocol mid-way: it was
+// cut before it finished, or sent something that is not a chunk.
+type StreamError struct {
+	Upstream string
+	// Reason says what went wrong, in words for the client.
+	Reason string
+	// Err is the underlying read error, if any.
+	Err error
+}
+
+func (e *StreamError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("upstream %s: %s: %v", e.Upstream, e.Reason, e.Err)
+	}
+	return fmt.Sprintf("upstream %s: %s", e.Upstream, e.Reason)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+func excerpt(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,119 @@
+package proxy
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolstream/toolstream/config"
+)
+
+// keySet holds client keys as SHA-256 digests, so plain and "sha256:" keys
+// compare the same way and the plain text need not stay in memory.
+type keySet struct {
+	digests [][sha256.Size]byte
+}
+
+func newKeySet(keys []config.Secret) (keySet, error) {
+	var ks keySet
+	for i, k := range keys {
+		v := k.Value()
+		if v == "" {
+			continue // an unset ${VAR:-}: no key
+		}
+		var d [sha256.Size]byte
+		if hexd, ok := strings.CutPrefix(v, "sha256:"); ok {
+			b, err := hex.DecodeString(hexd)
+			if err != nil || len(b) != sha256.Size {
+				return ks, fmt.Errorf("auth key %d: sha256: must be followed by 64 hex digits", i)
+			}
+			copy(d[:], b)
+		} else {
+			d = sha256.Sum256([]byte(v))
+		}
+		ks.digests = append(ks.digests, d)
+	}
+	return ks, nil
+}
+
+func (ks keySet) open() bool { return len(ks.digests) == 0 }
+
+// check reports whether key is one of the set. Every digest is compared in
+// constant time, so timing tells nothing about which key came close.
+func (ks keySet) check(key string) bool {
+	d := sha256.Sum256([]byte(key))
+	found := 0
+	for i := range ks.digests {
+		found |= subtle.ConstantTimeCompare(d[:], ks.digests[i][:])
+	}
+	return found == 1
+}
+
+// keyID names a key in logs and the audit log without revealing it.
+func keyID(key string) string {
+	d := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(d[:6])
+}
+
+// presentedKey takes the key from "Authorization: Bearer" or, as Azure-style
+// clients send it, "api-key".
+func presentedKey(c echo.Context) string {
+	h := c.Request().Header
+	if a := h.Get("Authorization"); a != "" {
+		if len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+			return strings.TrimSpace(a[7:])
+		}
+		return ""
+	}
+	return strings.TrimSpace(h.Get("api-key"))
+}
+
+// requireKey is the client-key middleware. With no keys configured it lets
+// everything through (CheckOpen decided at startup that this is allowed).
+func (s *Server) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.keys.open() {
+			return next(c)
+		}
+		k := presentedKey(c)
+		if k == "" || !s.keys.check(k) {
+			return errUnauthorized
+		}
+		c.Set(ctxKeyID, keyID(k))
+		return next(c)
+	}
+}
+
+const ctxKeyID = "toolstream.key_id"
+
+// CheckOpen refuses a configuration that would serve without client keys on
+// an address reachable from other machines, unless auth.allow_open says so
+// (SPEC §2).
+func CheckOpen(cfg *config.Config) error {
+	ks, err := newKeySet(cfg.Auth.Keys)
+	if err != nil {
+		return err
+	}
+	if !ks.open() || cfg.Auth.AllowOpen || isLoopback(cfg.Listen) {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s without client keys: set auth.keys, listen on 127.0.0.1, or set auth.allow_open: true", cfg.Listen)
+}
+
+func isLoopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}

@@ -1,0 +1,119 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolstream/toolstream/loop"
+)
+
+// chatCompletions is POST /v1/chat/completions: read, route, run the turn,
+// end the response the one right way.
+func (s *Server) chatCompletions(c echo.Context) error {
+	start := time.Now()
+	req, err := readRequest(c)
+	if err != nil {
+		return err
+	}
+	up, err := s.route(req.Model)
+	if err != nil {
+		return err
+	}
+	if !req.Stream {
+		return s.relayJSON(c, up, req)
+	}
+
+	out, err := newSSESink(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	rep, err := s.runner.Run(ctx, &loop.Turn{Request: req, Upstream: up, UpstreamName: up.cfg.Name}, out)
+	s.logTurn(ctx, req, up, rep, err, time.Since(start))
+	return s.endStream(c, out, err)
+}
+
+// readRequest reads the body (bounded by limitBody) and parses the fields
+// the proxy owns.
+func readRequest(c echo.Context) (*loop.Request, error) {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return nil, err
+	}
+	return loop.ParseRequest(body)
+}
+
+// endStream is the commit point, decided in one place (STYLE §5.1): before
+// the first byte an error is an HTTP status with OpenAI's body; after it,
+// one in-band error event and no [DONE]; a client that left gets nothing.
+func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
+	if err == nil {
+		return nil
+	}
+	ae := toAPIError(err)
+	if ae.Status == statusClientClosed || c.Request().Context().Err() != nil {
+		return nil
+	}
+	if !out.committed {
+		return err // errorHandler writes status and body
+	}
+	_ = out.fail(ae)
+	return nil
+}
+
+// relayJSON forwards a non-streaming request without server tools and
+// relays the upstream's answer as it came.
+func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), up.cfg.Timeout)
+	defer cancel()
+	resp, err := up.post(ctx, "/chat/completions", req.UpstreamBody(), "application/json")
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return up.errorFrom(resp)
+	}
+	defer resp.Body.Close()
+	h := c.Response().Header()
+	h.Set("Content-Type", resp.Header.Get("Content-Type"))
+	c.Response().WriteHeader(resp.StatusCode)
+	if _, err := io.Copy(c.Response(), resp.Body); err != nil && !errors.Is(err, context.Canceled) {
+		// Headers are out; all that is left is to cut the response so the
+		// client sees a broken body rather than a short one.
+		s.log.LogAttrs(ctx, slog.LevelWarn, "relay cut", slog.String("upstream", up.cfg.Name), slog.String("error", err.Error()))
+		panic(http.ErrAbortHandler)
+	}
+	return nil
+}
+
+// logTurn writes the one info line per turn (SPEC §10).
+func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, rep loop.Report, err error, d time.Duration) {
+	status := "ok"
+	attrs := []slog.Attr{
+		slog.String("turn_id", rep.ID),
+		slog.String("model", req.Model),
+		slog.String("upstream", up.cfg.Name),
+		slog.Int("rounds", rep.Rounds),
+		slog.String("finish", rep.Finish),
+		slog.Int64("duration_ms", d.Milliseconds()),
+	}
+	level := slog.LevelInfo
+	if err != nil {
+		ae := toAPIError(err)
+		status = "error"
+		if ae.Status == statusClientClosed {
+			status = "client_closed"
+		} else {
+			level = slog.LevelWarn
+			attrs = append(attrs, slog.Int("code", ae.Status), slog.String("error", err.Error()))
+		}
+	}
+	attrs = append(attrs, slog.String("status", status))
+	s.log.LogAttrs(ctx, level, "turn", attrs...)
+}

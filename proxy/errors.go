@@ -1,0 +1,229 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop"
+)
+
+// statusClientClosed is nginx's and Caddy's status for a client that hung
+// up; it is logged, never sent.
+const statusClientClosed = 499
+
+// apiError is an error in OpenAI's shape, ready to be written as an HTTP
+// body or as an in-band stream event.
+type apiError struct {
+	Status  int
+	Type    string
+	Code    string // "" is written as null
+	Param   string // "" is written as null
+	Message string
+	// Raw, when set, is an upstream's own OpenAI-shaped body, relayed as
+	// it came.
+	Raw []byte
+	// Header holds upstream headers to relay (Retry-After, rate limits).
+	Header http.Header
+}
+
+// body returns the JSON body {"error":{…}}.
+func (e apiError) body() []byte {
+	if e.Raw != nil {
+		return e.Raw
+	}
+	type inner struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	}
+	in := inner{Message: e.Message, Type: e.Type}
+	if e.Param != "" {
+		in.Param = &e.Param
+	}
+	if e.Code != "" {
+		in.Code = &e.Code
+	}
+	b, _ := json.Marshal(struct {
+		Error inner `json:"error"`
+	}{in})
+	return b
+}
+
+// upstreamFailure is a request that got no answer from an upstream: it
+// could not connect, or timed out before headers.
+type upstreamFailure struct {
+	upstream string
+	err      error
+}
+
+func (e *upstreamFailure) Error() string {
+	return fmt.Sprintf("upstream %s: %v", e.upstream, e.err)
+}
+
+func (e *upstreamFailure) Unwrap() error { return e.err }
+
+// modelNotFound is a model no upstream is configured to serve.
+type modelNotFound struct{ model string }
+
+func (e *modelNotFound) Error() string {
+	return fmt.Sprintf("the model `%s` does not exist or you do not have access to it", e.model)
+}
+
+// errUnauthorized is a missing or wrong client key.
+var errUnauthorized = errors.New("proxy: invalid API key")
+
+// toAPIError is the one place that decides how an error looks to a client:
+// its status, type and code (Caddy's statusError, for OpenAI's shape).
+func toAPIError(err error) apiError {
+	var (
+		he  *echo.HTTPError
+		re  *loop.RequestError
+		ue  *loop.UpstreamError
+		se  *loop.StreamError
+		uf  *upstreamFailure
+		mnf *modelNotFound
+		mbe *http.MaxBytesError
+	)
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, loop.ErrClientGone):
+		return apiError{Status: statusClientClosed, Type: "invalid_request_error", Code: "client_closed_request", Message: "client closed the request"}
+	case errors.Is(err, errUnauthorized):
+		return apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "invalid_api_key",
+			Message: "Incorrect or missing API key. Send it as \"Authorization: Bearer <key>\"."}
+	case errors.As(err, &mbe):
+		return tooLarge(mbe.Limit)
+	case errors.As(err, &re):
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: re.Param, Message: re.Message}
+	case errors.As(err, &mnf):
+		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: mnf.Error()}
+	case errors.As(err, &ue):
+		return fromUpstream(ue)
+	case errors.As(err, &se):
+		if errors.Is(se.Err, context.DeadlineExceeded) {
+			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout",
+				Message: fmt.Sprintf("upstream %s did not finish the round within its timeout", se.Upstream)}
+		}
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: se.Error()}
+	case errors.As(err, &uf):
+		if errors.Is(uf.err, context.DeadlineExceeded) || isTimeout(uf.err) {
+			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: uf.Error()}
+		}
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: uf.Error()}
+	case errors.As(err, &he):
+		return fromEcho(he)
+	}
+	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error: " + err.Error()}
+}
+
+func tooLarge(limit int64) apiError {
+	return apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
+		Message: fmt.Sprintf("request body is larger than the %d bytes this proxy accepts (max_request_bytes)", limit)}
+}
+
+// fromUpstream relays an upstream's error. An OpenAI-shaped body goes out
+// as it came (SPEC §3); anything else is wrapped so the client still gets
+// OpenAI's shape, with the upstream's status.
+func fromUpstream(ue *loop.UpstreamError) apiError {
+	ae := fromUpstreamBody(ue)
+	ae.Header = ue.Header
+	return ae
+}
+
+func fromUpstreamBody(ue *loop.UpstreamError) apiError {
+	status := ue.Status
+	if status == 0 {
+		status = http.StatusBadGateway
+	}
+	v, err := fastjson.ParseBytes(ue.Body)
+	if err == nil {
+		if e := v.Get("error"); e != nil && e.Type() == fastjson.TypeObject && e.Exists("message") {
+			return apiError{Status: status, Raw: ue.Body}
+		}
+		// vLLM and some others answer {"object":"error","message":…}.
+		if m := v.GetStringBytes("message"); len(m) > 0 {
+			return apiError{Status: status, Type: upstreamType(status), Message: string(m)}
+		}
+		// A bare string error: {"error":"…"} (Ollama's native API style).
+		if m := v.GetStringBytes("error"); len(m) > 0 {
+			return apiError{Status: status, Type: upstreamType(status), Message: string(m)}
+		}
+	}
+	msg := fmt.Sprintf("upstream %s answered %d", ue.Upstream, ue.Status)
+	if len(ue.Body) > 0 {
+		msg += ": " + excerpt(ue.Body, 300)
+	}
+	return apiError{Status: status, Type: upstreamType(status), Message: msg}
+}
+
+func upstreamType(status int) string {
+	switch {
+	case status == http.StatusUnauthorized:
+		return "authentication_error"
+	case status == http.StatusForbidden:
+		return "permission_error"
+	case status == http.StatusNotFound:
+		return "not_found_error"
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+func fromEcho(he *echo.HTTPError) apiError {
+	msg := http.StatusText(he.Code)
+	if s, ok := he.Message.(string); ok && s != "" {
+		msg = s
+	}
+	switch he.Code {
+	case http.StatusNotFound:
+		return apiError{Status: he.Code, Type: "invalid_request_error", Code: "unknown_url", Message: "Unknown request URL. See the toolstream README for the routes it serves."}
+	case http.StatusMethodNotAllowed:
+		return apiError{Status: he.Code, Type: "invalid_request_error", Code: "method_not_allowed", Message: msg}
+	case http.StatusRequestEntityTooLarge:
+		return apiError{Status: he.Code, Type: "invalid_request_error", Code: "request_too_large", Message: msg}
+	case http.StatusUnauthorized:
+		return toAPIError(errUnauthorized)
+	}
+	typ := "invalid_request_error"
+	if he.Code >= 500 {
+		typ = "server_error"
+	}
+	return apiError{Status: he.Code, Type: typ, Message: msg}
+}
+
+// writeError answers a request that has not started its response.
+func writeError(c echo.Context, err error) error {
+	ae := toAPIError(err)
+	if ae.Status == statusClientClosed {
+		return nil
+	}
+	for k, vs := range ae.Header {
+		c.Response().Header()[k] = vs
+	}
+	return c.JSONBlob(ae.Status, ae.body())
+}
+
+// errorHandler replaces echo's default, which writes {"message": …}, so that
+// every error (echo's own 404 and 405 included) has OpenAI's shape.
+func errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	writeError(c, err)
+}
+
+func excerpt(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,150 @@
+// Package proxy is toolstream's HTTP surface: echo routes, client auth, body
+// limits, the upstream HTTP client, the SSE writer, OpenAI's error shape,
+// pass-through routes and health endpoints. The turn itself runs in loop.
+package proxy
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop"
+)
+
+// Options are what a Server needs besides its configuration. The zero value
+// is usable.
+type Options struct {
+	// Logger receives one line per turn and request problems; nil
+	// discards.
+	Logger *slog.Logger
+	// Ready reports whether dependencies (storage) are ready, for /readyz;
+	// nil means always ready.
+	Ready func() error
+	// NewID mints ids; nil uses loop.NewID. Tests pin it.
+	NewID func(prefix string) string
+	// Now is the clock for "created" when an upstream sends none; nil
+	// uses time.Now. Tests pin it.
+	Now func() time.Time
+}
+
+// Server serves the OpenAI-compatible API. Create it with [New]; it is an
+// http.Handler.
+type Server struct {
+	cfg       *config.Config
+	log       *slog.Logger
+	echo      *echo.Echo
+	keys      keySet
+	upstreams []*upstream
+	def       *upstream
+	runner    *loop.Runner
+	ready     func() error
+}
+
+// New builds a Server from a validated configuration.
+func New(cfg *config.Config, opts Options) (*Server, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	keys, err := newKeySet(cfg.Auth.Keys)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:    cfg,
+		log:    log,
+		keys:   keys,
+		runner: &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
+		ready:  opts.Ready,
+	}
+	// An SSE event may carry a whole message or a large tool-call argument
+	// in one go; allow twice the largest tool block, at least 2MiB.
+	maxEvent := max(2*cfg.Loop.MaxBlockBytes.Int(), 2<<20)
+	for _, uc := range cfg.Upstreams {
+		u, err := newUpstream(uc, maxEvent, log)
+		if err != nil {
+			return nil, err
+		}
+		s.upstreams = append(s.upstreams, u)
+	}
+	if name := cfg.DefaultUpstreamName(); name != "" {
+		for _, u := range s.upstreams {
+			if u.cfg.Name == name {
+				s.def = u
+			}
+		}
+		if s.def == nil {
+			return nil, fmt.Errorf("default_upstream %q names no upstream", name)
+		}
+	}
+	s.echo = s.routes()
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.echo.ServeHTTP(w, r)
+}
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = errorHandler
+	e.Use(s.recoverPanic, limitBody(int64(s.cfg.MaxRequestBytes)))
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+
+	v1 := e.Group("/v1", s.requireKey)
+	v1.POST("/chat/completions", s.chatCompletions)
+	v1.GET("/models", s.models)
+	v1.Any("/*", s.passThrough)
+	return e
+}
+
+// recoverPanic turns a handler panic into a 500 in OpenAI's shape and a log
+// line. http.ErrAbortHandler is re-raised: it is how a stream is aborted.
+func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			s.log.Error("handler panic", "path", c.Request().URL.Path, "panic", fmt.Sprint(r))
+			err = fmt.Errorf("panic: %v", r)
+		}()
+		return next(c)
+	}
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz is ready when the configuration is loaded (it is, or there would
+// be no Server) and storage answers.
+func (s *Server) readyz(c echo.Context) error {
+	if s.ready != nil {
+		if err := s.ready(); err != nil {
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": err.Error()})
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// Close releases idle upstream connections. In-flight requests are not
+// affected; shut the http.Server down first.
+func (s *Server) Close() {
+	for _, u := range s.upstreams {
+		u.client.CloseIdleConnections()
+	}
+}

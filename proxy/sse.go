@@ -1,0 +1,97 @@
+package proxy
+
+import (
+	"net/http"
+	"time"
+	"unsafe"
+
+	"github.com/labstack/echo/v4"
+	"github.com/tmaxmax/go-sse"
+
+	"github.com/toolstream/toolstream/loop"
+)
+
+// writeIdle is how long one write to a client may take. It is an idle
+// deadline pushed forward before every write, not a limit on the stream:
+// a turn may run for many minutes, but a client that stops reading does not
+// hold a goroutine forever.
+const writeIdle = 2 * time.Minute
+
+// sseSink writes a turn to the client as server-sent events with go-sse.
+// Nothing reaches the client before the first Send: that is the commit
+// point. Before it, the handler can still answer with an HTTP status; after
+// it, errors go in-band (SPEC §3).
+type sseSink struct {
+	sess      *sse.Session
+	rc        *http.ResponseController
+	res       *echo.Response
+	committed bool
+}
+
+func newSSESink(c echo.Context) (*sseSink, error) {
+	sess, err := sse.Upgrade(c.Response(), c.Request())
+	if err != nil {
+		return nil, err
+	}
+	return &sseSink{sess: sess, rc: http.NewResponseController(c.Response()), res: c.Response()}, nil
+}
+
+func (s *sseSink) commit() {
+	if s.committed {
+		return
+	}
+	s.committed = true
+	h := s.res.Header()
+	// go-sse sets only Content-Type.
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer this response
+	h.Set("Content-Type", "text/event-stream")
+	// Through echo, so that it marks the response committed: go-sse's own
+	// first flush goes around echo and would leave echo to write the
+	// header a second time.
+	s.res.WriteHeader(http.StatusOK)
+}
+
+func (s *sseSink) send(m *sse.Message) error {
+	s.commit()
+	// Not supported by every ResponseWriter (httptest's recorder); the
+	// deadline is a safeguard, not part of the protocol.
+	_ = s.rc.SetWriteDeadline(time.Now().Add(writeIdle))
+	if err := s.sess.Send(m); err != nil {
+		return err
+	}
+	return s.sess.Flush()
+}
+
+// Send writes one "data:" event and flushes it.
+func (s *sseSink) Send(chunk []byte) error {
+	var m sse.Message
+	// The message is written before Send returns, so viewing the chunk as
+	// a string without copying is safe.
+	m.AppendData(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
+	return s.send(&m)
+}
+
+// Comment writes ": text".
+func (s *sseSink) Comment(text string) error {
+	var m sse.Message
+	m.AppendComment(text)
+	return s.send(&m)
+}
+
+// Done writes "data: [DONE]".
+func (s *sseSink) Done() error {
+	var m sse.Message
+	m.AppendData("[DONE]")
+	return s.send(&m)
+}
+
+// fail ends a committed stream: one error event and no [DONE], so a cut
+// stream never looks complete (SPEC §3).
+func (s *sseSink) fail(ae apiError) error {
+	var m sse.Message
+	m.AppendData(string(ae.body()))
+	return s.send(&m)
+}
+
+var _ loop.Sink = (*sseSink)(nil)

@@ -1,0 +1,92 @@
+package proxy_test
+
+import (
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
+)
+
+var update = flag.Bool("update", false, "rewrite the client sections of golden files")
+
+// TestStreamGolden replays each testdata/streams/*.txtar transcript: the
+// scripted upstream sends the exact bytes of "upstream.round1", whole and
+// split at every byte and every 7 bytes, and the client must read exactly
+// "client" (status line, the SSE headers, the body).
+func TestStreamGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/streams/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := map[string]string{}
+			for _, f := range ar.Files {
+				sec[f.Name] = string(f.Data)
+			}
+			for _, split := range []int{0, 1, 7} {
+				e := newEnv(t, []upstreamtest.Round{{Raw: sec["upstream.round1"], SplitEvery: split}}, nil)
+				resp := e.do(t, http.MethodPost, "/v1/chat/completions", strings.TrimSpace(sec["request"]))
+				got := fmt.Sprintf("%d %s\ncache-control: %s\nx-accel-buffering: %s\n\n%s",
+					resp.StatusCode, resp.Header.Get("Content-Type"),
+					resp.Header.Get("Cache-Control"), resp.Header.Get("X-Accel-Buffering"),
+					readAll(t, resp))
+				if *update && split == 0 {
+					for i := range ar.Files {
+						if ar.Files[i].Name == "client" {
+							ar.Files[i].Data = []byte(got)
+						}
+					}
+					if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					sec["client"] = got
+				}
+				if got != sec["client"] {
+					t.Errorf("split %d: client read\n%s\nwant\n%s", split, got, sec["client"])
+				}
+			}
+		})
+	}
+}
+
+// TestStreamByteIdentical pins the pass-through promise on its own: for a
+// well-behaved upstream, every event the client reads is the upstream's
+// event, byte for byte — reasoning_content, logprobs and unknown fields
+// included — apart from the [DONE] the proxy writes itself.
+func TestStreamByteIdentical(t *testing.T) {
+	for _, name := range []string{"openai_plain", "deepseek_reasoning"} {
+		t.Run(name, func(t *testing.T) {
+			ar, err := txtar.ParseFile("testdata/streams/" + name + ".txtar")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var request, upstream string
+			for _, f := range ar.Files {
+				switch f.Name {
+				case "request":
+					request = strings.TrimSpace(string(f.Data))
+				case "upstream.round1":
+					upstream = string(f.Data)
+				}
+			}
+			e := newEnv(t, []upstreamtest.Round{{Raw: upstream, SplitEvery: 3}}, nil)
+			got := sseData(t, readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", request)))
+			want := sseData(t, upstream)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("client events differ from upstream events\n got: %q\nwant: %q", got, want)
+			}
+		})
+	}
+}

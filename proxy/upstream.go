@@ -1,0 +1,274 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmaxmax/go-sse"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop"
+)
+
+const (
+	// maxRetries bounds retries of one upstream request; each happens
+	// before any byte of its response was read, so nothing reaches the
+	// client twice.
+	maxRetries = 2
+	// maxRetryAfter is the longest Retry-After honoured by waiting; a
+	// longer one is relayed to the client, whose SDK can wait itself.
+	maxRetryAfter = 20 * time.Second
+	// maxErrorBody bounds the error body read from an upstream.
+	maxErrorBody = 64 << 10
+)
+
+// upstream is one configured model server: its pooled HTTP client and the
+// rules for talking to it. It implements [loop.Upstream].
+type upstream struct {
+	cfg    config.Upstream
+	base   *url.URL
+	client *http.Client
+	log    *slog.Logger
+	// patterns are cfg.Models prepared for [globMatch].
+	patterns []string
+	// maxEvent bounds one SSE event read from the stream.
+	maxEvent int
+
+	// retryBase is the first backoff; sleep waits (tests record it).
+	retryBase time.Duration
+	sleep     func(ctx context.Context, d time.Duration) error
+}
+
+func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream, error) {
+	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: base_url: %w", cfg.Name, err)
+	}
+	tr := &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   cfg.ConnectTimeout,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64, // many concurrent streams to one host; the default of 2 churns connections
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   cfg.ConnectTimeout,
+		ResponseHeaderTimeout: cfg.HeaderTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &upstream{
+		cfg:  cfg,
+		base: base,
+		// No Client.Timeout: it would cut long streams. The round's
+		// context carries upstreams[].timeout instead.
+		client:    &http.Client{Transport: tr},
+		log:       log,
+		patterns:  preparePatterns(cfg.Models),
+		maxEvent:  maxEvent,
+		retryBase: 250 * time.Millisecond,
+		sleep:     sleepCtx,
+	}, nil
+}
+
+// url returns the upstream URL for a path relative to its base_url.
+func (u *upstream) url(rel string) string {
+	return u.base.String() + rel
+}
+
+// Open implements [loop.Upstream]: one streaming round, bounded by the
+// upstream's timeout.
+func (u *upstream) Open(ctx context.Context, body []byte) (loop.Stream, error) {
+	ctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+	resp, err := u.post(ctx, "/chat/completions", body, "text/event-stream")
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer cancel()
+		return nil, u.errorFrom(resp)
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body.Close()
+		cancel()
+		return nil, &loop.StreamError{Upstream: u.cfg.Name,
+			Reason: fmt.Sprintf("answered %q instead of an event stream (does it support \"stream\": true?)", mt)}
+	}
+	return &sseStream{body: resp.Body, cancel: cancel, maxEvent: u.maxEvent}, nil
+}
+
+// post sends body to the upstream, retrying connect errors, 429 and
+// 502/503/504 at most maxRetries times with jittered backoff (or the
+// upstream's Retry-After). It returns the first response it does not retry,
+// whatever its status.
+func (u *upstream) post(ctx context.Context, rel string, body []byte, accept string) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.url(rel), bytes.NewReader(body))
+		if err != nil {
+			return nil, &upstreamFailure{upstream: u.cfg.Name, err: err}
+		}
+		u.setHeaders(req.Header)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		// Setting it turns off Go's transparent gzip: a compressing upstream
+		// would hold SSE bytes back in its compressor blocks.
+		req.Header.Set("Accept-Encoding", "identity")
+
+		resp, err := u.client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, u.ctxErr(ctx)
+			}
+			if attempt < maxRetries && !isTimeout(err) {
+				u.log.LogAttrs(ctx, slog.LevelDebug, "upstream retry", slog.String("upstream", u.cfg.Name), slog.Int("attempt", attempt+1), slog.String("error", err.Error()))
+				if err := u.sleep(ctx, u.backoff(attempt)); err != nil {
+					return nil, u.ctxErr(ctx)
+				}
+				continue
+			}
+			return nil, &upstreamFailure{upstream: u.cfg.Name, err: err}
+		}
+		if attempt < maxRetries && retryableStatus(resp.StatusCode) {
+			wait, ok := retryAfter(resp.Header, time.Now())
+			if !ok {
+				wait = u.backoff(attempt)
+			}
+			if wait <= maxRetryAfter {
+				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+				resp.Body.Close()
+				u.log.LogAttrs(ctx, slog.LevelDebug, "upstream retry", slog.String("upstream", u.cfg.Name), slog.Int("attempt", attempt+1), slog.Int("status", resp.StatusCode))
+				if err := u.sleep(ctx, wait); err != nil {
+					return nil, u.ctxErr(ctx)
+				}
+				continue
+			}
+		}
+		return resp, nil
+	}
+}
+
+// setHeaders adds the upstream's own key and headers. The client's key is
+// never forwarded (SPEC §9).
+func (u *upstream) setHeaders(h http.Header) {
+	for k, v := range u.cfg.Headers {
+		h.Set(k, v)
+	}
+	if k := u.cfg.APIKey.Value(); k != "" {
+		h.Set("Authorization", "Bearer "+k)
+	}
+}
+
+// ctxErr reports why ctx ended: the round's own timeout is an upstream
+// failure (504); a cancelled parent is the client leaving.
+func (u *upstream) ctxErr(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &upstreamFailure{upstream: u.cfg.Name, err: context.DeadlineExceeded}
+	}
+	return context.Cause(ctx)
+}
+
+// errorFrom reads a non-2xx answer into an UpstreamError and closes it.
+func (u *upstream) errorFrom(resp *http.Response) error {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	h := http.Header{}
+	for k, vs := range resp.Header {
+		if k == "Retry-After" || strings.HasPrefix(k, "X-Ratelimit-") {
+			h[k] = vs
+		}
+	}
+	return &loop.UpstreamError{Upstream: u.cfg.Name, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: b, Header: h}
+}
+
+// backoff is exponential from retryBase with ±50% jitter, so that many
+// streams retrying at once do not hit the upstream in step.
+func (u *upstream) backoff(attempt int) time.Duration {
+	d := u.retryBase << attempt
+	return d/2 + time.Duration(rand.Int64N(int64(d)+1))
+}
+
+func retryableStatus(code int) bool {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// retryAfter parses Retry-After as seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// sseStream is one round's response body read as SSE with go-sse.
+type sseStream struct {
+	body     io.ReadCloser
+	cancel   context.CancelFunc
+	maxEvent int
+}
+
+func (s *sseStream) Events() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for ev, err := range sse.Read(s.body, &sse.ReadConfig{MaxEventSize: s.maxEvent}) {
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if !yield(ev.Data, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (s *sseStream) Close() error {
+	s.cancel()
+	return s.body.Close()
+}
+
+var _ loop.Upstream = (*upstream)(nil)

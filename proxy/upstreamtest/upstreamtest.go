@@ -1,0 +1,290 @@
+// Package upstreamtest is a scripted OpenAI-compatible model server for
+// toolstream's tests and demo. Each chat-completions request consumes the
+// next scripted [Round]: exact chunks, split into byte-level writes if asked,
+// or a fault (a cut, a stall, an error status, JSON where SSE was expected).
+// Every request is recorded so that tests can check what the proxy sent.
+package upstreamtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// Round scripts one response.
+type Round struct {
+	// Events are SSE data payloads, each sent as "data: <payload>\n\n",
+	// followed by "data: [DONE]\n\n" unless NoDone.
+	Events []string
+	// Raw, when set, is sent verbatim as the body instead of Events
+	// (golden files carry the exact upstream bytes).
+	Raw string
+	// NoDone leaves out the final [DONE].
+	NoDone bool
+	// SplitEvery writes the body in pieces of that many bytes, flushing
+	// after each, so markers and JSON arrive split at any byte. Zero writes
+	// one event (or all of Raw) at a time.
+	SplitEvery int
+
+	// Status, when set and not 200, answers with that status, Header and
+	// Body, and no stream.
+	Status int
+	// Header is added to the response.
+	Header http.Header
+	// Body is the error body for Status, or the whole body when
+	// ContentType is set.
+	Body string
+	// ContentType, when set, answers 200 with that content type and Body
+	// instead of an event stream (an upstream that ignored stream: true).
+	ContentType string
+
+	// CutAfter, when > 0, ends the response after that many events
+	// without [DONE]; with Abort the connection is reset instead of
+	// closed cleanly.
+	CutAfter int
+	Abort    bool
+	// StallAfter, when > 0, stops after that many events and waits until
+	// the request is cancelled.
+	StallAfter int
+
+	// Wait, when set, is received from before the response starts, so a
+	// test can hold a round until it is ready.
+	Wait <-chan struct{}
+}
+
+// Request is one recorded request.
+type Request struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// Server is a scripted upstream. Its zero value is not usable; call [New].
+type Server struct {
+	// URL is the base URL clients use, ending in "/v1".
+	URL string
+
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	rounds    []Round
+	next      int
+	requests  []Request
+	models    []string
+	handlers  map[string]http.HandlerFunc
+	cancelled chan struct{}
+	cancelOne sync.Once
+}
+
+// New starts a server that answers chat completions with rounds, in order.
+// A request past the last round gets a 500 saying the script ran out.
+func New(rounds ...Round) *Server {
+	s := &Server{rounds: rounds, handlers: map[string]http.HandlerFunc{}, cancelled: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL + "/v1"
+	return s
+}
+
+// Close shuts the server down, cutting any open stream.
+func (s *Server) Close() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Add appends rounds to the script.
+func (s *Server) Add(rounds ...Round) {
+	s.mu.Lock()
+	s.rounds = append(s.rounds, rounds...)
+	s.mu.Unlock()
+}
+
+// SetModels sets the ids GET /v1/models lists.
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	s.models = ids
+	s.mu.Unlock()
+}
+
+// Handle serves path (e.g. "/v1/embeddings") with h, for pass-through tests.
+// Requests to it are recorded too.
+func (s *Server) Handle(path string, h http.HandlerFunc) {
+	s.mu.Lock()
+	s.handlers[path] = h
+	s.mu.Unlock()
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Cancelled is closed once a chat-completions request's context was
+// cancelled while its response was still being written: the proxy hung up.
+func (s *Server) Cancelled() <-chan struct{} { return s.cancelled }
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	h := s.handlers[r.URL.Path]
+	models := s.models
+	s.mu.Unlock()
+
+	switch {
+	case h != nil:
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		h(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		writeModels(w, models)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		s.chat(w, r)
+	default:
+		writeError(w, http.StatusNotFound, "no route "+r.URL.Path)
+	}
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.next >= len(s.rounds) {
+		s.mu.Unlock()
+		writeError(w, http.StatusInternalServerError, fmt.Sprintf("upstreamtest: script has %d rounds, request %d has none", len(s.rounds), s.next+1))
+		return
+	}
+	rd := s.rounds[s.next]
+	s.next++
+	s.mu.Unlock()
+
+	if rd.Wait != nil {
+		select {
+		case <-rd.Wait:
+		case <-r.Context().Done():
+			s.markCancelled()
+			return
+		}
+	}
+	for k, vs := range rd.Header {
+		w.Header()[k] = vs
+	}
+	switch {
+	case rd.Status != 0 && rd.Status != http.StatusOK:
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(rd.Status)
+		io.WriteString(w, rd.Body)
+		return
+	case rd.ContentType != "":
+		w.Header().Set("Content-Type", rd.ContentType)
+		io.WriteString(w, rd.Body)
+		return
+	}
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl := w.(http.Flusher)
+	fl.Flush()
+
+	write := func(b string) bool {
+		for len(b) > 0 {
+			n := len(b)
+			if rd.SplitEvery > 0 && n > rd.SplitEvery {
+				n = rd.SplitEvery
+			}
+			if _, err := io.WriteString(w, b[:n]); err != nil {
+				s.markCancelled()
+				return false
+			}
+			fl.Flush()
+			b = b[n:]
+			if r.Context().Err() != nil {
+				s.markCancelled()
+				return false
+			}
+		}
+		return true
+	}
+
+	if rd.Raw != "" {
+		write(rd.Raw)
+		return
+	}
+	for i, ev := range rd.Events {
+		if rd.CutAfter > 0 && i == rd.CutAfter {
+			if rd.Abort {
+				panic(http.ErrAbortHandler)
+			}
+			return
+		}
+		if rd.StallAfter > 0 && i == rd.StallAfter {
+			<-r.Context().Done()
+			s.markCancelled()
+			return
+		}
+		if !write("data: " + ev + "\n\n") {
+			return
+		}
+	}
+	if rd.StallAfter > 0 && rd.StallAfter >= len(rd.Events) {
+		<-r.Context().Done()
+		s.markCancelled()
+		return
+	}
+	if rd.CutAfter > 0 && rd.CutAfter >= len(rd.Events) {
+		if rd.Abort {
+			panic(http.ErrAbortHandler)
+		}
+		return
+	}
+	if !rd.NoDone {
+		write("data: [DONE]\n\n")
+	}
+}
+
+func (s *Server) markCancelled() {
+	s.cancelOne.Do(func() { close(s.cancelled) })
+}
+
+// WaitCancelled blocks until the proxy hung up on a request or ctx is done,
+// and reports whether it hung up.
+func (s *Server) WaitCancelled(ctx context.Context) bool {
+	select {
+	case <-s.cancelled:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func writeModels(w http.ResponseWriter, ids []string) {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range ids {
+		list.Data = append(list.Data, model{ID: id, Object: "model", Created: 1700000000, OwnedBy: "upstreamtest"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(list)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}})
+	w.Write(b)
+}
