@@ -73,6 +73,9 @@ type chunkInfo struct {
 // parse parses one upstream event. An error event inside the stream becomes
 // an *UpstreamError so that it is relayed as the upstream wrote it.
 func (s *stream) parse(upstream, data string) (*fastjson.Value, error) {
+	// Values made for the previous chunk are done with; without the reset
+	// the arena would grow for the whole stream.
+	s.a.Reset()
 	v, err := s.p.Parse(data)
 	if err != nil {
 		return nil, &StreamError{Upstream: upstream, Reason: "upstream sent an event that is not JSON: " + shortErr(err)}
