@@ -1,9 +1,21 @@
 // Package detect finds text-mode tool calls in a model's streamed content
 // (SPEC §5): it is fed the content as it arrives, gives back the text that is
 // safe to show, and reports each call as soon as its block closes.
+//
+// One [Detector] serves one round of one turn. It is an explicit state
+// machine (scan.go for prose, think blocks and code fences; block.go for a
+// block being read; fence.go for fence lines) with one body parser per
+// format (xml.go, toolrequest.go, hermes.go, json.go). Everything it has not
+// yet released is either a short suffix that may still open a marker, or a
+// block being read; nothing else is held back.
 package detect
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
 
 // Format is a text syntax for tool calls.
 type Format string
@@ -25,27 +37,244 @@ type Call struct {
 	Name string
 	// Arguments is a JSON object. Values written as text (xml,
 	// tool_request, the Qwen3-Coder body) are JSON strings; coercion by
-	// the tool's schema happens later, in toolhost.
+	// the tool's schema happens later, in toolhost. Nil when Err is set.
 	Arguments json.RawMessage
 	// Raw is the block's markup exactly as the model wrote it (fence
-	// included when a fence was taken as part of the block).
+	// included when a fence was taken as part of the block). Every call
+	// of a block with several calls carries the same Raw. For a block
+	// over Options.MaxBlockBytes it is the block's first MaxBlockBytes
+	// bytes.
 	Raw string
 	// Err is set when the block was malformed, unclosed at the end of the
 	// stream, or larger than Options.MaxBlockBytes; the caller turns it
-	// into a PARSE_ERROR result the model reads.
+	// into a PARSE_ERROR result the model reads. It wraps one of
+	// [ErrMalformed], [ErrUnclosed] or [ErrTooLarge].
 	Err error
 }
 
-// Options configure a [Detector].
+// Options configure a [Detector]. The zero value detects the marker formats
+// in native mode and takes no call (Known is nil, so nothing is known).
 type Options struct {
 	// Taught is the format the model was taught (upstreams[].text_format),
 	// or "" in native mode where no format was taught.
 	Taught Format
 	// Known reports whether the turn can run a tool of that name (server
 	// tools, or client tools in native mode). In formats other than Taught,
-	// blocks naming unknown tools are left as text (SPEC §5 rule 6).
+	// blocks naming unknown tools are left as text (SPEC §5 rule 6). Nil
+	// means no name is known.
 	Known func(name string) bool
-	// MaxBlockBytes bounds one block; a larger block is reported as a Call
-	// with Err. Zero means 1MiB.
+	// MaxBlockBytes bounds one block, counted from its opening marker (or
+	// its opening fence) through its closing marker. A larger block is
+	// reported as a Call with Err as soon as it passes the limit; the rest
+	// of it is dropped up to its closing marker. Zero or less means 1MiB.
 	MaxBlockBytes int
+}
+
+// Errors a [Call] can carry, for errors.Is.
+var (
+	// ErrMalformed: the block closed but its body could not be read.
+	ErrMalformed = errors.New("detect: malformed tool block")
+	// ErrUnclosed: the stream ended inside a block.
+	ErrUnclosed = errors.New("detect: tool block not closed before the end of the reply")
+	// ErrTooLarge: the block passed Options.MaxBlockBytes.
+	ErrTooLarge = errors.New("detect: tool block too large")
+)
+
+// malformed returns an ErrMalformed error saying what was wrong.
+func malformed(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
+}
+
+const defaultMaxBlockBytes = 1 << 20
+
+// Detector finds tool calls in one round's content. It is not safe for
+// concurrent use.
+type Detector struct {
+	taught Format
+	known  func(string) bool
+	max    int
+	json   bool       // JSON is taught: bare objects and fenced JSON are blocks
+	spec   *[256]bool // bytes that need a look in prose (see scanText)
+
+	st    state
+	hold  []byte // stText: a suffix that may still open a marker or a fence
+	block []byte // stBlock, stTail: the block (and fence) read so far
+	blk   block  // the block being read, dropped or closed
+	fl    fenceLine
+	think int // stThink: bytes of "</think>" matched at the end of the input
+
+	// lead is the line state (see leadAfter) at the end of everything fed;
+	// holdLead at the start of hold; winLead at the start of the window
+	// being scanned.
+	lead, holdLead, winLead int
+
+	carry []byte // an incomplete UTF-8 sequence held from visible text
+	ended bool
+
+	// Output of the current Feed or End: the first visible segment is
+	// kept as is (no copy); a second one switches to vis.
+	visStr string
+	vis    []byte
+	multi  bool
+	calls  []Call
+}
+
+// New returns a detector for one round of one turn.
+func New(opts Options) *Detector {
+	d := &Detector{
+		taught: opts.Taught,
+		known:  opts.Known,
+		max:    opts.MaxBlockBytes,
+		json:   opts.Taught == JSON,
+		spec:   &specialText,
+		lead:   0, // the stream starts at the start of a line
+	}
+	if d.max <= 0 {
+		d.max = defaultMaxBlockBytes
+	}
+	if d.json {
+		d.spec = &specialJSON
+	}
+	return d
+}
+
+// Feed consumes the next piece of assistant content. It returns the text that
+// can no longer be part of a block (safe to show now) and the calls whose
+// blocks closed in this piece. Visible text never ends inside a UTF-8
+// sequence. After [Detector.End], Feed returns text unchanged.
+func (d *Detector) Feed(text string) (visible string, calls []Call) {
+	if d.ended {
+		return text, nil
+	}
+	d.calls = nil
+	if len(d.carry) > 0 {
+		d.emitBytes(d.carry)
+		d.carry = d.carry[:0]
+	}
+	w := text
+	d.winLead = d.lead
+	if d.st == stText && len(d.hold) > 0 {
+		w = string(d.hold) + text
+		d.winLead = d.holdLead
+		d.hold = d.hold[:0]
+	}
+	d.lead = leadAfter(d.lead, text)
+	for p := 0; p < len(w); {
+		p = d.step(w, p)
+	}
+	return d.output(false), d.calls
+}
+
+// End is called once when the round's stream is over: held-back text is
+// released, and a block still open is reported as a Call with Err (SPEC §5
+// rule 4), or released as text when it names no tool the turn can run in a
+// format that was not taught. Later calls return nothing.
+func (d *Detector) End() (visible string, calls []Call) {
+	if d.ended {
+		return "", nil
+	}
+	d.ended = true
+	d.calls = nil
+	if len(d.carry) > 0 {
+		d.emitBytes(d.carry)
+		d.carry = d.carry[:0]
+	}
+	switch d.st {
+	case stText:
+		d.emitBytes(d.hold)
+		d.hold = d.hold[:0]
+	case stBlock:
+		d.endBlock()
+	case stTail:
+		d.endTail()
+	}
+	d.st = stText
+	d.block = nil
+	return d.output(true), d.calls
+}
+
+// step runs the state at w[p:] and returns how far it got.
+func (d *Detector) step(w string, p int) int {
+	switch d.st {
+	case stThink:
+		return d.scanThink(w, p)
+	case stFence:
+		return d.scanFence(w, p)
+	case stBlock:
+		return d.scanBlock(w, p)
+	case stTail:
+		return d.scanTail(w, p)
+	case stDrop:
+		return d.scanDrop(w, p)
+	default:
+		return d.scanText(w, p)
+	}
+}
+
+// emit appends visible text. The first segment is kept without a copy, so
+// prose passes through Feed without allocating.
+func (d *Detector) emit(s string) {
+	switch {
+	case s == "":
+	case d.multi:
+		d.vis = append(d.vis, s...)
+	case d.visStr == "":
+		d.visStr = s
+	default:
+		d.vis = append(append(d.vis[:0], d.visStr...), s...)
+		d.multi = true
+	}
+}
+
+// emitBytes appends visible text from a buffer the detector reuses.
+func (d *Detector) emitBytes(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if !d.multi {
+		d.vis = append(d.vis[:0], d.visStr...)
+		d.multi = true
+	}
+	d.vis = append(d.vis, b...)
+}
+
+// output returns the visible text of this Feed or End and resets it. Unless
+// final, an incomplete UTF-8 sequence at its end is carried to the next call.
+func (d *Detector) output(final bool) string {
+	out := d.visStr
+	if d.multi {
+		out = string(d.vis)
+	}
+	d.visStr, d.multi = "", false
+	d.vis = d.vis[:0]
+	if !final {
+		if k := incompleteRune(out); k > 0 {
+			d.carry = append(d.carry[:0], out[len(out)-k:]...)
+			out = out[:len(out)-k]
+		}
+	}
+	return out
+}
+
+// incompleteRune returns the length of an incomplete UTF-8 sequence at the
+// end of s, or 0.
+func incompleteRune(s string) int {
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(s); k++ {
+		c := s[len(s)-k]
+		if c < utf8.RuneSelf {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRuneInString(s[len(s)-k:]) {
+				return 0
+			}
+			return k
+		}
+	}
+	return 0
+}
+
+// isKnown is Options.Known with nil meaning "nothing is known".
+func (d *Detector) isKnown(name string) bool {
+	return name != "" && d.known != nil && d.known(name)
 }

@@ -1,0 +1,422 @@
+package detect
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// syntax is one block syntax: its closing marker and body parser.
+type syntax struct {
+	format Format
+	close  string
+	fail   []int // KMP failure table of close
+	// bodyStart reports whether c may be the first non-blank byte of a
+	// body. A marker followed by anything else is prose ("use the
+	// <tool_call> tag"), and is released at once.
+	bodyStart func(c byte) bool
+	// parse reads a closed block's body.
+	parse func(body string) parsed
+	// sniff reads what it can (the tool name) from an unfinished body.
+	sniff func(body string) parsed
+}
+
+// parsed is what a body parser read.
+type parsed struct {
+	calls []Call // Name and Arguments of each call, in order
+	name  string // with err: the first tool name that could be read
+	err   error  // the body could not be read (wraps ErrMalformed)
+	// weak: the body is a call only if it names a known tool (a json
+	// {"name": …} without arguments).
+	weak bool
+	// notCall, with err: the body does not look like a call at all (a
+	// json object naming nothing); it stays text.
+	notCall bool
+}
+
+// kmp returns the failure table of p: t[i] is the length of the longest
+// proper prefix of p[:i+1] that is also its suffix. Closing markers such as
+// "<<<[END_TOOL_REQUEST]>>>" need it: after "<<<<[END" a naive matcher
+// restarting at the failing byte would miss the match.
+func kmp(p string) []int {
+	t := make([]int, len(p))
+	for i, k := 1, 0; i < len(p); i++ {
+		for k > 0 && p[i] != p[k] {
+			k = t[k-1]
+		}
+		if p[i] == p[k] {
+			k++
+		}
+		t[i] = k
+	}
+	return t
+}
+
+// blockKind is how a block ends.
+type blockKind uint8
+
+const (
+	kMarker    blockKind = iota // at its closing marker
+	kJSONBare                   // json mode: at the brace that balances the first
+	kJSONFence                  // json mode: at the closing fence line
+)
+
+// block is the block being read (stBlock), dropped (stDrop) or waiting for
+// its closing fence (stTail). Offsets index Detector.block.
+type block struct {
+	syn       *syntax
+	kind      blockKind
+	fence     int  // backticks of the enclosing fence; 0 when not fenced
+	bodyStart int  // where the body begins (after the opening marker)
+	started   bool // kMarker: the body's first non-blank byte was seen
+	mk        int  // kMarker: bytes of syn.close matched
+	depth     int  // kJSONBare: nesting depth
+	inStr     bool // kJSONBare: inside a string
+	esc       bool // kJSONBare: after a backslash in a string
+	fl        fenceLine
+	bodyEnd   int    // set when closed: where the body ends
+	closeEnd  int    // set when closed: where the close ends
+	calls     []Call // stTail: calls waiting for the closing fence
+	dropped   bool   // stTail after stDrop: the call was reported already
+}
+
+// openMarker starts a marker block whose markup so far (fence included) is
+// prefix.
+func (d *Detector) openMarker(syn *syntax, prefix string, fence int) {
+	d.st = stBlock
+	d.blk = block{syn: syn, fence: fence, bodyStart: len(prefix)}
+	d.block = append(d.block[:0], prefix...)
+}
+
+// openJSON starts a json block: a bare object at '{', or a fence whose
+// opening line and blank lines are prefix.
+func (d *Detector) openJSON(kind blockKind, prefix string, fence int) {
+	d.st = stBlock
+	d.blk = block{syn: &synJSON, kind: kind, fence: fence, bodyStart: len(prefix), started: true}
+	d.blk.fl = fenceLine{n: fence}
+	d.block = append(d.block[:0], prefix...)
+}
+
+// scanBlock holds the block's bytes until it closes, or passes the limit.
+func (d *Detector) scanBlock(w string, p int) int {
+	b := &d.blk
+	for p < len(w) {
+		room := d.max - len(d.block)
+		if room <= 0 {
+			return d.overflow(w, p)
+		}
+		s := w[p:min(len(w), p+room)]
+		if !b.started {
+			j := 0
+			for j < len(s) && isBlank(s[j]) {
+				j++
+			}
+			d.block = append(d.block, s[:j]...)
+			p += j
+			if j == len(s) {
+				continue
+			}
+			if !b.syn.bodyStart(s[j]) {
+				return d.notABlock(w, p)
+			}
+			b.started = true
+			s = s[j:]
+		}
+		n, closed := b.scan(s, len(d.block))
+		d.block = append(d.block, s[:n]...)
+		p += n
+		if closed {
+			return d.closeBlock(w, p)
+		}
+	}
+	return p
+}
+
+// scan feeds s to the block's closer; base is the offset of s[0]. It returns
+// how many bytes belong to the block and whether it closed. A fence closes
+// at the newline after its closing backticks, which is not consumed.
+func (b *block) scan(s string, base int) (int, bool) {
+	switch b.kind {
+	case kJSONBare:
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case b.inStr:
+				switch {
+				case b.esc:
+					b.esc = false
+				case c == '\\':
+					b.esc = true
+				case c == '"':
+					b.inStr = false
+				}
+			case c == '"':
+				b.inStr = true
+			case c == '{' || c == '[':
+				b.depth++
+			case c == '}' || c == ']':
+				if b.depth--; b.depth <= 0 {
+					b.bodyEnd, b.closeEnd = base+i+1, base+i+1
+					return i + 1, true
+				}
+			}
+		}
+	case kJSONFence:
+		for i := 0; i < len(s); i++ {
+			if b.fl.st == flMid {
+				j := strings.IndexByte(s[i:], '\n')
+				if j < 0 {
+					return len(s), false
+				}
+				i += j
+			}
+			if b.fl.step(s[i], base+i) == flClosed {
+				b.bodyEnd, b.closeEnd = b.fl.tickStart, b.fl.markEnd
+				return i, true
+			}
+		}
+	default:
+		cl, t := b.syn.close, b.syn.fail
+		for i := 0; i < len(s); i++ {
+			if b.mk == 0 {
+				j := strings.IndexByte(s[i:], cl[0])
+				if j < 0 {
+					return len(s), false
+				}
+				i += j
+			}
+			c := s[i]
+			for b.mk > 0 && c != cl[b.mk] {
+				b.mk = t[b.mk-1]
+			}
+			if c == cl[b.mk] {
+				b.mk++
+			}
+			if b.mk == len(cl) {
+				b.mk = 0
+				b.closeEnd = base + i + 1
+				b.bodyEnd = b.closeEnd - len(cl)
+				return i + 1, true
+			}
+		}
+	}
+	return len(s), false
+}
+
+// notABlock releases an opening marker whose body does not start like one
+// ("<tool_call> is the tag"); prose goes on at w[p].
+func (d *Detector) notABlock(w string, p int) int {
+	d.emitBytes(d.block)
+	d.block = d.block[:0]
+	d.st = stText
+	if d.blk.fence > 0 {
+		d.st, d.fl = stFence, d.lineAt(w, p, d.blk.fence)
+	}
+	return p
+}
+
+// lineAt returns a fence-line recogniser for a fence of n backticks,
+// positioned before w[p].
+func (d *Detector) lineAt(w string, p, n int) fenceLine {
+	f := fenceLine{n: n}
+	if lead := d.leadAt(w, p); lead >= 0 {
+		f.st, f.spaces = flIndent, lead
+	}
+	return f
+}
+
+// overflow handles a block that passes MaxBlockBytes (the byte at w[p] is
+// one too many). A block that would be taken is reported now with
+// ErrTooLarge, and the rest of it is dropped (stDrop) up to its closing
+// marker, or the end of the stream. A block that would not be taken (a
+// format not taught, naming no known tool) is released as text, and
+// scanning goes on at w[p].
+func (d *Detector) overflow(w string, p int) int {
+	b := &d.blk
+	var pr parsed
+	if len(d.block) > b.bodyStart {
+		pr = b.syn.sniff(string(d.block[b.bodyStart:]))
+	}
+	pr.err = fmt.Errorf("%w: more than %d bytes", ErrTooLarge, d.max)
+	calls := d.decide(b.syn.format, pr)
+	if calls == nil {
+		d.emitBytes(d.block)
+		d.block = d.block[:0]
+		d.st = stText
+		if b.fence > 0 {
+			d.st, d.fl = stFence, d.lineAt(w, p, b.fence)
+		}
+		return p
+	}
+	calls[0].Raw = string(d.block[:min(len(d.block), d.max)])
+	d.calls = append(d.calls, calls...)
+	d.block = d.block[:0]
+	d.st = stDrop
+	return p
+}
+
+// scanDrop drops an oversize block up to its close.
+func (d *Detector) scanDrop(w string, p int) int {
+	b := &d.blk
+	n, closed := b.scan(w[p:], 0)
+	if !closed {
+		return len(w)
+	}
+	d.st = stText
+	if b.kind == kMarker && b.fence > 0 { // consume the closing fence too
+		d.st, b.dropped, b.closeEnd = stTail, true, 0
+		b.fl = fenceLine{n: b.fence, strict: true}
+	}
+	return p + n
+}
+
+// closeBlock parses a closed block. A fenced marker block waits for its
+// closing fence (stTail) before its calls are reported.
+func (d *Detector) closeBlock(w string, p int) int {
+	b := &d.blk
+	calls := d.decide(b.syn.format, b.syn.parse(string(d.block[b.bodyStart:b.bodyEnd])))
+	if b.kind == kMarker && b.fence > 0 {
+		if calls == nil { // not a tool block: the fence is plain code
+			d.emitBytes(d.block)
+			d.block = d.block[:0]
+			d.st, d.fl = stFence, d.lineAt(w, p, b.fence)
+			return p
+		}
+		b.calls = calls
+		d.st = stTail
+		b.fl = fenceLine{n: b.fence, strict: true}
+		return p
+	}
+	d.finish(calls, b.closeEnd)
+	return p
+}
+
+// finish reports calls whose markup is d.block[:rawEnd] and releases the
+// rest; with no calls the whole block is released as text.
+func (d *Detector) finish(calls []Call, rawEnd int) {
+	if calls == nil {
+		d.emitBytes(d.block)
+	} else {
+		raw := string(d.block[:rawEnd])
+		for i := range calls {
+			calls[i].Raw = raw
+		}
+		d.calls = append(d.calls, calls...)
+		d.emitBytes(d.block[rawEnd:])
+	}
+	d.block = d.block[:0]
+	d.st = stText
+}
+
+// scanTail reads what follows a block inside a fence: blank space and the
+// closing fence make the whole fence the block; anything else makes it a
+// longer example, shown as code (rule 8).
+func (d *Detector) scanTail(w string, p int) int {
+	b := &d.blk
+	for i := p; i < len(w); i++ {
+		pos := len(d.block) + i - p
+		r := flFailed
+		if pos-b.closeEnd < maxFenceHold {
+			r = b.fl.step(w[i], pos)
+		}
+		switch r {
+		case flClosed:
+			d.block = append(d.block, w[p:i]...)
+			d.tailDone(b.fl.markEnd)
+			return i // the newline is prose
+		case flFailed:
+			d.block = append(d.block, w[p:i]...)
+			d.tailFail()
+			return i
+		}
+	}
+	d.block = append(d.block, w[p:]...)
+	return len(w)
+}
+
+// tailDone reports the fenced block whose markup ends at rawEnd.
+func (d *Detector) tailDone(rawEnd int) {
+	if d.blk.dropped {
+		d.emitBytes(d.block[rawEnd:])
+		d.block = d.block[:0]
+		d.st = stText
+		return
+	}
+	d.finish(d.blk.calls, rawEnd)
+}
+
+// tailFail releases the fence and its block as code; the byte that failed
+// is stepped again as code.
+func (d *Detector) tailFail() {
+	d.emitBytes(d.block)
+	d.block = d.block[:0]
+	d.st, d.fl = stFence, d.blk.fl
+	d.fl.strict = false
+}
+
+// endBlock ends the stream inside a block. A json body that is complete
+// enough is parsed (a missing closing brace is repaired, SPEC §5); anything
+// else is unclosed.
+func (d *Detector) endBlock() {
+	b := &d.blk
+	body := string(d.block[b.bodyStart:])
+	closed := false
+	switch b.kind {
+	case kJSONFence:
+		if b.fl.closedAtEnd(len(d.block)) {
+			b.bodyEnd, b.closeEnd, closed = b.fl.tickStart, b.fl.markEnd, true
+		} else if json.Valid([]byte(body)) {
+			b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
+		}
+	case kJSONBare:
+		// Outside a string only closing braces are missing; inside one the
+		// reply was cut in the middle of a value.
+		if !b.inStr {
+			b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
+		}
+	}
+	if closed {
+		d.finish(d.decide(b.syn.format, b.syn.parse(string(d.block[b.bodyStart:b.bodyEnd]))), b.closeEnd)
+		return
+	}
+	pr := b.syn.sniff(body)
+	pr.err = ErrUnclosed
+	d.finish(d.decide(b.syn.format, pr), len(d.block))
+}
+
+// endTail ends the stream after a fenced block: a fence left open, or
+// closed by the last line, still holds just the block.
+func (d *Detector) endTail() {
+	b := &d.blk
+	switch {
+	case b.fl.closedAtEnd(len(d.block)):
+		d.tailDone(b.fl.markEnd)
+	case b.fl.blankSoFar():
+		d.tailDone(b.closeEnd)
+	default:
+		d.emitBytes(d.block)
+	}
+}
+
+// decide applies rule 6 to a parsed block: in the taught format a block is a
+// call whatever it names; in the others only when it names a known tool (a
+// block of several calls, when one of them does). It returns nil for a
+// block that stays text.
+func (d *Detector) decide(f Format, pr parsed) []Call {
+	taught := f == d.taught
+	if pr.err != nil {
+		if taught && !pr.notCall || d.isKnown(pr.name) {
+			return []Call{{Format: f, Name: pr.name, Err: pr.err}}
+		}
+		return nil
+	}
+	take := taught && !pr.weak
+	for i := range pr.calls {
+		pr.calls[i].Format = f
+		take = take || d.isKnown(pr.calls[i].Name)
+	}
+	if !take || len(pr.calls) == 0 {
+		return nil
+	}
+	return pr.calls
+}

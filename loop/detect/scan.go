@@ -1,0 +1,319 @@
+package detect
+
+import "strings"
+
+// state is where the detector is in the content.
+type state uint8
+
+const (
+	// stText: prose. Released at once, except a suffix that may still open
+	// a marker or a fence (held in Detector.hold).
+	stText state = iota
+	// stThink: inside <think>…</think>. Visible, never executed (rule 7).
+	stThink
+	// stFence: inside a fenced code block that is not a single tool block.
+	// Visible, never executed (rule 8).
+	stFence
+	// stBlock: inside a block; held until it closes.
+	stBlock
+	// stTail: a fenced block closed; waiting for the closing fence.
+	stTail
+	// stDrop: the block passed MaxBlockBytes and was reported; its bytes
+	// are dropped until its close.
+	stDrop
+)
+
+// marker is an opening tag that starts a block (or a think section).
+type marker struct {
+	open  string
+	syn   *syntax // nil for <think>
+	fence bool    // may open a block inside a fence (think may not)
+}
+
+// markers are every opening tag looked for in prose. All start with '<', so
+// prose without '<' never reaches matchMarker.
+var markers = []marker{
+	{open: "<tool_call>", syn: &synHermes, fence: true},
+	{open: "<tool_use>", syn: &synXMLToolUse, fence: true},
+	{open: "<function_calls>", syn: &synXMLFunctionCalls, fence: true},
+	{open: "<minimax:tool_call>", syn: &synXMLMiniMax, fence: true},
+	{open: "<<<[TOOL_REQUEST]>>>", syn: &synToolRequest, fence: true},
+	{open: "<think>"},
+}
+
+// matchMarker looks at s, which starts with '<'. It returns the marker s
+// starts with, or more=true when s is shorter than a marker it is a prefix
+// of (the caller holds s back until more text arrives), or neither: the '<'
+// opens nothing.
+func matchMarker(s string, inFence bool) (m *marker, more bool) {
+	for i := range markers {
+		mk := &markers[i]
+		if inFence && !mk.fence {
+			continue
+		}
+		if strings.HasPrefix(s, mk.open) {
+			return mk, false
+		}
+		if len(s) < len(mk.open) && strings.HasPrefix(mk.open, s) {
+			more = true
+		}
+	}
+	return nil, more
+}
+
+// Bytes that need a closer look in prose: '<' may open a marker, '`' a
+// fence, and in json mode '{' a bare object.
+var specialText, specialJSON [256]bool
+
+func init() {
+	for _, c := range "<`" {
+		specialText[c] = true
+		specialJSON[c] = true
+	}
+	specialJSON['{'] = true
+}
+
+// leadAfter returns the line state after s, given the state prev before it.
+// The line state is the number of spaces (0–3) between the start of the
+// current line and the end of the text, or -1 when the line holds anything
+// else (or four spaces, which make an indented code block, not a fence).
+// A fence opens or closes only where the line state is not -1.
+func leadAfter(prev int, s string) int {
+	n := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case '\n':
+			return n
+		case ' ':
+			if n++; n > 3 {
+				return -1
+			}
+		default:
+			return -1
+		}
+	}
+	if prev < 0 || prev+n > 3 {
+		return -1
+	}
+	return prev + n
+}
+
+// leadAt is the line state before w[i].
+func (d *Detector) leadAt(w string, i int) int {
+	return leadAfter(d.winLead, w[:i])
+}
+
+// holdFrom keeps w[i:] for the next Feed.
+func (d *Detector) holdFrom(w string, i int) {
+	d.holdLead = d.leadAt(w, i)
+	d.hold = append(d.hold[:0], w[i:]...)
+}
+
+// scanText releases prose up to the next marker, fence or (json mode) '{'.
+func (d *Detector) scanText(w string, p int) int {
+	for i := p; i < len(w); i++ {
+		for i < len(w) && !d.spec[w[i]] {
+			i++
+		}
+		if i == len(w) {
+			break
+		}
+		switch w[i] {
+		case '<':
+			m, more := matchMarker(w[i:], false)
+			if more {
+				d.emit(w[p:i])
+				d.holdFrom(w, i)
+				return len(w)
+			}
+			if m == nil {
+				continue // a '<' that opens nothing is prose
+			}
+			end := i + len(m.open)
+			if m.syn == nil { // <think>: shown, and nothing inside runs
+				d.emit(w[p:end])
+				d.st, d.think = stThink, 0
+				return end
+			}
+			d.emit(w[p:i])
+			d.openMarker(m.syn, w[i:end], 0)
+			return end
+		case '`':
+			if d.leadAt(w, i) < 0 {
+				continue
+			}
+			q, res := d.fenceOpen(w, i)
+			switch res {
+			case fenceNone:
+				i = q - 1
+				continue
+			case fenceMore:
+				d.emit(w[p:i])
+				d.holdFrom(w, i)
+				return len(w)
+			case fencePlain:
+				d.emit(w[p:q])
+				d.st, d.fl = stFence, fenceLine{n: d.fl.n}
+				return q
+			default: // fenceBlock, fenceJSON: the fence is held with the block
+				d.emit(w[p:i])
+				return q
+			}
+		case '{':
+			d.emit(w[p:i])
+			d.openJSON(kJSONBare, "", 0)
+			return i
+		}
+	}
+	d.emit(w[p:])
+	return len(w)
+}
+
+// What fenceOpen found.
+const (
+	fenceNone  = iota // not a fence: prose goes on after the backticks
+	fenceMore         // may still be a fence around a block: hold
+	fencePlain        // a code fence that is not a tool block
+	fenceBlock        // a fence around a block: the block is open
+)
+
+// maxFenceHold bounds what is held to decide whether a fence opens a tool
+// block: the fence line, the blank lines after it and the opening marker
+// must fit, or the fence is an ordinary code block.
+const maxFenceHold = 160
+
+// fenceOpen looks at a run of backticks at w[i], at the start of a line. A
+// fence whose body starts with an opening marker (or, in json mode, with
+// '{' or '[') may be a single tool block (rule 8):
+//
+//	```xml
+//	<tool_use>…</tool_use>
+//	```
+//
+// For fenceBlock the block is opened and q is where its body goes on; for
+// fencePlain d.fl.n holds the fence width and q is where the code goes on;
+// for fenceNone q is after the backticks.
+func (d *Detector) fenceOpen(w string, i int) (q int, res int) {
+	s, capped := w[i:], false
+	if len(s) > maxFenceHold {
+		s, capped = s[:maxFenceHold], true
+	}
+	ticks := 0
+	for ticks < len(s) && s[ticks] == '`' {
+		ticks++
+	}
+	undecided := func() (int, int) {
+		if !capped {
+			return 0, fenceMore
+		}
+		d.fl.n = ticks
+		return i + ticks, fencePlain
+	}
+	if ticks == len(s) {
+		return undecided()
+	}
+	if ticks < 3 {
+		return i + ticks, fenceNone
+	}
+	nl := strings.IndexByte(s[ticks:], '\n')
+	info := s[ticks:]
+	if nl >= 0 {
+		info = info[:nl]
+	}
+	if strings.IndexByte(info, '`') >= 0 {
+		return i + ticks, fenceNone // CommonMark: no backtick in a backtick fence's info string
+	}
+	if nl < 0 {
+		return undecided()
+	}
+	b := ticks + nl + 1
+	for b < len(s) && isBlank(s[b]) {
+		b++
+	}
+	if b == len(s) {
+		return undecided()
+	}
+	d.fl.n = ticks
+	switch c := s[b]; {
+	case c == '<':
+		m, more := matchMarker(s[b:], true)
+		if more {
+			return undecided()
+		}
+		if m == nil {
+			return i + ticks, fencePlain
+		}
+		end := b + len(m.open)
+		d.openMarker(m.syn, s[:end], ticks)
+		return i + end, fenceBlock
+	case d.json && (c == '{' || c == '['):
+		d.openJSON(kJSONFence, s[:b], ticks)
+		return i + b, fenceBlock
+	}
+	return i + ticks, fencePlain
+}
+
+// isBlank reports ASCII white space.
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r'
+}
+
+const thinkClose = "</think>"
+
+// scanThink releases think text and looks for "</think>", which may arrive
+// split across pieces (d.think bytes of it already seen). Nothing is held:
+// the closing tag is visible text too.
+func (d *Detector) scanThink(w string, p int) int {
+	if d.think > 0 {
+		rest := thinkClose[d.think:]
+		n := min(len(rest), len(w)-p)
+		if w[p:p+n] == rest[:n] {
+			if n == len(rest) {
+				d.emit(w[p : p+n])
+				d.st, d.think = stText, 0
+				return p + n
+			}
+			d.think += n
+			d.emit(w[p:])
+			return len(w)
+		}
+		// "</think>" has no border ('<' occurs once), so matching restarts
+		// at w[p].
+		d.think = 0
+	}
+	if j := strings.Index(w[p:], thinkClose); j >= 0 {
+		end := p + j + len(thinkClose)
+		d.emit(w[p:end])
+		d.st = stText
+		return end
+	}
+	for k := min(len(thinkClose)-1, len(w)-p); k > 0; k-- {
+		if strings.HasSuffix(w, thinkClose[:k]) {
+			d.think = k
+			break
+		}
+	}
+	d.emit(w[p:])
+	return len(w)
+}
+
+// scanFence releases the code of an ordinary fenced block and looks for its
+// closing fence line.
+func (d *Detector) scanFence(w string, p int) int {
+	for i := p; i < len(w); i++ {
+		if d.fl.st == flMid {
+			j := strings.IndexByte(w[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j
+		}
+		if d.fl.step(w[i], 0) == flClosed {
+			d.emit(w[p:i]) // the '\n' ending the fence line is prose again
+			d.st = stText
+			return i
+		}
+	}
+	d.emit(w[p:])
+	return len(w)
+}
