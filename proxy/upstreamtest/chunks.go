@@ -40,3 +40,97 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Completion joins streamed chunks into the chat.completion a server sends
+// for the same answer without streaming: content and reasoning_content
+// concatenated, tool calls assembled by index, the last finish_reason and
+// usage.
+func Completion(events []string) string {
+	type call struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	var (
+		id, model, content, reasoning, finish string
+		calls                                 []*call
+		usage                                 json.RawMessage
+		hasReasoning                          bool
+	)
+	for _, ev := range events {
+		var c struct {
+			ID      string          `json:"id"`
+			Model   string          `json:"model"`
+			Usage   json.RawMessage `json:"usage"`
+			Choices []struct {
+				Delta struct {
+					Content          *string `json:"content"`
+					ReasoningContent *string `json:"reasoning_content"`
+					ToolCalls        []struct {
+						Index    int    `json:"index"`
+						ID       string `json:"id"`
+						Function struct {
+							Name      string `json:"name"`
+							Arguments string `json:"arguments"`
+						} `json:"function"`
+					} `json:"tool_calls"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(ev), &c) != nil {
+			continue
+		}
+		if c.ID != "" {
+			id = c.ID
+		}
+		if c.Model != "" {
+			model = c.Model
+		}
+		if len(c.Usage) > 0 && string(c.Usage) != "null" {
+			usage = c.Usage
+		}
+		for _, ch := range c.Choices {
+			if ch.Delta.Content != nil {
+				content += *ch.Delta.Content
+			}
+			if ch.Delta.ReasoningContent != nil {
+				reasoning += *ch.Delta.ReasoningContent
+				hasReasoning = true
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				for len(calls) <= tc.Index {
+					calls = append(calls, &call{Type: "function"})
+				}
+				k := calls[tc.Index]
+				if tc.ID != "" {
+					k.ID = tc.ID
+				}
+				k.Function.Name += tc.Function.Name
+				k.Function.Arguments += tc.Function.Arguments
+			}
+			if ch.FinishReason != nil {
+				finish = *ch.FinishReason
+			}
+		}
+	}
+	msg := map[string]any{"role": "assistant", "content": content}
+	if hasReasoning {
+		msg["reasoning_content"] = reasoning
+	}
+	if len(calls) > 0 {
+		msg["tool_calls"] = calls
+	}
+	out := map[string]any{
+		"id": id, "object": "chat.completion", "created": Created, "model": model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+	}
+	if usage != nil {
+		out["usage"] = usage
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}

@@ -138,9 +138,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	models := s.models
 	s.mu.Unlock()
 
+	r.Body = io.NopCloser(strings.NewReader(string(body)))
 	switch {
 	case h != nil:
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
 		h(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		writeModels(w, models)
@@ -184,6 +184,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	case rd.ContentType != "":
 		w.Header().Set("Content-Type", rd.ContentType)
 		io.WriteString(w, rd.Body)
+		return
+	case !wantsStream(r) && rd.Raw == "":
+		// A real server answers a non-streaming request with one JSON
+		// completion; build it from the scripted chunks.
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, Completion(rd.Events))
 		return
 	}
 
@@ -247,6 +253,16 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if !rd.NoDone {
 		write("data: [DONE]\n\n")
 	}
+}
+
+// wantsStream reports whether the recorded request asked for a stream.
+func wantsStream(r *http.Request) bool {
+	var body struct {
+		Stream bool `json:"stream"`
+	}
+	b, _ := io.ReadAll(r.Body)
+	json.Unmarshal(b, &body)
+	return body.Stream
 }
 
 func (s *Server) markCancelled() {
