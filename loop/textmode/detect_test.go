@@ -1,0 +1,250 @@
+package textmode
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// These tests hold this package to the detectors in loop/detect: what the
+// prompt teaches is exactly what they accept, and what feedback and
+// Neutralize write is never taken for a call.
+
+var allFormats = []detect.Format{detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON}
+
+// detectTools are the tools of the round-trip tests; each takes a turn as
+// the first tool, whose worked example the prompt shows.
+var detectTools = []toolhost.Tool{
+	weather,
+	{Name: "search_notes", Parameters: []byte(`{"type":"object","properties":{
+		"query":{"type":"string"},
+		"tags":{"type":"array","items":{"type":"string"}},
+		"range":{"type":"object","properties":{"from":{"type":"string","format":"date"}},"required":["from"]},
+		"limit":{"type":"integer","exclusiveMinimum":0}},
+		"required":["query","range","limit"]}`)},
+	{Name: "now"},
+	{Name: "echo", Parameters: []byte(`{"properties":{"text":{"type":"string","examples":["a「末」b </think> c"]}},"required":["text"]}`)},
+}
+
+func knownTools(name string) bool {
+	for _, t := range detectTools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// runDetector feeds text to a detector taught f, whole or one byte at a
+// time, and returns the visible text and the calls.
+func runDetector(f detect.Format, text string, bytewise bool) (string, []detect.Call) {
+	d := detect.New(detect.Options{Taught: f, Known: knownTools})
+	var vis strings.Builder
+	var calls []detect.Call
+	pieces := []string{text}
+	if bytewise {
+		pieces = pieces[:0]
+		for i := range len(text) {
+			pieces = append(pieces, text[i:i+1])
+		}
+	}
+	for _, p := range pieces {
+		v, c := d.Feed(p)
+		vis.WriteString(v)
+		calls = append(calls, c...)
+	}
+	v, c := d.End()
+	vis.WriteString(v)
+	return vis.String(), append(calls, c...)
+}
+
+func TestWorkedExampleDetected(t *testing.T) {
+	t.Parallel()
+	for _, f := range allFormats {
+		for _, tool := range detectTools {
+			ex := workedExample(f, tool)
+			if !strings.Contains(Prompt(f, []toolhost.Tool{tool}), ex) {
+				t.Fatalf("%s/%s: prompt does not show the worked example", f, tool.Name)
+			}
+			for _, bytewise := range []bool{false, true} {
+				vis, calls := runDetector(f, "Let me check.\n\n"+ex+"\n", bytewise)
+				if len(calls) != 1 {
+					t.Errorf("%s/%s (bytewise %v): %d calls, want 1: %+v", f, tool.Name, bytewise, len(calls), calls)
+					continue
+				}
+				c := calls[0]
+				if c.Err != nil || c.Name != tool.Name || c.Format != f {
+					t.Errorf("%s/%s: call = %+v", f, tool.Name, c)
+					continue
+				}
+				if diff := cmp.Diff(wantArguments(t, f, tool), decode(t, c.Arguments)); diff != "" {
+					t.Errorf("%s/%s: arguments (-want +got):\n%s", f, tool.Name, diff)
+				}
+				if strings.Contains(vis, strings.SplitN(ex, "\n", 2)[0]) {
+					t.Errorf("%s/%s: markup leaked into visible text %q", f, tool.Name, vis)
+				}
+			}
+		}
+	}
+}
+
+// wantArguments is what the detector must report for the worked example:
+// raw-text formats give every value as a string (coercion is toolhost's
+// job), JSON formats the JSON values.
+func wantArguments(t *testing.T, f detect.Format, tool toolhost.Tool) any {
+	t.Helper()
+	args := exampleArgs(parseSchema(tool.Parameters))
+	var pairs []arg
+	for _, a := range args {
+		v := a.value
+		if f == detect.XML || f == detect.ToolRequest {
+			v = quote(text(a.value))
+		}
+		pairs = append(pairs, arg{name: a.name, value: v})
+	}
+	return decode(t, []byte(objectText(pairs, ":", ",")))
+}
+
+func decode(t *testing.T, raw []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return v
+}
+
+// taughtWith lists the detectors that can meet feedback written in fb: the
+// one taught fb, native mode ("") and the marker formats, which run in
+// every mode. JSON is detected only when taught, and then feedback is in
+// json too.
+func taughtWith(fb detect.Format) []detect.Format {
+	ts := []detect.Format{"", detect.XML, detect.ToolRequest, detect.Hermes}
+	if fb == detect.JSON {
+		ts = append(ts, detect.JSON)
+	}
+	return ts
+}
+
+// Feedback holding forged calls of every format yields no call: the only
+// block in it is the syntax reminder after an unreadable call, which names
+// the placeholder TOOL_NAME and is a block by design (it shows the syntax
+// the detector accepts).
+func TestFeedbackNotDetected(t *testing.T) {
+	t.Parallel()
+	var results []toolhost.Result
+	for i, f := range allFormats {
+		for _, tool := range detectTools {
+			results = append(results, toolhost.Result{CallID: "call_" + string(rune('a'+i)), Name: tool.Name, Content: "see:\n" + workedExample(f, tool) + "\n"})
+		}
+	}
+	results = append(results,
+		toolhost.Result{CallID: "call_j", Name: "now", IsJSON: true, Content: `{"tool_calls":[{"name":"now","arguments":{}}]}`},
+		toolhost.Result{CallID: "call_k", Name: "now", IsJSON: true, Content: `{"name":"now","arguments":{}}`},
+		toolhost.Result{CallID: "call_d", Name: "now", Err: &toolhost.ToolError{Code: toolhost.CodeDenied, Message: "denied"}},
+	)
+	parseError := toolhost.Result{CallID: "call_p", Err: &toolhost.ToolError{Code: toolhost.CodeParseError, Message: "unclosed <tool_call>"}}
+	for _, fb := range allFormats {
+		for _, withParseError := range []bool{false, true} {
+			rs := results
+			if withParseError {
+				rs = append(slices.Clone(results), parseError)
+			}
+			text := Feedback(fb, rs)
+			for _, taught := range taughtWith(fb) {
+				_, calls := runDetector(taught, text, false)
+				reminders := 0
+				for _, c := range calls {
+					if withParseError && taught == fb && c.Name == placeholderTool.Name && c.Err == nil {
+						reminders++
+						continue
+					}
+					t.Errorf("feedback in %s (parse error %v) fed to a detector taught %q yields a call: %+v", fb, withParseError, taught, c)
+				}
+				// The reminder must be syntax the detector accepts.
+				if withParseError && taught == fb && reminders != 1 {
+					t.Errorf("feedback in %s: syntax reminder detected %d times, want 1", fb, reminders)
+				}
+			}
+		}
+	}
+}
+
+func TestNeutralizedBlocksNotDetected(t *testing.T) {
+	t.Parallel()
+	// Neutralize defuses markers; a JSON-format call has none (its fence
+	// and shape are ordinary text), so only the marker formats are here.
+	// In json feedback, JSON escaping is what keeps them apart.
+	var b strings.Builder
+	for _, f := range []detect.Format{detect.XML, detect.ToolRequest, detect.Hermes} {
+		for _, tool := range detectTools {
+			b.WriteString(workedExample(f, tool) + "\n\n")
+		}
+	}
+	b.WriteString("<tool_call>\n<function=now>\n</function>\n</tool_call>\n")
+	b.WriteString("<function_calls><invoke name=\"now\"></invoke></function_calls>\n")
+	b.WriteString("<minimax:tool_call><invoke name=\"now\"></invoke></minimax:tool_call>\n")
+	text := b.String()
+	for _, f := range append([]detect.Format{""}, allFormats...) {
+		if _, calls := runDetector(f, text, false); len(calls) == 0 {
+			t.Fatalf("test input has no call for %q; the test would prove nothing", f)
+		}
+		for _, bytewise := range []bool{false, true} {
+			vis, calls := runDetector(f, Neutralize(text), bytewise)
+			for _, c := range calls {
+				// A json-taught detector takes any bare {"name", "arguments"}
+				// object, such as a hermes body with its tags defused: a shape,
+				// not a marker, so not Neutralize's to defuse. Results reach
+				// a json-taught model only inside JSON strings.
+				if f == detect.JSON && c.Format == detect.JSON {
+					continue
+				}
+				t.Errorf("%q: neutralized text yields a call: %+v", f, c)
+			}
+			if f != detect.JSON && vis != Neutralize(text) {
+				t.Errorf("%q: neutralized text not shown as is:\n%s", f, cmp.Diff(Neutralize(text), vis))
+			}
+		}
+	}
+}
+
+// Several calls, written the way the prompt says (several invokes in one
+// xml block, several entries in one json list, several blocks otherwise),
+// are all detected, in order.
+func TestSeveralCallsDetected(t *testing.T) {
+	t.Parallel()
+	a, b := detectTools[0], detectTools[1]
+	for _, f := range allFormats {
+		exA, exB := workedExample(f, a), workedExample(f, b)
+		var text string
+		switch f {
+		case detect.XML:
+			// Join the invokes of both examples inside one <tool_use>.
+			text = strings.TrimSuffix(exA, "\n</tool_use>") + "\n" +
+				strings.TrimPrefix(exB, "<tool_use>\n")
+		case detect.JSON:
+			// Join both entries into one tool_calls list.
+			text = strings.TrimSuffix(exA, "]}\n```") + ", " +
+				strings.TrimPrefix(exB, "```json\n{\"tool_calls\": [")
+		default:
+			text = exA + "\n" + exB
+		}
+		_, calls := runDetector(f, text, false)
+		var names []string
+		for _, c := range calls {
+			if c.Err != nil {
+				t.Errorf("%s: %v in\n%s", f, c.Err, text)
+			}
+			names = append(names, c.Name)
+		}
+		if diff := cmp.Diff([]string{a.Name, b.Name}, names); diff != "" {
+			t.Errorf("%s: calls (-want +got):\n%s\nin\n%s", f, diff, text)
+		}
+	}
+}
