@@ -16,7 +16,7 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// dialect is what differs between formats in the prompt and the feedback.
+// dialect is what the prompt says differently per format.
 type dialect struct {
 	// how introduces the worked example.
 	how string
@@ -39,7 +39,7 @@ var dialects = map[detect.Format]dialect{
 		how: "Write a <tool_use> block with one <invoke> element per call and one <parameter> element per argument.",
 		rules: []string{
 			"Write each value as plain text, without quotes or escaping; write arrays and objects as JSON. A value ends at the first </parameter>.",
-			"To make several calls at once, put several <invoke> elements in one <tool_use> block. They run in the order written.",
+			"To make several calls at once, put several <invoke> elements in one <tool_use> block. Their results come back in the order written.",
 		},
 		fence: plainText,
 		frame: `each in a <tool_result name="…" call_id="…">…</tool_result> block`,
@@ -49,7 +49,7 @@ var dialects = map[detect.Format]dialect{
 		rules: []string{
 			"Write each value as plain text between 「始」 and 「末」, without quotes; a value may span several lines. Write arrays and objects as JSON.",
 			"If a value itself contains 「末」, delimit it with 「始ESCAPE」 and 「末ESCAPE」 instead of 「始」 and 「末」.",
-			"To make several calls at once, write several blocks, one per call. They run in the order written.",
+			"To make several calls at once, write several blocks, one per call. Their results come back in the order written.",
 		},
 		fence: plainText,
 		frame: "each in a block from [TOOL_RESULT] to [END_TOOL_RESULT]",
@@ -58,7 +58,7 @@ var dialects = map[detect.Format]dialect{
 		how: `Write a <tool_call> block holding one JSON object with the tool's "name" and its "arguments" as an object.`,
 		rules: []string{
 			"The JSON must be valid: keys and strings in double quotes, numbers and booleans without quotes.",
-			"To make several calls at once, write several <tool_call> blocks, one per call. They run in the order written.",
+			"To make several calls at once, write several <tool_call> blocks, one per call. Their results come back in the order written.",
 		},
 		fence: plainText,
 		frame: "each in a <tool_response>…</tool_response> block",
@@ -67,7 +67,7 @@ var dialects = map[detect.Format]dialect{
 		how: "Write a ```json code block holding one JSON object with a \"tool_calls\" list; each entry has the tool's \"name\" and its \"arguments\" as an object.",
 		rules: []string{
 			"The JSON must be valid: keys and strings in double quotes, numbers and booleans without quotes.",
-			"To make several calls at once, put several entries in the \"tool_calls\" list. They run in the order written.",
+			"To make several calls at once, put several entries in the \"tool_calls\" list. Their results come back in the order written.",
 		},
 		fence: "Put nothing but the JSON object inside the ```json block, and never write a call inside <think>…</think>, where it is not run.",
 		frame: `as one JSON object {"tool_results": […]} with one entry per call`,
