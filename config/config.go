@@ -198,7 +198,10 @@ type Log struct {
 }
 
 // Secret is a string that must never be printed: keys, tokens, webhook
-// secrets. Use [Secret.Value] to get at it.
+// secrets. Use [Secret.Value] to get at it. fmt (%v, %s, %q, %+v, %#v)
+// and slog print "[redacted]" instead; encoding/json still writes the
+// value, because runtime-registered tools must be stored with their
+// secrets, so never log a struct holding one through a JSON encoder.
 type Secret string
 
 // Value returns the secret itself.
@@ -214,6 +217,10 @@ func (s Secret) String() string {
 
 // LogValue redacts the secret in slog output.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// GoString redacts the secret for %#v, which would otherwise print a
+// whole Config with its keys in Go syntax.
+func (s Secret) GoString() string { return `config.Secret("` + s.String() + `")` }
 
 // Default returns the configuration used for every key the file leaves
 // out. It is the one place defaults live.

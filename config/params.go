@@ -107,6 +107,9 @@ func (d *decoder) writeScalarJSON(buf *bytes.Buffer, n *yaml.Node, path string) 
 // Schema (draft 2020-12 unless it names another with $schema). References
 // to other documents are refused: config does no network or disk I/O.
 func checkSchema(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "" // a Tool built in code without parameters takes none
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return fmt.Sprintf("not valid JSON: %v", err)

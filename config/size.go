@@ -62,7 +62,8 @@ func ParseSize(s string) (Size, error) {
 	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
 		i++
 	}
-	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	num, written := t[:i], strings.TrimSpace(t[i:])
+	unit := strings.ToLower(written)
 	switch {
 	case strings.HasPrefix(t, "-"):
 		return 0, fmt.Errorf("size %q is negative (want a byte count like 64KiB)", s)
@@ -73,7 +74,7 @@ func ParseSize(s string) (Size, error) {
 	}
 	mult, ok := sizeUnits[unit]
 	if !ok {
-		return 0, fmt.Errorf("size %q has unknown unit %q (want B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB for powers of 1000)", s, t[i:])
+		return 0, fmt.Errorf("size %q has unknown unit %q (want B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB for powers of 1000)", s, written)
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n > math.MaxInt64/int64(mult) {

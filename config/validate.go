@@ -239,6 +239,8 @@ func (v *validator) httpURL(p, raw string) {
 	}
 	u, err := url.Parse(raw)
 	switch {
+	case !strings.Contains(raw, "://"):
+		v.add(p, "%q must start with http:// or https://", raw)
 	case err != nil:
 		v.add(p, "invalid URL %q (want e.g. http://127.0.0.1:9000/path)", raw)
 	case u.Scheme != "http" && u.Scheme != "https":

@@ -59,6 +59,10 @@ func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
 	if p, ok := d.pos[path]; ok && n.Kind != yaml.ScalarNode {
 		at = p
 	}
+	d.report(at, path, format, args...)
+}
+
+func (d *decoder) report(at position, path, format string, args ...any) {
 	d.problems = append(d.problems, Problem{
 		File: d.file, Line: at.line, Col: at.col, Path: path,
 		Message: fmt.Sprintf(format, args...),
@@ -218,7 +222,7 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := resolve(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.errorf(k, path, "a key must be a plain string, got a %s", kindName(k))
+			d.report(position{k.Line, k.Column}, path, "a key must be a plain string, got a %s", kindName(k))
 			continue
 		}
 		p := join(path, k.Value)
@@ -227,7 +231,10 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
-			d.errorf(k, p, "duplicate key (first at line %d)", first.Line)
+			// Not marked failed: the first value stands and is still
+			// validated.
+			d.problems = append(d.problems, Problem{File: d.file, Line: k.Line, Col: k.Column, Path: p,
+				Message: fmt.Sprintf("duplicate key (first at line %d)", first.Line)})
 			continue
 		}
 		seen[k.Value] = k
@@ -239,6 +246,10 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 // sequence decodes a sequence into a slice; entries of upstreams and tools
 // start from their defaults.
 func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind == yaml.ScalarNode {
+		d.errorf(n, path, "want a list, got the single value %q (write [%q] for a list of one)", n.Value, n.Value)
+		return
+	}
 	if n.Kind != yaml.SequenceNode {
 		d.errorf(n, path, "want a list, got a %s", kindName(n))
 		return
