@@ -1,0 +1,48 @@
+package config_test
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/toolstream/toolstream/config"
+)
+
+// FuzzParse feeds Parse arbitrary files. It must never panic; it returns
+// either a config that validates or an *Error whose every problem has a
+// message.
+func FuzzParse(f *testing.F) {
+	for _, file := range []string{"../config.example.yaml", "testdata/broken.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{
+		"", "~", "[]", "listen: *a", "a: &a [*a]", "? [a]\n: b",
+		up + tool + "    parameters: {type: object, properties: {a: &x {type: string}, b: *x}}\n",
+		"auth: {keys: [\"${K}\", \"$${K}\", \"${K:-}\", \"${\"]}\n",
+		"upstreams: [{name: a, base_url: \"http://h\", headers: {A: 1, A: 2}}]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := config.Parse("f.yaml", data, env(map[string]string{"K": "v"}))
+		if err == nil {
+			if verr := cfg.Validate(); verr != nil {
+				t.Fatalf("Parse accepted a config that Validate rejects:\n%v", verr)
+			}
+			return
+		}
+		var cerr *config.Error
+		if !errors.As(err, &cerr) || len(cerr.Problems) == 0 {
+			t.Fatalf("Parse error %T %v, want a non-empty *config.Error", err, err)
+		}
+		for _, p := range cerr.Problems {
+			if p.Message == "" {
+				t.Fatalf("problem without a message: %+v", p)
+			}
+		}
+	})
+}
