@@ -11,10 +11,12 @@ type syntax struct {
 	format Format
 	close  string
 	fail   []int // KMP failure table of close
-	// bodyStart reports whether c may be the first non-blank byte of a
-	// body. A marker followed by anything else is prose ("use the
-	// <tool_call> tag"), and is released at once.
-	bodyStart func(c byte) bool
+	// start looks at the body from its first non-blank byte (s is not
+	// empty) and tells whether it starts like one: startOK, startMore (s
+	// is too short to tell), or startNo with the index of the byte that
+	// cannot be part of a body. A marker followed by anything else is
+	// prose ("use the <tool_call> tag"), released at once.
+	start func(s string) (res, at int)
 	// parse reads a closed block's body.
 	parse func(body string) parsed
 	// sniff reads what it can (the tool name) from an unfinished body.
@@ -33,6 +35,13 @@ type parsed struct {
 	// json object naming nothing); it stays text.
 	notCall bool
 }
+
+// What syntax.start found.
+const (
+	startMore = iota
+	startOK
+	startNo
+)
 
 // kmp returns the failure table of p: t[i] is the length of the longest
 // proper prefix of p[:i+1] that is also its suffix. Closing markers such as
@@ -68,7 +77,8 @@ type block struct {
 	kind      blockKind
 	fence     int  // backticks of the enclosing fence; 0 when not fenced
 	bodyStart int  // where the body begins (after the opening marker)
-	started   bool // kMarker: the body's first non-blank byte was seen
+	started   bool // kMarker: the body starts like one (syntax.start)
+	pre       int  // kMarker: where the body's first non-blank byte is, or -1
 	mk        int  // kMarker: bytes of syn.close matched
 	depth     int  // kJSONBare: nesting depth
 	inStr     bool // kJSONBare: inside a string
@@ -84,7 +94,7 @@ type block struct {
 // prefix.
 func (d *Detector) openMarker(syn *syntax, prefix string, fence int) {
 	d.st = stBlock
-	d.blk = block{syn: syn, fence: fence, bodyStart: len(prefix)}
+	d.blk = block{syn: syn, fence: fence, bodyStart: len(prefix), pre: -1}
 	d.block = append(d.block[:0], prefix...)
 }
 
@@ -107,20 +117,37 @@ func (d *Detector) scanBlock(w string, p int) int {
 		}
 		s := w[p:min(len(w), p+room)]
 		if !b.started {
-			j := 0
-			for j < len(s) && isBlank(s[j]) {
-				j++
+			if b.pre < 0 {
+				j := 0
+				for j < len(s) && isBlank(s[j]) {
+					j++
+				}
+				d.block = append(d.block, s[:j]...)
+				p += j
+				if s = s[j:]; s == "" {
+					continue
+				}
+				b.pre = len(d.block)
 			}
-			d.block = append(d.block, s[:j]...)
-			p += j
-			if j == len(s) {
+			held := len(d.block) - b.pre
+			cand := s
+			if held > 0 {
+				cand = string(d.block[b.pre:]) + s
+			}
+			switch res, at := b.syn.start(cand); res {
+			case startMore:
+				d.block = append(d.block, s...)
+				p += len(s)
 				continue
+			case startNo:
+				// What was held before is "more", so at >= held.
+				d.block = append(d.block, s[:at-held]...)
+				return d.notABlock(w, p+at-held)
 			}
-			if !b.syn.bodyStart(s[j]) {
-				return d.notABlock(w, p)
-			}
+			// The held bytes of a body start never hold a closing marker
+			// (its first byte, '<', ends every start check), so the
+			// closer need not see them.
 			b.started = true
-			s = s[j:]
 		}
 		n, closed := b.scan(s, len(d.block))
 		d.block = append(d.block, s[:n]...)

@@ -24,11 +24,9 @@ var synHermes = syntax{
 	format: Hermes,
 	close:  "</tool_call>",
 	fail:   kmp("</tool_call>"),
-	bodyStart: func(c byte) bool {
-		return c == '{' || c == '[' || c == '<'
-	},
-	parse: parseHermes,
-	sniff: sniffHermes,
+	start:  firstByteIn("{[<"),
+	parse:  parseHermes,
+	sniff:  sniffHermes,
 }
 
 const qwenFunction = "<function="
@@ -113,6 +111,17 @@ func sniffHermes(body string) parsed {
 		return parsed{name: name}
 	}
 	return parsed{name: sniffJSONName(s)}
+}
+
+// firstByteIn returns a syntax.start that wants the body to start with one
+// of the bytes in set.
+func firstByteIn(set string) func(s string) (int, int) {
+	return func(s string) (int, int) {
+		if strings.IndexByte(set, s[0]) < 0 {
+			return startNo, 0
+		}
+		return startOK, 0
+	}
 }
 
 // trimBlankLeft trims ASCII white space at the start of s.

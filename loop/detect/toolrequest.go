@@ -22,12 +22,9 @@ var synToolRequest = syntax{
 	format: ToolRequest,
 	close:  "<<<[END_TOOL_REQUEST]>>>",
 	fail:   kmp("<<<[END_TOOL_REQUEST]>>>"),
-	bodyStart: func(c byte) bool {
-		return c == '_' || c >= utf8.RuneSelf ||
-			'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-	},
-	parse: parseToolRequest,
-	sniff: sniffToolRequest,
+	start:  trStart,
+	parse:  parseToolRequest,
+	sniff:  sniffToolRequest,
 }
 
 const (
@@ -75,6 +72,66 @@ func parseToolRequest(body string) parsed {
 	}
 	pr.calls = []Call{{Name: pr.name, Arguments: args.json()}}
 	return pr
+}
+
+// maxKey bounds a key in trStart.
+const maxKey = 64
+
+// trStart wants the body to start like an entry, key:「始 (prose after the
+// marker, "the <<<[TOOL_REQUEST]>>> marker", is not a block). Key bytes are
+// letters, digits, '_', '-', '.' and non-ASCII; '<', '`' and '{' are not,
+// so the bytes it holds never start anything the scanner looks for.
+func trStart(s string) (res, at int) {
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c != '_' && c != '-' && c != '.' &&
+				!('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				break
+			}
+		} else if strings.HasPrefix(s[i:], "：") || strings.HasPrefix(s[i:], "「") {
+			break
+		} else if len(s)-i < len("：") && (strings.HasPrefix("：", s[i:]) || strings.HasPrefix("「", s[i:])) {
+			return startMore, 0
+		}
+		if i >= maxKey {
+			return startNo, i
+		}
+	}
+	if i == 0 {
+		return startNo, 0
+	}
+	i = skipSpaces(s, i)
+	switch {
+	case i == len(s):
+		return startMore, 0
+	case s[i] == ':':
+		i++
+	case strings.HasPrefix(s[i:], "："):
+		i += len("：")
+	case strings.HasPrefix("：", s[i:]):
+		return startMore, 0
+	default:
+		return startNo, i
+	}
+	i = skipSpaces(s, i)
+	const open = "「始"
+	switch {
+	case strings.HasPrefix(s[i:], open):
+		return startOK, 0
+	case strings.HasPrefix(open, s[i:]):
+		return startMore, 0
+	}
+	return startNo, i
+}
+
+// skipSpaces skips spaces and tabs from s[i].
+func skipSpaces(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // trEntry reads key:「始」value「末」 at the start of s.

@@ -23,12 +23,12 @@ var (
 
 func xmlSyntax(close string) syntax {
 	return syntax{
-		format:    XML,
-		close:     close,
-		fail:      kmp(close),
-		bodyStart: func(c byte) bool { return c == '<' },
-		parse:     parseXML,
-		sniff:     sniffXML,
+		format: XML,
+		close:  close,
+		fail:   kmp(close),
+		start:  firstByteIn("<"),
+		parse:  parseXML,
+		sniff:  sniffXML,
 	}
 }
 

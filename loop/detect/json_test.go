@@ -1,0 +1,129 @@
+package detect_test
+
+import (
+	"testing"
+
+	"github.com/toolstream/toolstream/loop/detect"
+)
+
+var jsonTaught = detect.Options{Taught: detect.JSON, Known: known}
+
+func TestJSON(t *testing.T) {
+	spec := "```json\n{\"tool_calls\": [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]}\n```"
+	bare := `{"name": "search", "arguments": {"q": "x {y}"}}`
+	unknown := `{"name": "rm", "arguments": {"path": "/"}}`
+	runSteps(t, []stepCase{
+		{
+			name: "SPEC example: a fenced block",
+			opts: jsonTaught,
+			steps: []step{
+				feed("Checking.\n```js", "Checking.\n"),
+				feed(spec[5:]+"\nDone.", "\nDone.", call(detect.JSON, "get_weather", `{"city":"Paris"}`, spec)),
+				end(""),
+			},
+		},
+		{
+			name: "a bare object, held from { to its balancing brace",
+			opts: jsonTaught,
+			steps: []step{
+				feed("Sure: {\"name\": \"se", "Sure: "),
+				feed(bare[len(`{"name": "se`):]+" done", " done", call(detect.JSON, "search", `{"q":"x {y}"}`, bare)),
+				end(""),
+			},
+		},
+		{
+			name:  "taught: unknown tool is a call",
+			opts:  jsonTaught,
+			steps: []step{feed(unknown, "", call(detect.JSON, "rm", `{"path":"/"}`, unknown)), end("")},
+		},
+		{
+			name:  "json is not looked for when not taught",
+			opts:  hermesTaught,
+			steps: []step{feed(bare, bare), end("")},
+		},
+		{
+			name:  "braces that name no tool are text",
+			opts:  jsonTaught,
+			steps: []step{feed(`set {a, b} and {"name": "Bob", "age": 3} and {} `, `set {a, b} and {"name": "Bob", "age": 3} and {} `), end("")},
+		},
+		{
+			name:  "a name alone is a call when the tool is known",
+			opts:  jsonTaught,
+			steps: []step{feed(`{"name": "search"}`, "", call(detect.JSON, "search", `{}`, `{"name": "search"}`)), end("")},
+		},
+		{
+			name: "a fenced JSON example that is not a call is code",
+			opts: jsonTaught,
+			steps: []step{
+				feed("```json\n{\"city\": \"Paris\"}\n```\n", "```json\n{\"city\": \"Paris\"}\n```\n"),
+				end(""),
+			},
+		},
+		{
+			name: "a fenced list of calls",
+			opts: jsonTaught,
+			steps: []step{
+				feed("```\n[{\"name\": \"search\", \"arguments\": {}}]\n```", ""),
+				end("", call(detect.JSON, "search", `{}`, "```\n[{\"name\": \"search\", \"arguments\": {}}]\n```")),
+			},
+		},
+		{
+			name: "markers are found in json mode too",
+			opts: jsonTaught,
+			steps: []step{
+				feed(weather, "", call(detect.Hermes, "get_weather", `{"city":"Paris"}`, weather)),
+				end(""),
+			},
+		},
+	})
+}
+
+func TestJSONRepair(t *testing.T) {
+	for _, tc := range []struct{ name, in, args string }{
+		{"trailing commas", `{"name": "search", "arguments": {"q": "a",},}`, `{"q":"a"}`},
+		{"single quotes", `{'name': 'search', 'arguments': {'q': 'it\'s'}}`, `{"q":"it's"}`},
+		{"unquoted keys", `{name: "search", arguments: {q: "b"}}`, `{"q":"b"}`},
+		{"Python constants", `{"name": "search", "arguments": {"q": "c", "all": True}}`, `{"q":"c","all":true}`},
+		{"arguments as a string", `{"name": "search", "arguments": "{\"q\": \"d\",}"}`, `{"q":"d"}`},
+	} {
+		runSteps(t, []stepCase{{
+			name:  tc.name,
+			opts:  jsonTaught,
+			steps: []step{feed(tc.in, "", call(detect.JSON, "search", tc.args, tc.in)), end("")},
+		}})
+	}
+	missing := `{"name": "search", "arguments": {"q": "e"}`
+	fenced := "```json\n{\"name\": \"search\", \"arguments\": {\"q\": \"f\"}\n```"
+	cut := `{"name": "search", "arguments": {"q": "unfinish`
+	runSteps(t, []stepCase{
+		{
+			name:  "a missing closing brace at the end of the reply",
+			opts:  jsonTaught,
+			steps: []step{feed(missing, ""), end("", call(detect.JSON, "search", `{"q":"e"}`, missing))},
+		},
+		{
+			name:  "a missing closing brace in a fence",
+			opts:  jsonTaught,
+			steps: []step{feed(fenced+"\n", "\n", call(detect.JSON, "search", `{"q":"f"}`, fenced)), end("")},
+		},
+		{
+			name:  "cut inside a string: unclosed",
+			opts:  jsonTaught,
+			steps: []step{feed(cut, ""), end("", errCall(detect.JSON, "search", cut, detect.ErrUnclosed))},
+		},
+		{
+			name:  "a brace in prose cut inside a string: text",
+			opts:  jsonTaught,
+			steps: []step{feed(`the {"x`, "the "), end(`{"x`)},
+		},
+		{
+			name: "too large",
+			opts: detect.Options{Taught: detect.JSON, Known: known, MaxBlockBytes: 30},
+			steps: []step{
+				feed(`{"name": "search", "arguments": {"q": "0123456789"}} ok`, " ok",
+					errCall(detect.JSON, "search", `{"name": "search", "arguments"`, detect.ErrTooLarge)),
+				end(""),
+			},
+		},
+	})
+}

@@ -1,0 +1,130 @@
+package detect_test
+
+import (
+	"testing"
+
+	"github.com/toolstream/toolstream/loop/detect"
+)
+
+func TestXML(t *testing.T) {
+	spec := "<tool_use>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n" +
+		"<parameter name=\"days\">3</parameter>\n</invoke>\n</tool_use>"
+	two := "<function_calls>\n<invoke name=\"search\">\n<parameter name=\"q\">a &amp; b</parameter>\n</invoke>\n" +
+		"<invoke name='get_weather'><parameter name='city'>\nNew\nYork\n\n</parameter></invoke>\n</function_calls>"
+	minimax := "<minimax:tool_call>\n<invoke name=\"search\">\n<parameter name=\"q\">x</parameter>\n</invoke>\n</minimax:tool_call>"
+	code := "<tool_use><invoke name=\"search\"><parameter name=\"q\">\nif a<b {\n\treturn \"</invoke>\"\n}\n</parameter></invoke></tool_use>"
+	noParams := `<tool_use><invoke name="search"></invoke></tool_use>`
+	unknown := `<tool_use><invoke name="rm"><parameter name="path">/</parameter></invoke></tool_use>`
+	runSteps(t, []stepCase{
+		{
+			name: "SPEC example with text before and after",
+			opts: xmlTaught,
+			steps: []step{
+				feed("Let me look.\n"+spec+"\nOne moment.", "Let me look.\n\nOne moment.",
+					call(detect.XML, "get_weather", `{"city":"Paris","days":"3"}`, spec)),
+				end(""),
+			},
+		},
+		{
+			name: "several invokes, function_calls wrapper, values raw, one newline trimmed each side",
+			opts: xmlTaught,
+			steps: []step{
+				feed(two, "",
+					call(detect.XML, "search", `{"q":"a &amp; b"}`, two),
+					call(detect.XML, "get_weather", `{"city":"New\nYork\n"}`, two)),
+				end(""),
+			},
+		},
+		{
+			name: "minimax wrapper, fed in pieces",
+			opts: xmlTaught,
+			steps: []step{
+				feed("<mini", ""),
+				feed("max:tool_call>\n<invoke", ""),
+				feed(minimax[len("<minimax:tool_call>\n<invoke"):], "", call(detect.XML, "search", `{"q":"x"}`, minimax)),
+				end(""),
+			},
+		},
+		{
+			name: "a value runs to the first </parameter>",
+			opts: xmlTaught,
+			steps: []step{
+				feed(code, "", call(detect.XML, "search", `{"q":"if a<b {\n\treturn \"</invoke>\"\n}"}`, code)),
+				end(""),
+			},
+		},
+		{
+			name:  "no parameters",
+			opts:  xmlTaught,
+			steps: []step{feed(noParams, "", call(detect.XML, "search", `{}`, noParams)), end("")},
+		},
+		{
+			name:  "taught: unknown tool is a call",
+			opts:  xmlTaught,
+			steps: []step{feed(unknown, "", call(detect.XML, "rm", `{"path":"/"}`, unknown)), end("")},
+		},
+		{
+			name:  "other format: unknown tool is text",
+			opts:  hermesTaught,
+			steps: []step{feed(unknown+"!", unknown+"!"), end("")},
+		},
+		{
+			name:  "other format: known tool is a call",
+			opts:  hermesTaught,
+			steps: []step{feed(noParams, "", call(detect.XML, "search", `{}`, noParams)), end("")},
+		},
+		{
+			name:  "prose mentioning the tag",
+			opts:  xmlTaught,
+			steps: []step{feed("wrap calls in <tool_use> tags", "wrap calls in <tool_use> tags"), end("")},
+		},
+		{
+			name:  "<tool_usex> and <function_ at End are text",
+			opts:  xmlTaught,
+			steps: []step{feed("<tool_usex> <function_", "<tool_usex> "), end("<function_")},
+		},
+	})
+}
+
+func TestXMLErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, block, wantName string
+	}{
+		{"no invoke", "<tool_use>\n<call name=\"search\"/>\n</tool_use>", ""},
+		{"invoke without a name", "<tool_use><invoke><parameter name=\"q\">x</parameter></invoke></tool_use>", ""},
+		{"unclosed parameter", "<tool_use><invoke name=\"search\"><parameter name=\"q\">x</invoke></tool_use>", "search"},
+		{"unclosed invoke", "<tool_use><invoke name=\"search\"><parameter name=\"q\">x</parameter></tool_use>", "search"},
+		{"text between parameters", "<tool_use><invoke name=\"search\">q=x</invoke></tool_use>", "search"},
+		{"parameter given twice", "<tool_use><invoke name=\"search\"><parameter name=\"q\">x</parameter><parameter name=\"q\">y</parameter></invoke></tool_use>", "search"},
+		{"empty body", "<tool_use>\n</tool_use>", ""},
+	} {
+		runSteps(t, []stepCase{{
+			name:  tc.name,
+			opts:  xmlTaught,
+			steps: []step{feed(tc.block, "", errCall(detect.XML, tc.wantName, tc.block, detect.ErrMalformed)), end("")},
+		}})
+	}
+	open := "<tool_use>\n<invoke name=\"search\">\n<parameter name=\"q\">x"
+	runSteps(t, []stepCase{
+		{
+			name:  "unclosed at End, name read",
+			opts:  xmlTaught,
+			steps: []step{feed("a "+open, "a "), end("", errCall(detect.XML, "search", open, detect.ErrUnclosed))},
+		},
+		{
+			name:  "unclosed at End in another format, known name",
+			opts:  hermesTaught,
+			steps: []step{feed(open, ""), end("", errCall(detect.XML, "search", open, detect.ErrUnclosed))},
+		},
+		{
+			name:  "unclosed at End in another format, no name: text",
+			opts:  hermesTaught,
+			steps: []step{feed("<tool_use>\n<inv", ""), end("<tool_use>\n<inv")},
+		},
+		{
+			name:  "malformed in another format, unknown name: text",
+			opts:  hermesTaught,
+			steps: []step{feed("<tool_use><invoke name=\"rm\">x</invoke></tool_use>", "<tool_use><invoke name=\"rm\">x</invoke></tool_use>"), end("")},
+		},
+	})
+}
