@@ -64,6 +64,11 @@ func Parse(file string, data []byte, lookupEnv func(string) (string, bool)) (*Co
 		d.decode(doc, reflect.ValueOf(&cfg).Elem(), "")
 	}
 	problems := d.problems
+	if d.budget < 0 {
+		// Decoding stopped part-way; validating the rest would only
+		// complain about what was never read.
+		return nil, newError(problems)
+	}
 	for _, p := range cfg.check(d.locate) {
 		if d.covers(p.Path) {
 			continue // a derived complaint about a value that did not decode

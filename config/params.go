@@ -12,11 +12,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// maxSchemaNodes bounds the nodes converted for one tool's parameters.
-// Aliases are expanded on conversion, so a few lines of anchors could
-// otherwise ask for billions of nodes ("billion laughs").
-const maxSchemaNodes = 100_000
-
 // schemaJSON converts a tool's parameters from YAML to JSON, keeping the
 // file's key order (the order the model reads properties in) and YAML's
 // types: 3 stays the number 3, "3" stays a string. Scalars are expanded
@@ -28,17 +23,13 @@ func (d *decoder) schemaJSON(n *yaml.Node, path string) ([]byte, bool) {
 	}
 	before := len(d.problems)
 	var buf bytes.Buffer
-	budget := maxSchemaNodes
-	d.writeJSON(&buf, n, path, &budget)
+	d.writeJSON(&buf, n, path)
 	return buf.Bytes(), len(d.problems) == before
 }
 
-func (d *decoder) writeJSON(buf *bytes.Buffer, n *yaml.Node, path string, budget *int) {
+func (d *decoder) writeJSON(buf *bytes.Buffer, n *yaml.Node, path string) {
 	n = resolve(n)
-	if *budget--; *budget < 0 {
-		if *budget == -1 {
-			d.errorf(n, path, "too large: more than %d nodes (aliases count once per use)", maxSchemaNodes)
-		}
+	if !d.spend(n, path) {
 		return
 	}
 	switch n.Kind {
@@ -53,7 +44,7 @@ func (d *decoder) writeJSON(buf *bytes.Buffer, n *yaml.Node, path string, budget
 			k, _ := json.Marshal(key)
 			buf.Write(k)
 			buf.WriteByte(':')
-			d.writeJSON(buf, v, p, budget)
+			d.writeJSON(buf, v, p)
 		})
 		buf.WriteByte('}')
 	case yaml.SequenceNode:
@@ -62,7 +53,7 @@ func (d *decoder) writeJSON(buf *bytes.Buffer, n *yaml.Node, path string, budget
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			d.writeJSON(buf, item, path+"["+strconv.Itoa(i)+"]", budget)
+			d.writeJSON(buf, item, path+"["+strconv.Itoa(i)+"]")
 		}
 		buf.WriteByte(']')
 	case yaml.ScalarNode:

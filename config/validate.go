@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -238,15 +239,20 @@ func (v *validator) httpURL(p, raw string) {
 		return
 	}
 	u, err := url.Parse(raw)
+	shown := raw
+	if err == nil {
+		shown = u.Redacted() // a password in user:pass@host stays out of messages
+	}
 	switch {
 	case !strings.Contains(raw, "://"):
-		v.add(p, "%q must start with http:// or https://", raw)
+		v.add(p, "%q must start with http:// or https://", shown)
 	case err != nil:
-		v.add(p, "invalid URL %q (want e.g. http://127.0.0.1:9000/path)", raw)
+		// Not printed: it could hold a password the parser cannot mask.
+		v.add(p, "invalid URL (want e.g. http://127.0.0.1:9000/path): %v", errors.Unwrap(err))
 	case u.Scheme != "http" && u.Scheme != "https":
-		v.add(p, "%q must start with http:// or https://", raw)
+		v.add(p, "%q must start with http:// or https://", shown)
 	case u.Host == "":
-		v.add(p, "%q has no host", raw)
+		v.add(p, "%q has no host", shown)
 	}
 }
 

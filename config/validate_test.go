@@ -77,10 +77,12 @@ func TestValidate(t *testing.T) {
 			`t.yaml:3:15: upstreams[0].base_url: "/v1" must start with http:// or https://`}},
 		{"base_url scheme", "upstreams:\n  - name: u\n    base_url: ws://h/v1\n", nil, []string{
 			`t.yaml:3:15: upstreams[0].base_url: "ws://h/v1" must start with http:// or https://`}},
+		{"base_url password not shown", "upstreams:\n  - name: u\n    base_url: ftp://me:hunter2@h/v1\n", nil, []string{
+			`t.yaml:3:15: upstreams[0].base_url: "ftp://me:xxxxx@h/v1" must start with http:// or https://`}},
 		{"base_url no host", "upstreams:\n  - name: u\n    base_url: \"http:///v1\"\n", nil, []string{
 			`t.yaml:3:15: upstreams[0].base_url: "http:///v1" has no host`}},
 		{"base_url unparsable", "upstreams:\n  - name: u\n    base_url: \"http://h/%zz\"\n", nil, []string{
-			`t.yaml:3:15: upstreams[0].base_url: invalid URL "http://h/%zz" (want e.g. http://127.0.0.1:9000/path)`}},
+			`t.yaml:3:15: upstreams[0].base_url: invalid URL (want e.g. http://127.0.0.1:9000/path): invalid URL escape "%zz"`}},
 		{"base_url with endpoint", "upstreams:\n  - name: u\n    base_url: http://h/v1/chat/completions\n", nil, []string{
 			`t.yaml:3:15: upstreams[0].base_url: is the API root, e.g. http://127.0.0.1:11434/v1; toolstream appends /chat/completions itself`}},
 		{"models bad pattern", up + "    models: [\"qwen*\", \"llama[3\"]\n", nil, []string{

@@ -30,6 +30,24 @@ type decoder struct {
 	// expanded remembers scalars already expanded: an aliased node is
 	// visited once per alias, and its problems should be reported once.
 	expanded map[*yaml.Node]expansion
+	// budget is how many more nodes may be visited. Aliases are followed
+	// on every use, so a few lines of nested anchors could otherwise ask
+	// for billions of visits ("billion laughs").
+	budget int
+}
+
+// maxNodes bounds node visits for a whole file: far beyond any real
+// configuration (tool schemas included), far below what hurts.
+const maxNodes = 1_000_000
+
+// spend takes one node visit from the budget; false once it is gone,
+// reporting that once.
+func (d *decoder) spend(n *yaml.Node, path string) bool {
+	d.budget--
+	if d.budget == -1 {
+		d.errorf(n, path, "too large: more than %d values once aliases are expanded", maxNodes)
+	}
+	return d.budget >= 0
 }
 
 type position struct{ line, col int }
@@ -48,6 +66,7 @@ func newDecoder(file string, lookup func(string) (string, bool)) *decoder {
 		lookup:   lookup,
 		pos:      map[string]position{},
 		expanded: map[*yaml.Node]expansion{},
+		budget:   maxNodes,
 	}
 }
 
@@ -88,7 +107,7 @@ var entryDefaults = map[reflect.Type]func() reflect.Value{
 // string or an explicit zero, replaces it.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	n = resolve(n)
-	if isNull(n) {
+	if isNull(n) || !d.spend(n, path) {
 		return
 	}
 	switch v.Type() {
