@@ -135,32 +135,34 @@ func checkSplits(t *testing.T, opts detect.Options, in, wantVis string, wantCall
 	}
 }
 
-// run feeds chunks and End, checking on the way that no visible piece ends
-// inside a UTF-8 sequence it could complete.
+// run feeds chunks and End. It panics when a visible piece (other than
+// End's) ends inside a valid UTF-8 sequence of the visible text.
 func run(opts detect.Options, chunks []string) (string, []detect.Call) {
 	d := detect.New(opts)
 	var vis strings.Builder
 	var calls []detect.Call
+	var cuts []int
 	for _, c := range chunks {
 		v, cs := d.Feed(c)
-		if n := len(v); n > 0 && !utf8.FullRuneInString(v[lastRuneStart(v):]) {
-			panic("visible text ends inside a UTF-8 sequence: " + v)
-		}
 		vis.WriteString(v)
+		cuts = append(cuts, vis.Len())
 		calls = append(calls, cs...)
 	}
 	v, cs := d.End()
 	vis.WriteString(v)
-	return vis.String(), append(calls, cs...)
-}
-
-func lastRuneStart(s string) int {
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			return i
+	all := vis.String()
+	for _, b := range cuts {
+		for s := b - 1; s >= 0 && s > b-utf8.UTFMax; s-- {
+			if utf8.RuneStart(all[s]) {
+				r, n := utf8.DecodeRuneInString(all[s:])
+				if (r != utf8.RuneError || n > 1) && s+n > b {
+					panic("a visible piece ends inside a rune: " + all[s:b])
+				}
+				break
+			}
 		}
 	}
-	return len(s) - 1
+	return all, append(calls, cs...)
 }
 
 func bytesOf(s string) []string {

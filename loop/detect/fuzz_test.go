@@ -1,0 +1,135 @@
+package detect_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolstream/toolstream/loop/detect"
+)
+
+// The fuzz targets feed one input whole, cut where the fuzz bytes say, and a
+// byte at a time, and require:
+//   - the same visible text and the same calls (Format, Name, Arguments,
+//     Raw, Err message) every way (rule 5);
+//   - no panic, and no visible piece ending inside a UTF-8 sequence;
+//   - no leak of markup (rule 2), in its exact form: the visible text is
+//     the input with the Raw of each reported block cut out, in order.
+//     ("Visible never contains a Raw" would be wrong: a model may write
+//     the same markup inside <think> or a fenced example, which stays
+//     visible.) Skipped when a block was too large, whose Raw is cut.
+//
+// Seeds live in testdata/fuzz/<FuzzName>/, one per syntax and edge.
+
+func FuzzXML(f *testing.F)         { fuzzDetector(f, func(byte) detect.Options { return xmlTaught }) }
+func FuzzToolRequest(f *testing.F) { fuzzDetector(f, func(byte) detect.Options { return trTaught }) }
+func FuzzHermes(f *testing.F)      { fuzzDetector(f, func(byte) detect.Options { return hermesTaught }) }
+func FuzzJSON(f *testing.F)        { fuzzDetector(f, func(byte) detect.Options { return jsonTaught }) }
+
+// FuzzMixed picks the mode from the first cut byte: every taught format,
+// native mode, and small block limits.
+func FuzzMixed(f *testing.F) {
+	modes := []detect.Format{detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON, ""}
+	fuzzDetector(f, func(b byte) detect.Options {
+		o := detect.Options{Taught: modes[int(b)%len(modes)], Known: known}
+		if b&0x80 != 0 {
+			o.MaxBlockBytes = 16 + int(b&0x3f)
+		}
+		return o
+	})
+}
+
+func fuzzDetector(f *testing.F, mode func(byte) detect.Options) {
+	f.Fuzz(func(t *testing.T, in string, cuts []byte) {
+		var m byte
+		if len(cuts) > 0 {
+			m = cuts[0]
+		}
+		opts := mode(m)
+		wantVis, wantCalls := run(opts, []string{in})
+		for how, chunks := range map[string][]string{
+			"cut":            chunksOf(in, cuts),
+			"byte at a time": bytesOf(in),
+		} {
+			vis, calls := run(opts, chunks)
+			if vis != wantVis {
+				t.Fatalf("%s %q: visible = %q, whole gives %q", how, chunks, vis, wantVis)
+			}
+			if diff := cmp.Diff(wantCalls, calls, cmpSame); diff != "" {
+				t.Fatalf("%s %q: calls differ from whole (-whole +cut):\n%s", how, chunks, diff)
+			}
+		}
+		if !cutsOut(in, wantVis, blocksOf(wantCalls)) {
+			t.Fatalf("visible %q is not the input %q less the blocks %q", wantVis, in, blocksOf(wantCalls))
+		}
+	})
+}
+
+// chunksOf cuts in into pieces of 1–16 bytes, sizes taken from cuts in turn.
+func chunksOf(in string, cuts []byte) []string {
+	if len(cuts) == 0 {
+		return []string{in}
+	}
+	var out []string
+	for i := 0; len(in) > 0; i++ {
+		n := min(len(in), int(cuts[i%len(cuts)]%16)+1)
+		out = append(out, in[:n])
+		in = in[n:]
+	}
+	return out
+}
+
+// blocksOf returns the Raw of each block once (the calls of one block share
+// one Raw string), or nil when a block was too large (its Raw is cut).
+func blocksOf(calls []detect.Call) []string {
+	var raws []string
+	var last *byte
+	for _, c := range calls {
+		if errors.Is(c.Err, detect.ErrTooLarge) {
+			return nil
+		}
+		if p := unsafe.StringData(c.Raw); p != last {
+			raws, last = append(raws, c.Raw), p
+		}
+	}
+	if raws == nil {
+		raws = []string{}
+	}
+	return raws
+}
+
+// cutsOut reports whether vis is in with each of raws cut out, in order
+// (nil raws: not checked). It walks positions of in, with k blocks cut so
+// far; the position in vis follows from both.
+func cutsOut(in, vis string, raws []string) bool {
+	if raws == nil {
+		return true
+	}
+	cut := make([]int, len(raws)+1) // bytes cut by the first k blocks
+	for k, r := range raws {
+		cut[k+1] = cut[k] + len(r)
+	}
+	if len(in)-cut[len(raws)] != len(vis) {
+		return false
+	}
+	seen := make(map[[2]int]bool)
+	var walk func(i, k int) bool
+	walk = func(i, k int) bool {
+		if i == len(in) {
+			return k == len(raws)
+		}
+		if seen[[2]int{i, k}] {
+			return false
+		}
+		seen[[2]int{i, k}] = true
+		if k < len(raws) && strings.HasPrefix(in[i:], raws[k]) && walk(i+len(raws[k]), k+1) {
+			return true
+		}
+		j := i - cut[k]
+		return j < len(vis) && in[i] == vis[j] && walk(i+1, k)
+	}
+	return walk(0, 0)
+}
