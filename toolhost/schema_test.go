@@ -145,7 +145,7 @@ func TestValidationMessages(t *testing.T) {
 	}
 	tests := []struct {
 		name, in string
-		want ToolError
+		want     ToolError
 	}{
 		{"missing", `{}`, ToolError{CodeMissingParameter,
 			`missing required parameter "city" (string)`}},

@@ -1,0 +1,261 @@
+package toolhost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	// maxRetries is how often an idempotent call is resent (SPEC §7).
+	maxRetries = 2
+	// backoffBase is the first retry's nominal wait; it doubles per retry
+	// and is jittered to half..full so that calls failing together do not
+	// come back together.
+	backoffBase = 250 * time.Millisecond
+	// excerptBytes bounds the response body quoted in an API_ERROR.
+	excerptBytes = 512
+	// drainBytes is how much of an unread response is discarded so its
+	// connection can be reused; beyond it the connection is closed.
+	drainBytes = 4 << 10
+)
+
+// errToolTimeout is the cause of a call context that ran out of the tool's
+// time, telling it apart from the caller's own cancellation.
+var errToolTimeout = errors.New("toolhost: tool timeout")
+
+// outcome is what an executor made of a call, before Execute turns it into
+// a Result.
+type outcome struct {
+	content   string
+	isJSON    bool
+	truncated bool
+	err       *ToolError
+	attempts  int
+}
+
+// executor runs a validated call. Webhooks are the first kind; MCP tools
+// will be another. It reports every failure in outcome.err and never
+// blocks past ctx.
+type executor interface {
+	execute(ctx context.Context, call Call, args json.RawMessage) outcome
+}
+
+// webhook executes calls by POSTing them to a URL (SPEC §7).
+type webhook struct {
+	url        string
+	headers    http.Header // the tool's own; values may be secrets
+	key        []byte      // HMAC key; nil sends unsigned requests
+	timeout    time.Duration
+	idempotent bool
+	maxResult  int
+	client     *http.Client
+	now        func() time.Time
+}
+
+// webhookBody is the request body; field order is the wire order.
+type webhookBody struct {
+	ID        string          `json:"id"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	TurnID    string          `json:"turn_id"`
+	Round     int             `json:"round"`
+	Model     string          `json:"model"`
+}
+
+// execute sends the call, retrying an idempotent tool's connect errors and
+// 502/503/504 inside the tool's timeout, which bounds the whole call.
+func (w *webhook) execute(ctx context.Context, call Call, args json.RawMessage) outcome {
+	body, err := marshalCompact(webhookBody{
+		ID: call.ID, Tool: call.Name, Arguments: args,
+		TurnID: call.TurnID, Round: call.Round, Model: call.Model,
+	})
+	if err != nil {
+		return failure(CodeExecutionFailed, "encoding the webhook request: "+err.Error())
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, w.timeout, errToolTimeout)
+	defer cancel()
+
+	for attempt := 0; ; attempt++ {
+		out, retryable := w.attempt(ctx, call.ID, body)
+		out.attempts = attempt + 1
+		if !retryable || !w.idempotent || attempt == maxRetries {
+			return out
+		}
+		wait := backoff(attempt)
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
+			return out // no time left to try again: the real failure says more than TIMEOUT
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			out = w.contextOutcome(ctx)
+			out.attempts = attempt + 1
+			return out
+		case <-timer.C:
+		}
+	}
+}
+
+// attempt sends the request once. retryable reports a failure that is
+// safe to resend: the connection was never made (so the webhook cannot
+// have seen the request), or the webhook answered 502, 503 or 504.
+func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out outcome, retryable bool) {
+	// GotConn fires once a connection is in hand, before anything is
+	// written. An error without it is a dial/TLS failure. An error after
+	// it may come after the webhook got the request, and a POST with side
+	// effects must not be repeated then, idempotent flag or not.
+	var connected atomic.Bool
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace),
+		http.MethodPost, w.url, bytes.NewReader(body))
+	if err != nil {
+		return failure(CodeExecutionFailed, "building the webhook request: "+errorText(err)), false
+	}
+	req.Header = w.headers.Clone()
+	if req.Header == nil {
+		req.Header = make(http.Header)
+	}
+	// Set after the tool's headers: these are the protocol and win.
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "toolstream")
+	req.Header.Set("X-Request-Id", id)
+	if w.key != nil {
+		setSignature(req.Header, w.key, id, w.now(), body)
+	}
+
+	resp, err := w.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return w.contextOutcome(ctx), false
+		}
+		return failure(CodeExecutionFailed, "calling the webhook: "+errorText(err)), !connected.Load()
+	}
+	defer resp.Body.Close()
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg := "the webhook answered " + resp.Status
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			msg += " (redirects are not followed)"
+		}
+		if ex := excerpt(resp.Body); ex != "" {
+			msg += ": " + ex
+		}
+		drain(resp.Body)
+		switch resp.StatusCode {
+		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return failure(CodeAPIError, msg), true
+		}
+		return failure(CodeAPIError, msg), false
+	}
+
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(w.maxResult)+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return w.contextOutcome(ctx), false
+		}
+		return failure(CodeExecutionFailed, "reading the webhook's answer: "+errorText(err)), false
+	}
+	drain(resp.Body)
+	return shapeResult(data, w.maxResult, resp.Header.Get("Content-Type")), false
+}
+
+// contextOutcome names why the call context ended: the tool's own timeout,
+// or the caller going away (which Execute reports as cancelled).
+func (w *webhook) contextOutcome(ctx context.Context) outcome {
+	if errors.Is(context.Cause(ctx), errToolTimeout) {
+		return failure(CodeTimeout, fmt.Sprintf("the webhook did not answer within %s", w.timeout))
+	}
+	return failure(CodeCancelled, "the call was cancelled")
+}
+
+func failure(code, message string) outcome {
+	return outcome{err: &ToolError{Code: code, Message: message}}
+}
+
+// backoff returns the wait before retry n+1: backoffBase·2ⁿ, jittered to
+// between half and all of it.
+func backoff(n int) time.Duration {
+	d := backoffBase << n
+	return d/2 + rand.N(d/2+1)
+}
+
+// errorText is err without the *url.Error wrapper, whose text repeats the
+// URL: a webhook URL may carry a token in its query, and the text goes to
+// the model.
+func errorText(err error) string {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	return err.Error()
+}
+
+// shapeResult turns a 2xx body into result content. A body over max bytes
+// is cut at a UTF-8 boundary with a note, and is then text even if it
+// began as JSON. JSON stays JSON (compacted) when the body is an object or
+// array, or any valid JSON declared as such by Content-Type; anything else
+// is text.
+func shapeResult(data []byte, max int, contentType string) outcome {
+	if len(data) > max {
+		cut := max
+		for cut > 0 && cut > max-utf8.UTFMax && !utf8.RuneStart(data[cut]) {
+			cut--
+		}
+		text := strings.ToValidUTF8(string(data[:cut]), "\uFFFD")
+		text += fmt.Sprintf("\n[toolstream: result truncated at %d bytes (max_result_bytes); the rest was dropped]", cut)
+		return outcome{content: text, truncated: true}
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && utf8.Valid(trimmed) && json.Valid(trimmed) &&
+		(trimmed[0] == '{' || trimmed[0] == '[' || isJSONType(contentType)) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, trimmed) == nil {
+			return outcome{content: buf.String(), isJSON: true}
+		}
+	}
+	return outcome{content: strings.ToValidUTF8(string(data), "\uFFFD")}
+}
+
+func isJSONType(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// excerpt reads the start of an error body for the model: at most
+// excerptBytes, valid UTF-8, whitespace collapsed.
+func excerpt(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, excerptBytes+1))
+	cut := len(b) > excerptBytes
+	if cut {
+		n := excerptBytes
+		for n > 0 && !utf8.RuneStart(b[n]) {
+			n--
+		}
+		b = b[:n]
+	}
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+	if cut && s != "" {
+		s += " …"
+	}
+	return s
+}
+
+// drain discards a little of what is left of a body so the keep-alive
+// connection can go back to the pool; a larger remainder closes it.
+func drain(r io.Reader) {
+	_, _ = io.CopyN(io.Discard, r, drainBytes)
+}
