@@ -18,6 +18,9 @@ type Request struct {
 	Stream bool
 	// IncludeUsage is the client's stream_options.include_usage.
 	IncludeUsage bool
+	// ToolChoiceNone is tool_choice: "none": the client wants no tool
+	// called this turn, so no server tool is offered either (SPEC §2).
+	ToolChoiceNone bool
 	// hasExtension says Body holds a "toolstream" object, which is ours and
 	// must not reach the upstream.
 	hasExtension bool
@@ -72,6 +75,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	if so := v.Get("stream_options"); so != nil && so.Type() == fastjson.TypeObject {
 		r.IncludeUsage = so.GetBool("include_usage")
 	}
+	r.ToolChoiceNone = string(v.GetStringBytes("tool_choice")) == "none"
 	r.hasExtension = v.Exists("toolstream")
 	return r, nil
 }

@@ -35,6 +35,8 @@ type stream struct {
 	p   *fastjson.Parser
 	a   *fastjson.Arena
 	buf []byte
+	// qbuf holds JSON-encoded strings set into the current chunk.
+	qbuf []byte
 
 	// id and created are fixed by the turn's first chunk.
 	id       string
@@ -76,6 +78,7 @@ func (s *stream) parse(upstream, data string) (*fastjson.Value, error) {
 	// Values made for the previous chunk are done with; without the reset
 	// the arena would grow for the whole stream.
 	s.a.Reset()
+	s.qbuf = s.qbuf[:0]
 	v, err := s.p.Parse(data)
 	if err != nil {
 		return nil, &StreamError{Upstream: upstream, Reason: "upstream sent an event that is not JSON: " + shortErr(err)}
@@ -123,6 +126,16 @@ func (s *stream) forward(v *fastjson.Value, data string) (chunkInfo, error) {
 	}
 	s.buf = v.MarshalTo(s.buf[:0])
 	return info, s.out.Send(s.buf)
+}
+
+// ensureStarted gives the turn an id and created when it must write a chunk
+// of its own before any upstream chunk arrived.
+func (s *stream) ensureStarted() {
+	if !s.started {
+		s.started = true
+		s.id = s.newID("chatcmpl-")
+		s.created = s.now().Unix()
+	}
 }
 
 // start fixes the turn's id and created from its first chunk, so that a

@@ -2,7 +2,8 @@
 // watching the model's text, the feedback of tool results, and the stream
 // contract the client relies on (SPEC §6: one id, one role, one finish, one
 // [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
-// to open rounds on and a [Sink] to write to.
+// to open rounds on, an [Executor] to run server tools with, and a [Sink]
+// to write to.
 package loop
 
 import (
@@ -11,11 +12,22 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/toolhost"
 )
 
 // ErrClientGone marks a turn that stopped because the client could not be
 // written to. There is nobody left to tell.
 var ErrClientGone = errors.New("loop: client went away")
+
+// Executor runs one server-tool call. A tool failure is a Result with Err
+// set; a non-nil error means the turn cannot continue (the client left).
+// toolhost.Host implements it.
+type Executor interface {
+	Execute(ctx context.Context, call toolhost.Call) (toolhost.Result, error)
+}
 
 // Runner runs turns. The zero value is ready to use.
 type Runner struct {
@@ -34,6 +46,16 @@ type Turn struct {
 	// Upstream opens rounds; UpstreamName names it in errors and logs.
 	Upstream     Upstream
 	UpstreamName string
+	// Format is the text format the model is taught (text mode).
+	Format detect.Format
+	// Tools are the server tools this turn may run, in the order they are
+	// taught. None means a plain pass-through turn of one round.
+	Tools []toolhost.Tool
+	// Executor runs the calls; required when Tools is not empty.
+	Executor Executor
+	// Loop tunes rounds, display and feedback. Display is the turn's
+	// display mode after per-request overrides.
+	Loop config.Loop
 }
 
 // Report summarises a turn for its log line and metrics, also when it
@@ -45,6 +67,11 @@ type Report struct {
 	Rounds int
 	// Finish is the finish_reason the client received.
 	Finish string
+	// ToolCalls counts calls found, executed or not (parse errors too).
+	ToolCalls int
+	// ToolsRan reports whether any executor started: a failed turn must
+	// then not be replayed by the client (side effects).
+	ToolsRan bool
 }
 
 // Run runs t and writes what the client sees to out. An error returned
@@ -53,46 +80,33 @@ type Report struct {
 func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()
-
-	var rep Report
-	rep.Rounds++
-	res, err := r.runRound(ctx, t, s, t.Request.UpstreamBody())
+	if len(t.Tools) == 0 {
+		return r.runPlain(ctx, t, s)
+	}
+	tr := newTurnRun(r, t, s)
+	rep, err := tr.run(ctx)
 	rep.ID = s.id
+	return rep, err
+}
+
+// runPlain is a turn without server tools: one round, forwarded chunk by
+// chunk, bytes untouched wherever the contract allows.
+func (r *Runner) runPlain(ctx context.Context, t *Turn, s *stream) (Report, error) {
+	rep := Report{Rounds: 1}
+	st, err := t.Upstream.Open(ctx, t.Request.UpstreamBody())
 	if err != nil {
 		return rep, err
 	}
-	rep.Finish = res.finish
-	if err := s.finish(); err != nil {
-		return rep, fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return rep, nil
-}
-
-// roundResult is how a round ended.
-type roundResult struct {
-	finish string
-	done   bool
-}
-
-// runRound streams one round to the client. It is its own function so that
-// the deferred Close ends this round's request whatever happens.
-func (r *Runner) runRound(ctx context.Context, t *Turn, s *stream, body []byte) (roundResult, error) {
-	var res roundResult
-	st, err := t.Upstream.Open(ctx, body)
-	if err != nil {
-		return res, err
-	}
 	defer st.Close()
 
+	done := false
 	for data, err := range st.Events() {
 		if err != nil {
-			if ctx.Err() != nil {
-				return res, fmt.Errorf("reading upstream %s: %w", t.UpstreamName, context.Cause(ctx))
-			}
-			return res, &StreamError{Upstream: t.UpstreamName, Reason: "reading the upstream stream", Err: err}
+			rep.ID = s.id
+			return rep, readError(ctx, t.UpstreamName, err)
 		}
 		if data == "[DONE]" {
-			res.done = true
+			done = true
 			break
 		}
 		if data == "" {
@@ -100,25 +114,44 @@ func (r *Runner) runRound(ctx context.Context, t *Turn, s *stream, body []byte) 
 		}
 		v, err := s.parse(t.UpstreamName, data)
 		if err != nil {
-			return res, err
+			rep.ID = s.id
+			return rep, err
 		}
 		info, err := s.forward(v, data)
 		if err != nil {
-			return res, fmt.Errorf("%w: %w", ErrClientGone, err)
+			rep.ID = s.id
+			return rep, fmt.Errorf("%w: %w", ErrClientGone, err)
 		}
 		if info.finish != "" {
-			res.finish = info.finish
+			rep.Finish = info.finish
 		}
 	}
+	rep.ID = s.id
 	if ctx.Err() != nil {
-		return res, fmt.Errorf("reading upstream %s: %w", t.UpstreamName, context.Cause(ctx))
+		return rep, readError(ctx, t.UpstreamName, ctx.Err())
 	}
 	// go-sse's Read treats EOF as success; a stream that ends with neither
 	// [DONE] nor a finish_reason was cut short and must not look complete.
-	if !res.done && res.finish == "" {
-		return res, &StreamError{Upstream: t.UpstreamName, Reason: "upstream stream ended before the answer finished"}
+	if !done && rep.Finish == "" {
+		return rep, errCut(t.UpstreamName)
 	}
-	return res, nil
+	if err := s.finish(); err != nil {
+		return rep, fmt.Errorf("%w: %w", ErrClientGone, err)
+	}
+	return rep, nil
+}
+
+// readError classifies a failed read of an upstream stream: the client
+// leaving, or the upstream breaking.
+func readError(ctx context.Context, upstream string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("reading upstream %s: %w", upstream, context.Cause(ctx))
+	}
+	return &StreamError{Upstream: upstream, Reason: "reading the upstream stream", Err: err}
+}
+
+func errCut(upstream string) error {
+	return &StreamError{Upstream: upstream, Reason: "upstream stream ended before the answer finished"}
 }
 
 func (r *Runner) now() time.Time {
@@ -134,3 +167,12 @@ func (r *Runner) newID(prefix string) string {
 	}
 	return NewID(prefix)
 }
+
+func (r *Runner) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return discard
+}
+
+var discard = slog.New(slog.DiscardHandler)

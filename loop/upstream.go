@@ -46,9 +46,9 @@ type UpstreamError struct {
 
 func (e *UpstreamError) Error() string {
 	if e.Status == 0 {
-		return fmt.Sprintf("upstream %s: error event in stream: %s", e.Upstream, excerpt(e.Body, 200))
+		return fmt.Sprintf("upstream %s: error event in stream: %s", e.Upstream, clip(e.Body, 200))
 	}
-	return fmt.Sprintf("upstream %s: status %d: %s", e.Upstream, e.Status, excerpt(e.Body, 200))
+	return fmt.Sprintf("upstream %s: status %d: %s", e.Upstream, e.Status, clip(e.Body, 200))
 }
 
 // StreamError is an upstream stream that broke the protocol mid-way: it was
@@ -70,7 +70,7 @@ func (e *StreamError) Error() string {
 
 func (e *StreamError) Unwrap() error { return e.Err }
 
-func excerpt(b []byte, n int) string {
+func clip(b []byte, n int) string {
 	if len(b) > n {
 		return string(b[:n]) + "…"
 	}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/detect"
 )
 
 // chatCompletions is POST /v1/chat/completions: read, route, run the turn,
@@ -25,8 +27,12 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	turn := s.newTurn(req, up)
 	if !req.Stream {
-		return s.relayJSON(c, up, req)
+		if len(turn.Tools) == 0 {
+			return s.relayJSON(c, up, req)
+		}
+		return s.collect(c, turn, up, start)
 	}
 
 	out, err := newSSESink(c)
@@ -34,9 +40,44 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	rep, err := s.runner.Run(ctx, &loop.Turn{Request: req, Upstream: up, UpstreamName: up.cfg.Name}, out)
+	rep, err := s.runner.Run(ctx, turn, out)
 	s.logTurn(ctx, req, up, rep, err, time.Since(start))
 	return s.endStream(c, out, err)
+}
+
+// newTurn gathers what the turn runs with: the upstream, the server tools
+// it may call and the loop settings.
+func (s *Server) newTurn(req *loop.Request, up *upstream) *loop.Turn {
+	t := &loop.Turn{
+		Request:      req,
+		Upstream:     up,
+		UpstreamName: up.cfg.Name,
+		Format:       detect.Format(up.cfg.TextFormat),
+		Loop:         s.cfg.Loop,
+	}
+	if s.tools != nil && !req.ToolChoiceNone {
+		t.Tools = s.tools.Tools()
+		t.Executor = s.tools
+	}
+	return t
+}
+
+// collect runs a turn for a client that did not ask to stream and answers
+// with one chat.completion. A turn that fails after a tool ran answers
+// with x-should-retry: false, so SDKs do not replay it and its side
+// effects (SPEC §3).
+func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream, start time.Time) error {
+	ctx := c.Request().Context()
+	out := &loop.Collector{Events: turn.Loop.Display == config.DisplayEvents}
+	rep, err := s.runner.Run(ctx, turn, out)
+	s.logTurn(ctx, turn.Request, up, rep, err, time.Since(start))
+	if err != nil {
+		if rep.ToolsRan {
+			c.Response().Header().Set("X-Should-Retry", "false")
+		}
+		return err
+	}
+	return c.JSONBlob(http.StatusOK, out.Completion())
 }
 
 // readRequest reads the body (bounded by limitBody) and parses the fields
@@ -100,6 +141,7 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, r
 		slog.String("model", req.Model),
 		slog.String("upstream", up.cfg.Name),
 		slog.Int("rounds", rep.Rounds),
+		slog.Int("tool_calls", rep.ToolCalls),
 		slog.String("finish", rep.Finish),
 		slog.Int64("duration_ms", d.Milliseconds()),
 	}

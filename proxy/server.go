@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/toolhost"
 )
 
 // Options are what a Server needs besides its configuration. The zero value
@@ -29,6 +30,15 @@ type Options struct {
 	// Now is the clock for "created" when an upstream sends none; nil
 	// uses time.Now. Tests pin it.
 	Now func() time.Time
+	// Tools are the server tools turns may run; nil means none.
+	Tools Tools
+}
+
+// Tools is what the proxy needs of the tool host: the tools to offer and
+// a way to run their calls. toolhost.Host implements it.
+type Tools interface {
+	loop.Executor
+	Tools() []toolhost.Tool
 }
 
 // Server serves the OpenAI-compatible API. Create it with [New]; it is an
@@ -42,6 +52,7 @@ type Server struct {
 	def       *upstream
 	runner    *loop.Runner
 	ready     func() error
+	tools     Tools
 }
 
 // New builds a Server from a validated configuration.
@@ -60,6 +71,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		keys:   keys,
 		runner: &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
 		ready:  opts.Ready,
+		tools:  opts.Tools,
 	}
 	// An SSE event may carry a whole message or a large tool-call argument
 	// in one go; allow twice the largest tool block, at least 2MiB.

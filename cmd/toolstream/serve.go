@@ -16,7 +16,10 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
+	"github.com/toolstream/toolstream/toolhost"
 )
+
+var _ proxy.Tools = (*toolhost.Host)(nil) // interface guard
 
 // shutdownGrace is how long running streams may finish after a signal.
 const shutdownGrace = 30 * time.Second
@@ -77,10 +80,16 @@ func newLogger(lc config.Log, w io.Writer) *slog.Logger {
 // runServer serves until ctx is done, then lets running streams finish for
 // shutdownGrace before cutting them.
 func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
-	srv, err := proxy.New(cfg, proxy.Options{Logger: log})
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: log})
 	if err != nil {
 		return err
 	}
+	defer host.Close()
+	srv, err := proxy.New(cfg, proxy.Options{Logger: log, Tools: host})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err

@@ -1,0 +1,133 @@
+package loop
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop/textmode"
+)
+
+// lastRoundNote is added to the last results message when the next round
+// is sent without tools (max_rounds or parse_retries reached).
+const lastRoundNote = "You cannot call tools any more in this reply. Answer the user now with what you have."
+
+// message is a chat message toolstream adds to a round's history.
+type message struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+}
+
+// body builds one round's request from the client's: the client's body
+// stays a fastjson tree, so its unknown fields and zero values survive
+// (go-openai would drop both); toolstream only touches stream,
+// stream_options, its own extension field and messages.
+//
+// Text mode (SPEC §4): the tools are taught in a section merged into the
+// client's system message (or a new one), and each earlier round follows
+// the client's messages as the model's own text, markup included, then one
+// result_role message with that round's results.
+func (tr *turnRun) body(final bool) ([]byte, error) {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(tr.t.Request.Body)
+	if err != nil {
+		return nil, fmt.Errorf("re-reading the request: %w", err)
+	}
+	var a fastjson.Arena
+	v.Del("toolstream")
+	v.Set("stream", a.NewTrue())
+	if !tr.t.Request.Stream {
+		// The client waits for one JSON answer, which carries usage:
+		// ask every round for it.
+		so := a.NewObject()
+		so.Set("include_usage", a.NewTrue())
+		v.Set("stream_options", so)
+	}
+
+	// What toolstream adds is encoded by encoding/json (fastjson's own
+	// escaping is not JSON for control characters) and parsed once.
+	var add []any
+	prompt := ""
+	if !final {
+		prompt = textmode.Prompt(tr.t.Format, tr.t.Tools)
+	}
+	msgs := v.GetArray("messages")
+	sysIdx := -1
+	if prompt != "" {
+		if len(msgs) > 0 && isSystem(msgs[0]) {
+			sysIdx = 0
+			add = append(add, mergedSystem(msgs[0], prompt))
+		} else {
+			add = append(add, message{Role: "system", Content: prompt})
+		}
+	}
+	for i, rec := range tr.history {
+		fb := textmode.Feedback(tr.t.Format, rec.results)
+		if final && i == len(tr.history)-1 {
+			fb += "\n\n" + lastRoundNote
+		}
+		add = append(add, message{Role: "assistant", Content: rec.text}, message{Role: tr.t.Loop.ResultRole, Content: fb})
+	}
+	if len(add) == 0 {
+		return v.MarshalTo(nil), nil
+	}
+	enc, err := json.Marshal(add)
+	if err != nil {
+		return nil, err
+	}
+	var ap fastjson.Parser
+	av, err := ap.ParseBytes(enc)
+	if err != nil {
+		return nil, err
+	}
+	added := av.GetArray()
+
+	out := a.NewArray()
+	n := 0
+	push := func(x *fastjson.Value) {
+		out.SetArrayItem(n, x)
+		n++
+	}
+	if prompt != "" {
+		if sysIdx == 0 {
+			msgs[0].Set("content", added[0].Get("content"))
+		} else {
+			push(added[0])
+		}
+		added = added[1:]
+	}
+	for _, m := range msgs {
+		push(m)
+	}
+	for _, m := range added {
+		push(m)
+	}
+	v.Set("messages", out)
+	return v.MarshalTo(nil), nil
+}
+
+func isSystem(m *fastjson.Value) bool {
+	r := string(m.GetStringBytes("role"))
+	return r == "system" || r == "developer"
+}
+
+// mergedSystem returns the client's system message with the tools section
+// appended: to its text, or as one more text part when its content is an
+// array of parts.
+func mergedSystem(m *fastjson.Value, prompt string) message {
+	role := string(m.GetStringBytes("role"))
+	c := m.Get("content")
+	switch {
+	case c != nil && c.Type() == fastjson.TypeString:
+		return message{Role: role, Content: string(c.GetStringBytes()) + "\n\n" + prompt}
+	case c != nil && c.Type() == fastjson.TypeArray:
+		parts := []json.RawMessage{}
+		for _, part := range c.GetArray() {
+			parts = append(parts, json.RawMessage(part.MarshalTo(nil)))
+		}
+		tp, _ := json.Marshal(map[string]string{"type": "text", "text": prompt})
+		return message{Role: role, Content: append(parts, tp)}
+	}
+	return message{Role: role, Content: prompt}
+}

@@ -1,0 +1,109 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// pending is one call of a round and, once it finished, its result.
+type pending struct {
+	call   toolhost.Call
+	result toolhost.Result
+	// err is the executor's error: the client went away.
+	err error
+}
+
+// note tells the writing goroutine that a call finished.
+type note struct {
+	p *pending
+}
+
+// calls runs a round's calls as their blocks close: in order of appearance,
+// one after another, or all at once with parallel_tools. Results are fed
+// back in call order either way; tool.finished events follow the order
+// calls actually finish.
+type calls struct {
+	ctx      context.Context
+	exec     Executor
+	parallel bool
+	notes    chan note
+	wg       sync.WaitGroup
+	// prev is closed when the previous call finished (sequential mode).
+	prev chan struct{}
+	// outstanding counts started calls whose finished note the writer has
+	// not received yet. Only the writer goroutine touches it.
+	outstanding int
+}
+
+// start runs p in its own goroutine. In sequential mode it first waits for
+// the call before it, so a call found while another runs queues behind it.
+func (c *calls) start(p *pending) {
+	c.outstanding++
+	before := c.prev
+	mine := make(chan struct{})
+	if !c.parallel {
+		c.prev = mine
+	}
+	c.wg.Go(func() {
+		defer close(mine)
+		if before != nil {
+			select {
+			case <-before:
+			case <-c.ctx.Done():
+			}
+		}
+		p.result, p.err = c.exec.Execute(c.ctx, p.call)
+		c.send(note{p: p})
+	})
+}
+
+// send hands a note to the writer, unless the round is being torn down.
+func (c *calls) send(n note) bool {
+	select {
+	case c.notes <- n:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+// finished shows a finished call to the client. ex is nil for calls that
+// never reached an executor (malformed, not available).
+func (tr *turnRun) finished(p *pending, ex *calls) error {
+	if ex != nil {
+		ex.outstanding--
+	}
+	if p.err != nil {
+		return p.err
+	}
+	return tr.showFinished(p)
+}
+
+// parseErrorMessage is what the model reads about a block it wrote that
+// could not be used.
+func parseErrorMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "detect: ")
+	switch {
+	case errors.Is(err, detect.ErrUnclosed):
+		return msg + "; write the whole block, closing tag included"
+	case errors.Is(err, detect.ErrTooLarge):
+		return msg + "; send smaller arguments"
+	}
+	return "your tool call could not be read: " + msg
+}
+
+// notFoundMessage names the tools the turn can run, so the model can
+// correct the name (SPEC §7).
+func notFoundMessage(name string, available []string) string {
+	msg := "unknown tool " + strconv.Quote(name)
+	if len(available) == 0 {
+		return msg + "; no tools are available"
+	}
+	return msg + "; available tools: " + strings.Join(available, ", ")
+}

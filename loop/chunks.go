@@ -1,0 +1,133 @@
+package loop
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+)
+
+// appendJSONString appends s as a JSON string. fastjson's own escaping goes
+// through strconv.AppendQuote, which writes Go escapes (\x1b, \a, \U0001…)
+// that are not JSON; every string toolstream writes into a chunk goes
+// through here instead. Like encoding/json (without HTML escaping), invalid
+// UTF-8 becomes U+FFFD and U+2028/U+2029 are escaped for JavaScript
+// readers.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// rawValue returns a fastjson value that marshals as the JSON text raw,
+// verbatim. fastjson has no constructor for a pre-encoded string, but a
+// number value is written out as its text, so one serves; the value is only
+// ever marshalled, never read. raw must stay valid until then.
+func rawValue(a *fastjson.Arena, raw string) *fastjson.Value {
+	return a.NewNumberString(raw)
+}
+
+// envelope is the start of every chunk toolstream writes itself, up to and
+// excluding "choices": the turn's id, object, created and model.
+func (s *stream) envelope(dst []byte) []byte {
+	s.ensureStarted()
+	dst = append(dst, `{"id":`...)
+	dst = appendJSONString(dst, s.id)
+	dst = append(dst, `,"object":"chat.completion.chunk","created":`...)
+	dst = strconv.AppendInt(dst, s.created, 10)
+	dst = append(dst, `,"model":`...)
+	dst = appendJSONString(dst, s.model)
+	return dst
+}
+
+// sendContent writes a chunk carrying only text.
+func (s *stream) sendContent(text string) error {
+	if text == "" {
+		return nil
+	}
+	b := s.envelope(s.buf[:0])
+	b = append(b, `,"choices":[{"index":0,"delta":{`...)
+	if !s.roleSent {
+		s.roleSent = true
+		b = append(b, `"role":"assistant",`...)
+	}
+	b = append(b, `"content":`...)
+	b = appendJSONString(b, text)
+	b = append(b, `},"finish_reason":null}]}`...)
+	s.buf = b
+	return s.out.Send(b)
+}
+
+// sendFinish writes the turn's finish_reason on an otherwise empty chunk.
+func (s *stream) sendFinish(reason string) error {
+	b := s.envelope(s.buf[:0])
+	b = append(b, `,"choices":[{"index":0,"delta":{`...)
+	if !s.roleSent {
+		s.roleSent = true
+		b = append(b, `"role":"assistant"`...)
+	}
+	b = append(b, `},"finish_reason":`...)
+	b = appendJSONString(b, reason)
+	b = append(b, `}]}`...)
+	s.buf = b
+	return s.out.Send(b)
+}
+
+// sendExtension writes a chunk with an empty delta and toolstream's
+// extension object ext (JSON), which standard SDKs ignore (SPEC §6).
+func (s *stream) sendExtension(ext []byte) error {
+	b := s.envelope(s.buf[:0])
+	b = append(b, `,"choices":[{"index":0,"delta":{`...)
+	if !s.roleSent {
+		s.roleSent = true
+		b = append(b, `"role":"assistant"`...)
+	}
+	b = append(b, `}}],"toolstream":`...)
+	b = append(b, ext...)
+	b = append(b, '}')
+	s.buf = b
+	return s.out.Send(b)
+}

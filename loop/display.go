@@ -1,0 +1,161 @@
+package loop
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// Event is toolstream's extension object on a chunk (SPEC §6, display:
+// events). Standard SDKs ignore it; apps read it to show tool activity.
+type Event struct {
+	// Event is tool.started, tool.finished, round.started or mode.fallback
+	// (approval.* come with approvals).
+	Event  string `json:"event"`
+	CallID string `json:"call_id,omitempty"`
+	Name   string `json:"name,omitempty"`
+	// Arguments are the call's arguments as the model wrote them
+	// (tool.started).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Round     int             `json:"round"`
+	// Status is ok, error, denied or cancelled (tool.finished).
+	Status string `json:"status,omitempty"`
+	// Result is the result excerpt: the JSON result itself when it fits in
+	// display_result_bytes, else a string cut there (Truncated set).
+	Result    json.RawMessage     `json:"result,omitempty"`
+	Truncated bool                `json:"truncated,omitempty"`
+	Error     *toolhost.ToolError `json:"error,omitempty"`
+	// DurationMS is the call's wall time (tool.finished).
+	DurationMS *int64 `json:"duration_ms,omitempty"`
+}
+
+func toolStarted(p *pending) Event {
+	ev := Event{Event: "tool.started", CallID: p.call.ID, Name: p.call.Name, Round: p.call.Round}
+	if json.Valid(p.call.Arguments) {
+		ev.Arguments = p.call.Arguments
+	}
+	return ev
+}
+
+func roundStarted(n int) Event { return Event{Event: "round.started", Round: n} }
+
+// event sends ev as an extension chunk when the turn displays events.
+func (tr *turnRun) event(ev Event) error {
+	if tr.t.Loop.Display != config.DisplayEvents {
+		return nil
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if err := tr.s.sendExtension(b); err != nil {
+		return fmt.Errorf("%w: %w", ErrClientGone, err)
+	}
+	return nil
+}
+
+// showFinished tells the client a call finished: a tool.finished event, or
+// a card in the content with display: markdown.
+func (tr *turnRun) showFinished(p *pending) error {
+	r := p.result
+	result, truncated := excerpt(r, tr.t.Loop.DisplayResultBytes.Int())
+	switch tr.t.Loop.Display {
+	case config.DisplayEvents:
+		d := r.Duration.Milliseconds()
+		return tr.event(Event{
+			Event: "tool.finished", CallID: p.call.ID, Name: p.call.Name, Round: p.call.Round,
+			Status: r.Status, Result: result, Truncated: truncated, Error: r.Err, DurationMS: &d,
+		})
+	case config.DisplayMarkdown:
+		if err := tr.s.sendContent(card(p, result)); err != nil {
+			return fmt.Errorf("%w: %w", ErrClientGone, err)
+		}
+	}
+	return nil
+}
+
+// excerpt is what the client is shown of a result: a JSON result as JSON
+// when it fits in max bytes, otherwise text cut at a rune boundary.
+func excerpt(r toolhost.Result, max int) (json.RawMessage, bool) {
+	if r.Err != nil {
+		return nil, false
+	}
+	if r.IsJSON && len(r.Content) <= max && json.Valid([]byte(r.Content)) {
+		return json.RawMessage(r.Content), false
+	}
+	s, cut := r.Content, false
+	if len(s) > max {
+		s, cut = truncate(s, max), true
+	}
+	b, _ := json.Marshal(s)
+	return b, cut
+}
+
+// truncate cuts s to at most n bytes without splitting a rune.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// card renders a finished call the way chat UIs (Open WebUI and others)
+// already render tool calls: a collapsible <details type="tool_calls">
+// with the arguments and result as attributes, and a readable summary and
+// excerpt for renderers that only know HTML (SPEC §6, display: markdown).
+//
+//	<details type="tool_calls" done="true" id="call_…" name="get_weather" arguments="{&quot;city&quot;:&quot;Paris&quot;}" result="{&quot;temp_c&quot;:21}">
+//	<summary>get_weather ✓ 120 ms</summary>
+//
+//	```json
+//	{"temp_c":21}
+//	```
+//	</details>
+func card(p *pending, result json.RawMessage) string {
+	r := p.result
+	var b strings.Builder
+	b.WriteString("\n\n<details type=\"tool_calls\" done=\"true\" id=\"")
+	b.WriteString(html.EscapeString(p.call.ID))
+	b.WriteString("\" name=\"")
+	b.WriteString(html.EscapeString(p.call.Name))
+	b.WriteString("\" arguments=\"")
+	b.WriteString(html.EscapeString(string(r.Arguments)))
+	b.WriteString("\" result=\"")
+	body := string(result)
+	if r.Err != nil {
+		eb, _ := json.Marshal(map[string]any{"error": r.Err})
+		body = string(eb)
+	}
+	b.WriteString(html.EscapeString(body))
+	b.WriteString("\">\n<summary>")
+	b.WriteString(html.EscapeString(p.call.Name))
+	if r.Err != nil {
+		fmt.Fprintf(&b, " ✗ %s", html.EscapeString(r.Err.Code))
+	} else {
+		b.WriteString(" ✓")
+	}
+	fmt.Fprintf(&b, " %d ms</summary>\n\n", r.Duration.Milliseconds())
+	if r.Err != nil {
+		b.WriteString(html.EscapeString(r.Err.Message))
+		b.WriteString("\n")
+	} else {
+		shown, fence := body, "```json\n"
+		var s string
+		if json.Unmarshal(result, &s) == nil {
+			shown, fence = s, "```\n" // a text result: the text, not its JSON quoting
+		}
+		b.WriteString(fence)
+		b.WriteString(strings.ReplaceAll(shown, "```", "ʼʼʼ"))
+		b.WriteString("\n```\n")
+	}
+	b.WriteString("</details>\n\n")
+	return b.String()
+}

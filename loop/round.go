@@ -1,0 +1,357 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// roundOutcome is how one round ended.
+type roundOutcome struct {
+	// text is the model's content exactly as written, markup included.
+	text string
+	// calls are the round's calls in order of appearance, each with its
+	// result once the round is over.
+	calls []*pending
+	// finish is the round's finish_reason.
+	finish string
+	// finishData is the upstream's finish chunk, held back whole when it
+	// carried nothing but the finish: sent as it came if this round is the
+	// last, dropped otherwise.
+	finishData string
+	// usage is the round's usage object (JSON), if the upstream sent one;
+	// usageInline says it came on a chunk with choices.
+	usage       string
+	usageInline bool
+}
+
+// upEvent is one item from the goroutine reading the upstream.
+type upEvent struct {
+	data string
+	err  error
+}
+
+// runRound streams one round to the client while its calls run. One
+// goroutine (this one) writes to the client; the upstream is read by
+// another, and each call runs in its own, so that text keeps flowing while
+// tools work, results and events go out as they happen, and keepalives go
+// out while the stream is quiet (STYLE §4.4). Every goroutine started here
+// is finished before it returns.
+func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (*roundOutcome, error) {
+	rctx, cancelRead := context.WithCancel(ctx)
+	tctx, cancelCalls := context.WithCancel(ctx)
+	events := make(chan upEvent, 16)
+	var reader sync.WaitGroup
+	reader.Go(func() { tr.read(rctx, body, events) })
+	ex := &calls{ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8)}
+	defer func() {
+		cancelRead()
+		reader.Wait()
+		cancelCalls()
+		ex.wg.Wait()
+	}()
+
+	var tick <-chan time.Time
+	if k := tr.t.Loop.Keepalive; k > 0 {
+		t := time.NewTicker(k)
+		defer t.Stop()
+		tick = t.C
+	}
+
+	opts := detect.Options{MaxBlockBytes: tr.t.Loop.MaxBlockBytes.Int()}
+	if !final {
+		// In the last round the model has no tools: markup it writes
+		// anyway stays text, visible, rather than vanishing.
+		opts.Taught = tr.t.Format
+		opts.Known = func(name string) bool { return tr.known[name] }
+	}
+	det := detect.New(opts)
+	ro := &roundOutcome{}
+	var text strings.Builder
+
+	var later []*pending // calls that finished while the round streamed
+	done := false
+	for open := true; open; {
+		select {
+		case ev, ok := <-events:
+			switch {
+			case !ok:
+				open = false
+			case ev.err != nil:
+				return nil, ev.err
+			case ev.data == "[DONE]":
+				done, open = true, false
+			case ev.data != "":
+				calls, err := tr.chunk(ev.data, det, ro, &text)
+				if err != nil {
+					return nil, err
+				}
+				if err := tr.startCalls(calls, n, ro, ex); err != nil {
+					return nil, err
+				}
+			}
+		case nt := <-ex.notes:
+			// Shown once the round's text is over: a card or event never
+			// lands in the middle of the model's sentence, and the stream
+			// reads the same however the network timed it.
+			ex.outstanding--
+			later = append(later, nt.p)
+		case <-tick:
+			if err := tr.keepalive(); err != nil {
+				return nil, err
+			}
+		case <-ctx.Done():
+			return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
+		}
+	}
+	// go-sse's Read treats EOF as success; a stream that ends with neither
+	// [DONE] nor a finish_reason was cut short and must not look complete.
+	if !done && ro.finish == "" {
+		return nil, errCut(tr.t.UpstreamName)
+	}
+	tail, calls := det.End()
+	if err := tr.s.sendContent(tail); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrClientGone, err)
+	}
+	if err := tr.startCalls(calls, n, ro, ex); err != nil {
+		return nil, err
+	}
+	ro.text = text.String()
+	for _, p := range later {
+		if err := tr.finished(p, nil); err != nil {
+			return nil, err
+		}
+	}
+
+	for ex.outstanding > 0 {
+		select {
+		case nt := <-ex.notes:
+			ex.outstanding--
+			if err := tr.finished(nt.p, nil); err != nil {
+				return nil, err
+			}
+		case <-tick:
+			if err := tr.keepalive(); err != nil {
+				return nil, err
+			}
+		case <-ctx.Done():
+			return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
+		}
+	}
+	if ro.usage != "" {
+		tr.usages = append(tr.usages, ro.usage)
+		tr.usageInline = ro.usageInline
+	}
+	return ro, nil
+}
+
+// read opens the round and passes its events on until the stream ends, an
+// error occurs, or ctx is done.
+func (tr *turnRun) read(ctx context.Context, body []byte, out chan<- upEvent) {
+	defer close(out)
+	send := func(ev upEvent) bool {
+		select {
+		case out <- ev:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	st, err := tr.t.Upstream.Open(ctx, body)
+	if err != nil {
+		send(upEvent{err: err})
+		return
+	}
+	defer st.Close()
+	for data, err := range st.Events() {
+		if err != nil {
+			send(upEvent{err: readError(ctx, tr.t.UpstreamName, err)})
+			return
+		}
+		if !send(upEvent{data: data}) || data == "[DONE]" {
+			return
+		}
+	}
+}
+
+// chunk handles one upstream chunk of a round with tools: its content goes
+// through the detector, the visible part is forwarded (the upstream's bytes
+// untouched when nothing changed), a finish chunk is held for the turn to
+// decide on, and the calls whose blocks closed are returned.
+func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, text *strings.Builder) ([]detect.Call, error) {
+	s := tr.s
+	v, err := s.parse(tr.t.UpstreamName, data)
+	if err != nil {
+		return nil, err
+	}
+	if !s.started {
+		s.start(v)
+	}
+	edited := s.fixEnvelope(v)
+	choices := v.GetArray("choices")
+	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+		ro.usage = string(u.MarshalTo(nil))
+		ro.usageInline = len(choices) > 0
+		if len(choices) == 0 {
+			s.usage = data // held: it goes out last, summed
+			return nil, nil
+		}
+	}
+	if len(choices) == 0 {
+		return nil, tr.send(v, data, edited)
+	}
+
+	c0 := choices[0]
+	delta := c0.Get("delta")
+	var calls []detect.Call
+	hasContent, visible := false, ""
+	if delta != nil && delta.Type() == fastjson.TypeObject {
+		if s.fixRole(delta) {
+			edited = true
+		}
+		if c := delta.Get("content"); c != nil && c.Type() == fastjson.TypeString {
+			t := string(c.GetStringBytes()) // a copy: the parser's buffer is reused
+			text.WriteString(t)
+			visible, calls = det.Feed(t)
+			hasContent = true
+			if visible != t {
+				edited = true
+			}
+		}
+	}
+	finish := c0.GetStringBytes("finish_reason")
+	if len(finish) > 0 {
+		ro.finish = string(finish)
+		if blank(delta, visible) && isNull(c0.Get("logprobs")) {
+			ro.finishData = data
+			return calls, nil
+		}
+		// The chunk carries more than the finish: send that now; the
+		// finish itself waits until the turn knows it is over.
+		c0.Set("finish_reason", s.a.NewNull())
+		edited = true
+	}
+	// A chunk left with nothing to show is dropped: its content was all
+	// markup, or it only repeated the role of a later round.
+	if blank(delta, visible) && isNull(c0.Get("logprobs")) {
+		return calls, nil
+	}
+	if hasContent && edited {
+		// Reading content unescaped it; write it back with JSON's escaping.
+		delta.Set("content", rawValue(s.a, s.quote(visible)))
+	}
+	return calls, tr.send(v, data, edited)
+}
+
+// send forwards a chunk: the upstream's bytes when nothing was edited.
+func (tr *turnRun) send(v *fastjson.Value, data string, edited bool) error {
+	s := tr.s
+	var err error
+	if edited {
+		s.buf = v.MarshalTo(s.buf[:0])
+		err = s.out.Send(s.buf)
+	} else {
+		err = s.out.Send(s2b(data))
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrClientGone, err)
+	}
+	return nil
+}
+
+// startCalls gives each found call an id and starts it: malformed blocks
+// and tools this turn cannot run get their error result at once, the rest
+// go to the executor.
+func (tr *turnRun) startCalls(found []detect.Call, round int, ro *roundOutcome, ex *calls) error {
+	for _, c := range found {
+		p := &pending{call: toolhost.Call{
+			ID:        tr.r.newID("call_"),
+			Name:      c.Name,
+			Arguments: c.Arguments,
+			TurnID:    tr.s.id,
+			Round:     round,
+			Model:     tr.t.Request.Model,
+		}}
+		ro.calls = append(ro.calls, p)
+		tr.rep.ToolCalls++
+		// tool.started goes out when the call is found, from this
+		// goroutine, so it sits in the stream right where the block was.
+		if err := tr.event(toolStarted(p)); err != nil {
+			return err
+		}
+		switch {
+		case c.Err != nil:
+			p.result = toolhost.ErrorResult(p.call, toolhost.CodeParseError, parseErrorMessage(c.Err))
+		case !tr.known[c.Name]:
+			p.result = toolhost.ErrorResult(p.call, toolhost.CodeToolNotFound, notFoundMessage(c.Name, tr.names))
+		default:
+			tr.rep.ToolsRan = true
+			ex.start(p)
+			continue
+		}
+		if err := tr.finished(p, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepalive sends ": keepalive" when nothing was written since the last
+// tick, once the stream is committed: before that, an error can still be
+// an HTTP status.
+func (tr *turnRun) keepalive() error {
+	if tr.committed && !tr.wrote {
+		if err := tr.s.out.Comment("keepalive"); err != nil {
+			return fmt.Errorf("%w: %w", ErrClientGone, err)
+		}
+	}
+	tr.wrote = false
+	return nil
+}
+
+// quote encodes text as a JSON string into the stream's scratch buffer and
+// returns a view of it, valid until the next chunk.
+func (s *stream) quote(text string) string {
+	start := len(s.qbuf)
+	s.qbuf = appendJSONString(s.qbuf, text)
+	q := s.qbuf[start:]
+	return unsafe.String(unsafe.SliceData(q), len(q))
+}
+
+// blank reports whether a delta carries nothing to show: its visible
+// content is empty and every other field is null or "" (DeepSeek ends with
+// {"content":"","reasoning_content":null}).
+func blank(delta *fastjson.Value, visible string) bool {
+	if visible != "" {
+		return false
+	}
+	if delta == nil || delta.Type() != fastjson.TypeObject {
+		return true
+	}
+	ok := true
+	delta.GetObject().Visit(func(k []byte, v *fastjson.Value) {
+		if string(k) == "content" {
+			return
+		}
+		switch v.Type() {
+		case fastjson.TypeNull:
+		case fastjson.TypeString:
+			if len(v.GetStringBytes()) > 0 {
+				ok = false
+			}
+		default:
+			ok = false
+		}
+	})
+	return ok
+}
+
+func isNull(v *fastjson.Value) bool { return v == nil || v.Type() == fastjson.TypeNull }

@@ -1,0 +1,274 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy"
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// turnEnv is a proxy with server tools: a scripted upstream, webhook tools
+// on loopback and the real toolhost.
+type turnEnv struct {
+	*env
+	hooks *hookServer
+}
+
+// hookServer answers webhook calls at /<tool>: with a scripted answer when
+// one is set, else by echoing the arguments.
+type hookServer struct {
+	srv *httptest.Server
+
+	mu      sync.Mutex
+	answers map[string][]hookAnswer
+	calls   []hookCall
+}
+
+type hookAnswer struct {
+	status int
+	body   string
+	// wait, when set, is received from before answering.
+	wait <-chan struct{}
+}
+
+type hookCall struct {
+	Tool string
+	Body map[string]any
+	// Header holds the request's headers.
+	Header http.Header
+}
+
+func newHookServer(t *testing.T) *hookServer {
+	h := &hookServer{answers: map[string][]hookAnswer{}}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tool := strings.TrimPrefix(r.URL.Path, "/")
+		b, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		json.Unmarshal(b, &body)
+		h.mu.Lock()
+		h.calls = append(h.calls, hookCall{Tool: tool, Body: body, Header: r.Header.Clone()})
+		var ans *hookAnswer
+		if q := h.answers[tool]; len(q) > 0 {
+			ans = &q[0]
+			if len(q) > 1 {
+				h.answers[tool] = q[1:]
+			}
+		}
+		h.mu.Unlock()
+		if ans != nil && ans.wait != nil {
+			select {
+			case <-ans.wait:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if ans != nil {
+			if ans.status != 0 {
+				w.WriteHeader(ans.status)
+			}
+			io.WriteString(w, ans.body)
+			return
+		}
+		out, _ := json.Marshal(map[string]any{"ok": true, "arguments": body["arguments"]})
+		w.Write(out)
+	}))
+	t.Cleanup(func() {
+		h.srv.CloseClientConnections()
+		h.srv.Close()
+	})
+	return h
+}
+
+func (h *hookServer) answer(tool string, a hookAnswer) {
+	h.mu.Lock()
+	h.answers[tool] = append(h.answers[tool], a)
+	h.mu.Unlock()
+}
+
+func (h *hookServer) received() []hookCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]hookCall(nil), h.calls...)
+}
+
+// newTurnEnv builds the proxy from a YAML config in which ${UPSTREAM} and
+// ${WEBHOOK} name the scripted upstream and the webhook server.
+func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv {
+	t.Helper()
+	up := upstreamtest.New(rounds...)
+	hooks := newHookServer(t)
+	vars := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
+	cfg, err := config.Parse("config", []byte(yaml), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	ids := map[string]int{}
+	p, err := proxy.New(cfg, proxy.Options{
+		Tools: host,
+		NewID: func(prefix string) string {
+			mu.Lock()
+			defer mu.Unlock()
+			ids[prefix]++
+			return prefix + strconv.Itoa(ids[prefix])
+		},
+		Now: func() time.Time { return time.Unix(1800000000, 0) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	e := &env{up: up, srv: srv, proxy: p, client: &http.Client{Transport: &http.Transport{}}}
+	t.Cleanup(func() {
+		e.client.CloseIdleConnections()
+		srv.CloseClientConnections()
+		srv.Close()
+		up.Close()
+		p.Close()
+		host.Close()
+	})
+	return &turnEnv{env: e, hooks: hooks}
+}
+
+var durationRE = regexp.MustCompile(`"duration_ms":\d+|\d+ ms</summary>`)
+
+// normalize replaces what varies from run to run (durations).
+func normalize(s string) string {
+	return durationRE.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, `"`) {
+			return `"duration_ms":0`
+		}
+		return "0 ms</summary>"
+	})
+}
+
+// TestTurnGolden replays each testdata/turns/*.txtar: a config, the
+// client's request, the exact bytes of each upstream round, optional
+// webhook answers; the client must read exactly "client" and the upstream
+// must have received "upstream.requests" (what toolstream added to the
+// client's messages each round). Every upstream round is also split at
+// every byte and every 7 bytes.
+func TestTurnGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/turns/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := map[string]string{}
+			for _, f := range ar.Files {
+				sec[f.Name] = string(f.Data)
+			}
+			for _, split := range []int{0, 1, 7} {
+				var rounds []upstreamtest.Round
+				for i := 1; sec[fmt.Sprintf("upstream.round%d", i)] != ""; i++ {
+					rounds = append(rounds, upstreamtest.Round{Raw: sec[fmt.Sprintf("upstream.round%d", i)], SplitEvery: split})
+				}
+				e := newTurnEnv(t, sec["config"], rounds)
+				for name, body := range sec {
+					if tool, ok := strings.CutPrefix(name, "webhook."); ok {
+						status, rest := 0, body
+						if first, after, ok := strings.Cut(body, "\n"); ok && strings.HasPrefix(first, "status: ") {
+							status, _ = strconv.Atoi(strings.TrimPrefix(first, "status: "))
+							rest = after
+						}
+						e.hooks.answer(tool, hookAnswer{status: status, body: strings.TrimSpace(rest)})
+					}
+				}
+				request := strings.TrimSpace(sec["request"])
+				resp := e.do(t, http.MethodPost, "/v1/chat/completions", request)
+				got := normalize(fmt.Sprintf("%d %s\n\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), readAll(t, resp)))
+				gotReqs := upstreamAdditions(t, request, e.up.Requests())
+				if *update && split == 0 {
+					setSection(ar, "client", got)
+					setSection(ar, "upstream.requests", gotReqs)
+					if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					sec["client"], sec["upstream.requests"] = got, gotReqs
+				}
+				if got != sec["client"] {
+					t.Errorf("split %d: client read\n%s\nwant\n%s", split, got, sec["client"])
+				}
+				if gotReqs != sec["upstream.requests"] {
+					t.Errorf("split %d: upstream received\n%s\nwant\n%s", split, gotReqs, sec["upstream.requests"])
+				}
+			}
+		})
+	}
+}
+
+func setSection(ar *txtar.Archive, name, data string) {
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = []byte(data)
+			return
+		}
+	}
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
+}
+
+// upstreamAdditions describes each upstream request by what toolstream did
+// to the client's request: whether the tools were taught in the system
+// message, and every message added after the client's own.
+func upstreamAdditions(t *testing.T, clientBody string, reqs []upstreamtest.Request) string {
+	t.Helper()
+	var client struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	json.Unmarshal([]byte(clientBody), &client)
+	var b strings.Builder
+	for i, r := range reqs {
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(r.Body, &body); err != nil {
+			t.Fatalf("upstream request %d is not JSON: %v", i+1, err)
+		}
+		var msgs []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		}
+		json.Unmarshal(body["messages"], &msgs)
+		taught := len(msgs) > 0 && msgs[0].Role == "system" && strings.Contains(fmt.Sprint(msgs[0].Content), "Tools")
+		keys := make([]string, 0, len(body))
+		for k := range body {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&b, "round %d: keys=%s stream=%s taught=%v messages=%d\n", i+1, strings.Join(keys, ","), body["stream"], taught, len(msgs))
+		added := len(msgs) - len(client.Messages)
+		if taught && !(len(client.Messages) > 0 && strings.Contains(string(client.Messages[0]), `"system"`)) {
+			added-- // the system message toolstream inserted
+		}
+		for _, m := range msgs[len(msgs)-added:] {
+			c, _ := json.Marshal(m.Content)
+			fmt.Fprintf(&b, "  %s: %s\n", m.Role, c)
+		}
+	}
+	return b.String()
+}
