@@ -88,6 +88,14 @@ type entry struct {
 
 // New builds a Host from the configured tools, compiling every schema
 // once. It reports every bad tool, not just the first.
+//
+// Per tool: a missing parameters schema means {"type":"object",
+// "properties":{}}; a webhook secret of the form "whsec_<base64>" is
+// base64-decoded after the prefix (the Standard Webhooks form, so secrets
+// made for its libraries work unchanged), any other secret is used as its
+// raw bytes; the tool's headers are sent as configured except
+// Content-Type, User-Agent, X-Request-Id and webhook-*, which toolstream
+// sets itself.
 func New(tools []config.Tool, opts Options) (*Host, error) {
 	h := &Host{
 		client:      opts.Client,
