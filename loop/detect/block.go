@@ -77,8 +77,8 @@ type block struct {
 	kind      blockKind
 	fence     int  // backticks of the enclosing fence; 0 when not fenced
 	bodyStart int  // where the body begins (after the opening marker)
-	started   bool // kMarker: the body starts like one (syntax.start)
-	pre       int  // kMarker: where the body's first non-blank byte is, or -1
+	started   bool // the body starts like one (syntax.start)
+	pre       int  // where the body's first non-blank byte is, or -1
 	mk        int  // kMarker: bytes of syn.close matched
 	depth     int  // kJSONBare: nesting depth
 	inStr     bool // kJSONBare: inside a string
@@ -102,7 +102,7 @@ func (d *Detector) openMarker(syn *syntax, prefix string, fence int) {
 // opening line and blank lines are prefix.
 func (d *Detector) openJSON(kind blockKind, prefix string, fence int) {
 	d.st = stBlock
-	d.blk = block{syn: &synJSON, kind: kind, fence: fence, bodyStart: len(prefix), started: true}
+	d.blk = block{syn: &synJSON, kind: kind, fence: fence, bodyStart: len(prefix), pre: -1}
 	d.blk.fl = fenceLine{n: fence}
 	d.block = append(d.block[:0], prefix...)
 }
@@ -144,9 +144,11 @@ func (d *Detector) scanBlock(w string, p int) int {
 				d.block = append(d.block, s[:at-held]...)
 				return d.notABlock(w, p+at-held)
 			}
-			// The held bytes of a body start never hold a closing marker
-			// (its first byte, '<', ends every start check), so the
-			// closer need not see them.
+			// The closer sees the held bytes now. They never close the
+			// block: a start check ends at a json key or before a '<'.
+			if held > 0 {
+				b.scan(string(d.block[b.pre:]), b.pre)
+			}
 			b.started = true
 		}
 		n, closed := b.scan(s, len(d.block))

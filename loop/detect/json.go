@@ -23,8 +23,69 @@ import (
 // text, released as written.
 var synJSON = syntax{
 	format: JSON,
+	start:  jsonStart,
 	parse:  parseJSON,
 	sniff:  sniffJSON,
+}
+
+// callKeys are the keys a call object may start with. An object whose first
+// key is another one is data, released as text at once instead of being
+// held to its closing brace; so is "{" followed by anything but a key.
+var callKeys = map[string]bool{
+	"name": true, "tool_calls": true, "function": true, "type": true,
+	"id": true, "arguments": true, "parameters": true,
+}
+
+// jsonStart wants '{' (or '[' then '{') and a first key from callKeys,
+// quoted or not.
+func jsonStart(s string) (res, at int) {
+	i := 0
+	if s[0] == '[' {
+		if i = skipBlanks(s, 1); i == len(s) {
+			return startMore, 0
+		}
+		if s[i] != '{' {
+			return startNo, i
+		}
+	}
+	if i = skipBlanks(s, i+1); i == len(s) {
+		return startMore, 0
+	}
+	var key string
+	switch c := s[i]; {
+	case c == '"' || c == '\'':
+		end := strings.IndexByte(s[i+1:min(len(s), i+1+maxKey)], c)
+		if end < 0 {
+			if len(s) >= i+1+maxKey {
+				return startNo, i + 1 + maxKey
+			}
+			return startMore, 0
+		}
+		key, at = s[i+1:i+1+end], i+1+end
+	case c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		j := i
+		for j < len(s) && j < i+maxKey && (s[j] == '_' || 'a' <= s[j] && s[j] <= 'z' || 'A' <= s[j] && s[j] <= 'Z' || '0' <= s[j] && s[j] <= '9') {
+			j++
+		}
+		if j == len(s) {
+			return startMore, 0
+		}
+		key, at = s[i:j], j
+	default:
+		return startNo, i
+	}
+	if callKeys[key] {
+		return startOK, 0
+	}
+	return startNo, at
+}
+
+// skipBlanks skips ASCII white space from s[i].
+func skipBlanks(s string, i int) int {
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	return i
 }
 
 func parseJSON(body string) parsed {

@@ -47,6 +47,25 @@ func TestJSON(t *testing.T) {
 			steps: []step{feed(`set {a, b} and {"name": "Bob", "age": 3} and {} `, `set {a, b} and {"name": "Bob", "age": 3} and {} `), end("")},
 		},
 		{
+			name: "an object whose first key is not a call's is released at once",
+			opts: jsonTaught,
+			steps: []step{
+				feed(`the set {1, 2 and {"city": "Par`, `the set {1, 2 and {"city": "Par`),
+				feed(`is"} {`, `is"} `),
+				feed("\n  name: 'search', arguments: {}}", "", call(detect.JSON, "search", `{}`, "{\n  name: 'search', arguments: {}}")),
+				end(""),
+			},
+		},
+		{
+			name: "a fenced JSON example is released at its first key",
+			opts: jsonTaught,
+			steps: []step{
+				feed("```json\n{\n  \"ci", ""),
+				feed("ty\": 1,", "```json\n{\n  \"city\": 1,"),
+				end(""),
+			},
+		},
+		{
 			name:  "a name alone is a call when the tool is known",
 			opts:  jsonTaught,
 			steps: []step{feed(`{"name": "search"}`, "", call(detect.JSON, "search", `{}`, `{"name": "search"}`)), end("")},
