@@ -39,6 +39,11 @@ type hookServer struct {
 	mu      sync.Mutex
 	answers map[string][]hookAnswer
 	calls   []hookCall
+	// log records "start:<tool>" and "end:<tool>" as requests come and go.
+	log []string
+	// cancelled is closed when a held answer's request was cancelled.
+	cancelled chan struct{}
+	once      sync.Once
 }
 
 type hookAnswer struct {
@@ -56,7 +61,7 @@ type hookCall struct {
 }
 
 func newHookServer(t *testing.T) *hookServer {
-	h := &hookServer{answers: map[string][]hookAnswer{}}
+	h := &hookServer{answers: map[string][]hookAnswer{}, cancelled: make(chan struct{})}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tool := strings.TrimPrefix(r.URL.Path, "/")
 		b, _ := io.ReadAll(r.Body)
@@ -64,6 +69,7 @@ func newHookServer(t *testing.T) *hookServer {
 		json.Unmarshal(b, &body)
 		h.mu.Lock()
 		h.calls = append(h.calls, hookCall{Tool: tool, Body: body, Header: r.Header.Clone()})
+		h.log = append(h.log, "start:"+tool)
 		var ans *hookAnswer
 		if q := h.answers[tool]; len(q) > 0 {
 			ans = &q[0]
@@ -72,10 +78,16 @@ func newHookServer(t *testing.T) *hookServer {
 			}
 		}
 		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			h.log = append(h.log, "end:"+tool)
+			h.mu.Unlock()
+		}()
 		if ans != nil && ans.wait != nil {
 			select {
 			case <-ans.wait:
 			case <-r.Context().Done():
+				h.once.Do(func() { close(h.cancelled) })
 				return
 			}
 		}

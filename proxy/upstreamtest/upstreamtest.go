@@ -55,6 +55,10 @@ type Round struct {
 	// Wait, when set, is received from before the response starts, so a
 	// test can hold a round until it is ready.
 	Wait <-chan struct{}
+	// Gate, when set, is received from after GateAfter events, so a test
+	// can prove something happened while the stream was still open.
+	Gate      <-chan struct{}
+	GateAfter int
 }
 
 // Request is one recorded request.
@@ -229,6 +233,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 				panic(http.ErrAbortHandler)
 			}
 			return
+		}
+		if rd.Gate != nil && i == rd.GateAfter {
+			select {
+			case <-rd.Gate:
+			case <-r.Context().Done():
+				s.markCancelled()
+				return
+			}
 		}
 		if rd.StallAfter > 0 && i == rd.StallAfter {
 			<-r.Context().Done()

@@ -1,0 +1,82 @@
+package detect
+
+// A block syntax and what its parser reads; rule 6 (decide) turns the
+// result into calls or text.
+
+// syntax is one block syntax: its closing marker and body parser.
+type syntax struct {
+	format Format
+	close  string
+	fail   []int // KMP failure table of close
+	// start looks at the body from its first non-blank byte (s is not
+	// empty) and tells whether it starts like one: startOK, startMore (s
+	// is too short to tell), or startNo with the index of the byte that
+	// cannot be part of a body. A marker followed by anything else is
+	// prose ("use the <tool_call> tag"), released at once.
+	start func(s string) (res, at int)
+	// parse reads a closed block's body.
+	parse func(body string) parsed
+	// sniff reads what it can (the tool name) from an unfinished body.
+	sniff func(body string) parsed
+}
+
+// parsed is what a body parser read.
+type parsed struct {
+	calls []Call // Name and Arguments of each call, in order
+	name  string // with err: the first tool name that could be read
+	err   error  // the body could not be read (wraps ErrMalformed)
+	// weak: the body is a call only if it names a known tool (a json
+	// {"name": …} without arguments).
+	weak bool
+	// notCall, with err: the body does not look like a call at all (a
+	// json object naming nothing); it stays text.
+	notCall bool
+}
+
+// What syntax.start found.
+const (
+	startMore = iota
+	startOK
+	startNo
+)
+
+// kmp returns the failure table of p: t[i] is the length of the longest
+// proper prefix of p[:i+1] that is also its suffix. Closing markers such as
+// "<<<[END_TOOL_REQUEST]>>>" need it: after "<<<<[END" a naive matcher
+// restarting at the failing byte would miss the match.
+func kmp(p string) []int {
+	t := make([]int, len(p))
+	for i, k := 1, 0; i < len(p); i++ {
+		for k > 0 && p[i] != p[k] {
+			k = t[k-1]
+		}
+		if p[i] == p[k] {
+			k++
+		}
+		t[i] = k
+	}
+	return t
+}
+
+// decide applies rule 6 to a parsed block: in the taught format a block is a
+// call whatever it names; in the others only when it names a known tool (a
+// block of several calls, when one of them does). It returns nil for a
+// block that stays text.
+func (d *Detector) decide(f Format, pr parsed) []Call {
+	taught := f == d.taught
+	if pr.err != nil {
+		if taught && !pr.notCall || d.isKnown(pr.name) {
+			return []Call{{Format: f, Name: pr.name, Err: pr.err}}
+		}
+		return nil
+	}
+	take := taught && !pr.weak
+	for i := range pr.calls {
+		pr.calls[i].Format = f
+		take = take || d.isKnown(pr.calls[i].Name)
+	}
+	if !take || len(pr.calls) == 0 {
+		return nil
+	}
+	return pr.calls
+}
