@@ -3,11 +3,59 @@
 // safe to show, and reports each call as soon as its block closes.
 //
 // One [Detector] serves one round of one turn. It is an explicit state
-// machine (scan.go for prose, think blocks and code fences; block.go for a
-// block being read; fence.go for fence lines) with one body parser per
-// format (xml.go, toolrequest.go, hermes.go, json.go). Everything it has not
-// yet released is either a short suffix that may still open a marker, or a
-// block being read; nothing else is held back.
+// machine: scan.go for prose, <think> and code fences; block.go for a block
+// being read; fence.go for fence lines; one body parser per format (xml.go,
+// toolrequest.go, hermes.go, json.go). The marker formats are always looked
+// for; json only when it is the taught format.
+//
+// # What is held back
+//
+// Prose is released at once (rule 1), except:
+//   - a suffix that may still become an opening marker: at most 19 bytes,
+//     the longest marker less one, released as soon as it cannot;
+//   - a code fence opening a line ("```lang" and the blank lines after it),
+//     at most 160 bytes, until what follows shows whether the fence holds a
+//     tool block;
+//   - an incomplete UTF-8 sequence at the end of a piece;
+//   - in json mode, an object whose first key is a call's (name,
+//     tool_calls, function, type, id, arguments or parameters), up to its
+//     balancing brace.
+//
+// A block is held from its opening marker (or fence) until it closes, then
+// reported as calls or, when rule 6 leaves it to the prose, released as
+// written (not scanned again). Outside the taught format a block is taken
+// when it names a known tool; a block of several calls, when one of them
+// does (the caller answers TOOL_NOT_FOUND for the others). A malformed block
+// outside the taught format is taken only when the tool name it could read
+// is known. A marker followed by something that cannot start its body
+// ("<tool_call> tags", "<<<[TOOL_REQUEST]>>> marker") is prose at once.
+//
+// # Decisions
+//
+//   - Raw text values (xml, the Qwen3-Coder body) lose one leading and one
+//     trailing newline ("\n" or "\r\n"), nothing else; tool_request values
+//     are kept as written (their 「始」「末」 delimiters are explicit). No
+//     entities are decoded.
+//   - A block over Options.MaxBlockBytes is reported with [ErrTooLarge] from
+//     the Feed in which it passes the limit, Raw being its first
+//     MaxBlockBytes bytes; the rest of it, up to and including its closing
+//     marker (and closing fence), is dropped: neither shown nor kept. In a
+//     format that was not taught, a block naming no known tool in those
+//     bytes is released as text instead, and scanning goes on after them.
+//   - A fence (```, optional info string, at most three spaces of indent)
+//     whose body is one block and blank space is that block: the fence is
+//     part of Raw and hidden, and the calls come from the Feed that closes
+//     the fence, not the block, since only then is it known to hold nothing
+//     else. Any other fenced code is shown and never executed. Tilde fences
+//     are not recognised.
+//   - <think>…</think> in content is shown and never executed; an unclosed
+//     <think> runs to the end of the reply. (A server that strips the
+//     opening tag leaves its thinking as prose, where calls are found.)
+//   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
+//     or text under rule 6, except that a json object cut outside a string is parsed as if its
+//     closing braces were there (SPEC §5's "missing closing brace"), and a
+//     fenced json body that is complete JSON is taken though its fence was
+//     left open.
 package detect
 
 import (
