@@ -71,6 +71,30 @@ func TestToolRequest(t *testing.T) {
 			},
 		},
 		{
+			name: "inside think: shown, not run",
+			opts: trTaught,
+			steps: []step{
+				feed("<think>plan: "+spec+"</think>ok", "<think>plan: "+spec+"</think>ok"),
+				end(""),
+			},
+		},
+		{
+			name: "a fence holding only the block",
+			opts: trTaught,
+			steps: []step{
+				feed("```\n"+spec+"\n```\n", "\n", call(detect.ToolRequest, "get_weather", `{"city":"Paris","days":"3"}`, "```\n"+spec+"\n```")),
+				end(""),
+			},
+		},
+		{
+			name: "a longer fenced example",
+			opts: trTaught,
+			steps: []step{
+				feed("```\n"+spec+"\nthen the result\n```\n", "```\n"+spec+"\nthen the result\n```\n"),
+				end(""),
+			},
+		},
+		{
 			name:  "taught: unknown tool is a call",
 			opts:  trTaught,
 			steps: []step{feed(unknown, "", call(detect.ToolRequest, "rm", `{}`, unknown)), end("")},
