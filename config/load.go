@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"reflect"
@@ -67,6 +68,11 @@ func Parse(file string, data []byte, lookupEnv func(string) (string, bool)) (*Co
 	if d.budget < 0 {
 		// Decoding stopped part-way; validating the rest would only
 		// complain about what was never read.
+		msg := fmt.Sprintf("too large once aliases are expanded (over %d nodes and bytes); use fewer aliases", maxWork)
+		if len(problems) >= maxProblems {
+			msg = fmt.Sprintf("stopped after %d problems; fix these first", maxProblems)
+		}
+		problems = append(problems, Problem{File: file, Message: msg})
 		return nil, newError(problems)
 	}
 	for _, p := range cfg.check(d.locate) {

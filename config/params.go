@@ -12,6 +12,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxSchemaDepth bounds the nesting of a tool's parameters. Real schemas
+// nest a handful of levels; an alias inside the node it names would
+// otherwise nest forever.
+const maxSchemaDepth = 64
+
 // schemaJSON converts a tool's parameters from YAML to JSON, keeping the
 // file's key order (the order the model reads properties in) and YAML's
 // types: 3 stays the number 3, "3" stays a string. Scalars are expanded
@@ -22,74 +27,123 @@ func (d *decoder) schemaJSON(n *yaml.Node, path string) ([]byte, bool) {
 		return nil, false
 	}
 	before := len(d.problems)
-	var buf bytes.Buffer
-	d.writeJSON(&buf, n, path)
-	return buf.Bytes(), len(d.problems) == before
+	w := &schemaWriter{d: d, base: path}
+	w.value(n)
+	return w.buf.Bytes(), len(d.problems) == before && d.budget >= 0
 }
 
-func (d *decoder) writeJSON(buf *bytes.Buffer, n *yaml.Node, path string) {
+// schemaWriter writes one parameters tree as JSON. The path is kept as a
+// stack of segments and joined only for a problem, so large or aliased
+// trees cost no string building per node.
+type schemaWriter struct {
+	d       *decoder
+	buf     bytes.Buffer
+	base    string
+	segs    []string
+	tooDeep bool
+}
+
+func (w *schemaWriter) path() string { return w.base + strings.Join(w.segs, "") }
+
+func (w *schemaWriter) value(n *yaml.Node) {
 	n = resolve(n)
-	if !d.spend(n, path) {
+	if w.tooDeep || !w.d.spend(1+len(n.Value)) {
+		return
+	}
+	if len(w.segs) > maxSchemaDepth {
+		if !w.tooDeep {
+			w.tooDeep = true // stop the whole tree: report once, not per branch
+			w.d.errorf(n, w.path(), "nested deeper than %d levels (is an alias used inside the node it names?)", maxSchemaDepth)
+		}
 		return
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		buf.WriteByte('{')
-		first := true
-		d.entries(n, path, func(key string, _, v *yaml.Node, p string) {
-			if !first {
-				buf.WriteByte(',')
-			}
-			first = false
-			k, _ := json.Marshal(key)
-			buf.Write(k)
-			buf.WriteByte(':')
-			d.writeJSON(buf, v, p)
-		})
-		buf.WriteByte('}')
+		w.mapping(n)
 	case yaml.SequenceNode:
-		buf.WriteByte('[')
+		w.buf.WriteByte('[')
 		for i, item := range n.Content {
 			if i > 0 {
-				buf.WriteByte(',')
+				w.buf.WriteByte(',')
 			}
-			d.writeJSON(buf, item, path+"["+strconv.Itoa(i)+"]")
+			w.segs = append(w.segs, "["+strconv.Itoa(i)+"]")
+			w.value(item)
+			w.segs = w.segs[:len(w.segs)-1]
 		}
-		buf.WriteByte(']')
+		w.buf.WriteByte(']')
 	case yaml.ScalarNode:
-		d.writeScalarJSON(buf, n, path)
+		w.scalar(n)
 	default:
-		d.errorf(n, path, "unsupported YAML %s", kindName(n))
+		w.d.errorf(n, w.path(), "unsupported YAML %s", kindName(n))
 	}
 }
 
-func (d *decoder) writeScalarJSON(buf *bytes.Buffer, n *yaml.Node, path string) {
+// mapping writes an object, with the same key rules as [decoder.entries].
+func (w *schemaWriter) mapping(n *yaml.Node) {
+	w.buf.WriteByte('{')
+	seen := make(map[string]int, len(n.Content)/2)
+	first := true
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolve(n.Content[i])
+		if k.Kind != yaml.ScalarNode {
+			w.d.report(position{k.Line, k.Column}, w.path(), "a key must be a plain string, got a %s", kindName(k))
+			continue
+		}
+		if !w.d.spend(len(k.Value)) {
+			return
+		}
+		w.segs = append(w.segs, "."+k.Value)
+		switch line, dup := seen[k.Value]; {
+		case k.ShortTag() == "!!merge":
+			w.d.errorf(k, w.path(), "merge keys (<<) are not supported; write the keys out")
+		case dup:
+			w.d.errorf(k, w.path(), "duplicate key (first at line %d)", line)
+		default:
+			seen[k.Value] = k.Line
+			if !first {
+				w.buf.WriteByte(',')
+			}
+			first = false
+			key, _ := json.Marshal(k.Value)
+			w.buf.Write(key)
+			w.buf.WriteByte(':')
+			w.value(n.Content[i+1])
+		}
+		w.segs = w.segs[:len(w.segs)-1]
+	}
+	w.buf.WriteByte('}')
+}
+
+func (w *schemaWriter) scalar(n *yaml.Node) {
 	var v any
 	switch n.ShortTag() {
 	case "!!null":
-		buf.WriteString("null")
+		w.buf.WriteString("null")
 		return
 	case "!!bool", "!!int", "!!float":
 		if err := n.Decode(&v); err != nil {
-			d.errorf(n, path, "invalid %s %q", strings.TrimPrefix(n.ShortTag(), "!!"), n.Value)
+			w.d.errorf(n, w.path(), "invalid %s %q", strings.TrimPrefix(n.ShortTag(), "!!"), n.Value)
 			return
 		}
 	default:
 		// Strings, and anything YAML would make a timestamp or binary:
 		// JSON has no such types, so the text is kept as written.
-		s, ok := d.scalar(n, path, "a value")
-		if !ok {
-			return
+		v = n.Value
+		if strings.Contains(n.Value, "${") || strings.HasPrefix(n.Value, "os.environ/") {
+			s, ok := w.d.scalar(n, w.path(), "a value")
+			if !ok {
+				return
+			}
+			v = s
 		}
-		v = s
 	}
 	js, err := json.Marshal(v)
 	if err != nil {
 		// .inf and .nan are YAML floats JSON cannot write.
-		d.errorf(n, path, "%s cannot be written in JSON", n.Value)
+		w.d.errorf(n, w.path(), "%s cannot be written in JSON", n.Value)
 		return
 	}
-	buf.Write(js)
+	w.buf.Write(js)
 }
 
 // checkSchema reports what is wrong with a tool's parameters, or "".

@@ -20,9 +20,9 @@ type decoder struct {
 	file     string
 	lookup   func(string) (string, bool)
 	problems []Problem
-	// pos maps each decoded path to where it is written: the key of a
-	// mapping entry, the item of a sequence. Validation problems are
-	// placed with it.
+	// pos maps each decoded path to where it is written (see
+	// entryPosition); validation problems are placed with it. Paths
+	// inside tool parameters are not recorded.
 	pos map[string]position
 	// failed lists paths that already have a decoding problem, so that
 	// validation does not pile a second, derived complaint on them.
@@ -30,23 +30,24 @@ type decoder struct {
 	// expanded remembers scalars already expanded: an aliased node is
 	// visited once per alias, and its problems should be reported once.
 	expanded map[*yaml.Node]expansion
-	// budget is how many more nodes may be visited. Aliases are followed
-	// on every use, so a few lines of nested anchors could otherwise ask
-	// for billions of visits ("billion laughs").
+	// budget is how much more may be read. Aliases are followed on every
+	// use, so a few lines of nested anchors could otherwise ask for
+	// billions of nodes ("billion laughs"). Below zero, decoding stops.
 	budget int
 }
 
-// maxNodes bounds node visits for a whole file: far beyond any real
-// configuration (tool schemas included), far below what hurts.
-const maxNodes = 1_000_000
+// maxWork bounds what one file may expand to, counted as one unit per
+// node plus one per byte of keys and scalars: far beyond any real
+// configuration, tool schemas included, and far below what hurts.
+const maxWork = 4 << 20
 
-// spend takes one node visit from the budget; false once it is gone,
-// reporting that once.
-func (d *decoder) spend(n *yaml.Node, path string) bool {
-	d.budget--
-	if d.budget == -1 {
-		d.errorf(n, path, "too large: more than %d values once aliases are expanded", maxNodes)
-	}
+// maxProblems stops a run that has found more problems than anyone will
+// read; the first ones are the ones to fix.
+const maxProblems = 1000
+
+// spend takes cost from the budget; false once it is gone.
+func (d *decoder) spend(cost int) bool {
+	d.budget -= cost
 	return d.budget >= 0
 }
 
@@ -66,7 +67,7 @@ func newDecoder(file string, lookup func(string) (string, bool)) *decoder {
 		lookup:   lookup,
 		pos:      map[string]position{},
 		expanded: map[*yaml.Node]expansion{},
-		budget:   maxNodes,
+		budget:   maxWork,
 	}
 }
 
@@ -81,12 +82,22 @@ func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
 	d.report(at, path, format, args...)
 }
 
+// report records a problem at a position and marks path as failed.
 func (d *decoder) report(at position, path, format string, args ...any) {
+	d.note(at, path, format, args...)
+	d.failed = append(d.failed, path)
+}
+
+// note records a problem without failing path: the value still stands.
+func (d *decoder) note(at position, path, format string, args ...any) {
+	if len(d.problems) >= maxProblems {
+		d.budget = -1 // stop here
+		return
+	}
 	d.problems = append(d.problems, Problem{
 		File: d.file, Line: at.line, Col: at.col, Path: path,
 		Message: fmt.Sprintf(format, args...),
 	})
-	d.failed = append(d.failed, path)
 }
 
 var (
@@ -107,7 +118,7 @@ var entryDefaults = map[reflect.Type]func() reflect.Value{
 // string or an explicit zero, replaces it.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	n = resolve(n)
-	if isNull(n) || !d.spend(n, path) {
+	if isNull(n) || !d.spend(1+len(n.Value)) {
 		return
 	}
 	switch v.Type() {
@@ -249,11 +260,12 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 			d.errorf(k, p, "merge keys (<<) are not supported; write the keys out")
 			continue
 		}
+		if !d.spend(len(k.Value)) {
+			return
+		}
 		if first, dup := seen[k.Value]; dup {
-			// Not marked failed: the first value stands and is still
-			// validated.
-			d.problems = append(d.problems, Problem{File: d.file, Line: k.Line, Col: k.Column, Path: p,
-				Message: fmt.Sprintf("duplicate key (first at line %d)", first.Line)})
+			// Not failed: the first value stands and is still validated.
+			d.note(position{k.Line, k.Column}, p, "duplicate key (first at line %d)", first.Line)
 			continue
 		}
 		seen[k.Value] = k

@@ -120,7 +120,7 @@ func TestDecodeNoDerivedProblems(t *testing.T) {
 }
 
 // TestDecodeAliasBomb: anchors that multiply into billions of nodes are
-// cut off with a problem instead of exhausting memory.
+// cut off with one problem instead of exhausting time and memory.
 func TestDecodeAliasBomb(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
@@ -135,7 +135,29 @@ func TestDecodeAliasBomb(t *testing.T) {
 	b.WriteString("  - *t\n  - *t\n")
 	src := strings.Replace(b.String(), "  - name: t\n", "  - &t\n    name: t\n", 1)
 	got := problems(t, src, nil)
-	if len(got) != 1 || !strings.Contains(got[0], "too large: more than 1000000 values once aliases are expanded") {
-		t.Errorf("problems = %q, want one saying the parameters are too large", got)
+	want := []string{`t.yaml: too large once aliases are expanded (over 4194304 nodes and bytes); use fewer aliases`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// TestDecodeRecursiveAlias: an alias inside the node it names would nest
+// forever; it is reported once, at the depth limit.
+func TestDecodeRecursiveAlias(t *testing.T) {
+	t.Parallel()
+	src := tool + "    parameters: &p {type: object, a: *p, b: *p}\n"
+	got := problems(t, src, nil)
+	if len(got) != 1 || !strings.Contains(got[0], "tools[0].parameters.a.a.a.") ||
+		!strings.HasSuffix(got[0], "nested deeper than 64 levels (is an alias used inside the node it names?)") {
+		t.Errorf("problems = %q, want one about nesting", got)
+	}
+}
+
+// TestDecodeTooManyProblems: a run stops after 1000 problems and says so.
+func TestDecodeTooManyProblems(t *testing.T) {
+	t.Parallel()
+	got := problems(t, strings.Repeat("k: 1\n", 2000), nil)
+	if len(got) != 1001 || got[0] != "t.yaml: stopped after 1000 problems; fix these first" {
+		t.Errorf("got %d problems starting %q, want 1001 starting with the stop note", len(got), got[0])
 	}
 }
