@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -136,20 +135,9 @@ func TestCallStartsWhileStreamFlows(t *testing.T) {
 	r1 := upstreamtest.Round{Events: upstreamtest.Text("c1", "m", "Adding. ", call("create_task", `{"title":"Gym"}`), " Meanwhile, more text."),
 		Gate: gate, GateAfter: 3}
 	e := newTurnEnv(t, turnConfig(""), []upstreamtest.Round{r1, textRound("c2", "Done.")})
-	var once sync.Once
-	e.hooks.answer("create_task", hookAnswer{body: `{"id":1}`, wait: nil})
 	go func() {
-		for {
-			if len(e.hooks.received()) > 0 {
-				once.Do(func() { close(gate) })
-				return
-			}
-			select {
-			case <-e.up.Cancelled():
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
+		<-e.hooks.arrivals
+		close(gate)
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -180,21 +168,15 @@ func TestParallelCalls(t *testing.T) {
 	// A short tool timeout: run one after the other, the first call would
 	// time out waiting for the second.
 	e := newTurnEnv(t, turnConfig("  parallel_tools: true\n  tool_timeout: 3s\n"), []upstreamtest.Round{r1, textRound("c2", "ok")})
+	gate := make(chan struct{}) // released only once both requests are in
 	for _, tool := range []string{"create_task", "list_tasks"} {
-		gate := make(chan struct{})
 		e.hooks.answer(tool, hookAnswer{body: `{"tool":"` + tool + `"}`, wait: gate})
-		go func() {
-			// Released only once both requests are in.
-			for len(e.hooks.received()) < 2 {
-				select {
-				case <-e.up.Cancelled():
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-			}
-			close(gate)
-		}()
 	}
+	go func() {
+		<-e.hooks.arrivals
+		<-e.hooks.arrivals
+		close(gate)
+	}()
 	body := readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest))
 	if !strings.HasSuffix(body, "data: [DONE]\n\n") {
 		t.Fatalf("turn did not finish: %s", body)
@@ -218,15 +200,10 @@ func TestDisconnectCancelsCalls(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	resp := e.doCtx(t, ctx, http.MethodPost, "/v1/chat/completions", toolRequest)
-	br := bufio.NewReader(resp.Body)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatalf("stream ended before the call started: %v", err)
-		}
-		if strings.Contains(line, `"tool.started"`) {
-			break
-		}
+	select {
+	case <-e.hooks.arrivals:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook was never called")
 	}
 	cancel()
 	resp.Body.Close()

@@ -43,6 +43,8 @@ type hookServer struct {
 	log []string
 	// cancelled is closed when a held answer's request was cancelled.
 	cancelled chan struct{}
+	// arrivals receives one value per request, as it arrives.
+	arrivals chan string
 	once      sync.Once
 }
 
@@ -61,7 +63,7 @@ type hookCall struct {
 }
 
 func newHookServer(t *testing.T) *hookServer {
-	h := &hookServer{answers: map[string][]hookAnswer{}, cancelled: make(chan struct{})}
+	h := &hookServer{answers: map[string][]hookAnswer{}, cancelled: make(chan struct{}), arrivals: make(chan string, 100)}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tool := strings.TrimPrefix(r.URL.Path, "/")
 		b, _ := io.ReadAll(r.Body)
@@ -78,6 +80,7 @@ func newHookServer(t *testing.T) *hookServer {
 			}
 		}
 		h.mu.Unlock()
+		h.arrivals <- tool
 		defer func() {
 			h.mu.Lock()
 			h.log = append(h.log, "end:"+tool)

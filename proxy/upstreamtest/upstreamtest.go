@@ -77,6 +77,7 @@ type Server struct {
 	srv *httptest.Server
 
 	mu        sync.Mutex
+	script    func(Request) Round
 	rounds    []Round
 	next      int
 	requests  []Request
@@ -92,6 +93,16 @@ func New(rounds ...Round) *Server {
 	s := &Server{rounds: rounds, handlers: map[string]http.HandlerFunc{}, cancelled: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/v1"
+	return s
+}
+
+// NewFunc starts a server that answers each chat-completions request with
+// the round script returns for it, so a scripted model can react to what
+// it is sent (the demo's model answers differently once tool results are
+// in its history).
+func NewFunc(script func(Request) Round) *Server {
+	s := New()
+	s.script = script
 	return s
 }
 
@@ -157,6 +168,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
+	if s.script != nil {
+		req := s.requests[len(s.requests)-1]
+		s.mu.Unlock()
+		s.respond(w, r, s.script(req))
+		return
+	}
 	if s.next >= len(s.rounds) {
 		s.mu.Unlock()
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("upstreamtest: script has %d rounds, request %d has none", len(s.rounds), s.next+1))
@@ -165,7 +182,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	rd := s.rounds[s.next]
 	s.next++
 	s.mu.Unlock()
+	s.respond(w, r, rd)
+}
 
+// respond writes one scripted round.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, rd Round) {
 	if rd.Wait != nil {
 		select {
 		case <-rd.Wait:
