@@ -85,7 +85,9 @@ func (d *Detector) scanBlock(w string, p int) int {
 				p += len(s)
 				continue
 			case startNo:
-				// What was held before is "more", so at >= held.
+				// What was held before was "more", so at >= held; the
+				// max only guards the slice below.
+				at = max(at, held)
 				d.block = append(d.block, s[:at-held]...)
 				return d.notABlock(w, p+at-held)
 			}
