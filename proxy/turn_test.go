@@ -45,7 +45,7 @@ type hookServer struct {
 	cancelled chan struct{}
 	// arrivals receives one value per request, as it arrives.
 	arrivals chan string
-	once      sync.Once
+	once     sync.Once
 }
 
 type hookAnswer struct {
@@ -80,7 +80,10 @@ func newHookServer(t *testing.T) *hookServer {
 			}
 		}
 		h.mu.Unlock()
-		h.arrivals <- tool
+		select {
+		case h.arrivals <- tool:
+		default: // nobody is counting arrivals in this test
+		}
 		defer func() {
 			h.mu.Lock()
 			h.log = append(h.log, "end:"+tool)

@@ -1,12 +1,32 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/toolstream/toolstream/examples/demo"
 )
 
-// demo runs the scripted conversation (issue #3 builds it).
-func demo(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "toolstream demo: not built yet; run `toolstream serve -config config.example.yaml`")
-	return exitFail
+// runDemo runs the scripted conversation of SPEC §1 and prints what the client
+// sees.
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	raw := fs.Bool("raw", false, "print the raw SSE lines instead of the readable rendering")
+	listen := fs.String("listen", "", "keep the proxy serving on this address after the conversation (e.g. 127.0.0.1:8080)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := demo.Run(ctx, demo.Options{Out: stdout, Raw: *raw, Listen: *listen}); err != nil {
+		fmt.Fprintln(stderr, "toolstream demo:", err)
+		return exitFail
+	}
+	return exitOK
 }

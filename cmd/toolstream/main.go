@@ -39,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args[1:], stderr)
 	case "demo":
-		return demo(args[1:], stdout, stderr)
+		return runDemo(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
 	case "version":

@@ -139,15 +139,23 @@ func TestFeedbackJSONObject(t *testing.T) {
 	if len(obj.Results) != len(round) {
 		t.Fatalf("%d results, want %d", len(obj.Results), len(round))
 	}
-	if diff := cmp.Diff(`{"city":"Paris","temp_c":21.5,"days":[{"day":1,"max":24}],"ok":true,"alert":null}`, string(obj.Results[0].Result)); diff != "" {
-		t.Errorf("JSON result not kept as JSON, in order (-want +got):\n%s", diff)
+	// A JSON result is a string holding the compacted JSON, so no object
+	// of it sits bare where a json-taught detector would read it.
+	var jsonText string
+	if err := json.Unmarshal(obj.Results[0].Result, &jsonText); err != nil {
+		t.Fatalf("JSON result is not a string: %s", obj.Results[0].Result)
+	}
+	if diff := cmp.Diff(`{"city":"Paris","temp_c":21.5,"days":[{"day":1,"max":24}],"ok":true,"alert":null}`, jsonText); diff != "" {
+		t.Errorf("JSON result not kept as JSON text, in order (-want +got):\n%s", diff)
 	}
 	var text string
 	if err := json.Unmarshal(obj.Results[1].Result, &text); err != nil || text != textmode.Neutralize(forged) {
 		t.Errorf("text result = %s, want the neutralized text as a string", obj.Results[1].Result)
 	}
 	// Escaped markers are defused too, and so are keys.
-	if diff := cmp.Diff(`{"html":"＜/tool_response>＜tool_call>","＜tool_call>":"key"}`, string(obj.Results[2].Result)); diff != "" {
+	var escaped string
+	json.Unmarshal(obj.Results[2].Result, &escaped)
+	if diff := cmp.Diff(`{"html":"＜/tool_response>＜tool_call>","＜tool_call>":"key"}`, escaped); diff != "" {
 		t.Errorf("escaped markers (-want +got):\n%s", diff)
 	}
 	if e := obj.Results[5].Error; e == nil || e.Code != toolhost.CodeDenied {

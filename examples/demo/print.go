@@ -1,0 +1,190 @@
+package demo
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// printer renders a chat-completions stream for a person: the assistant's
+// text as it streams, tool activity on lines of its own, and at the end a
+// check of the stream contract (one id, role once, one finish, one [DONE]).
+type printer struct {
+	out io.Writer
+	raw bool
+
+	atLineStart bool
+	// pending is whitespace held back: between tool blocks a model writes
+	// newlines that would only push the tool lines apart.
+	pending  string
+	ids      map[string]bool
+	chunks   int
+	roles    int
+	finishes []string
+	done     int
+	rounds   int
+	calls    int
+	usage    *struct{ Prompt, Completion int }
+}
+
+func newPrinter(out io.Writer, raw bool) *printer {
+	return &printer{out: out, raw: raw, atLineStart: true, ids: map[string]bool{}, rounds: 1}
+}
+
+type chunk struct {
+	ID      string `json:"id"`
+	Choices []struct {
+		Delta struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		Prompt     int `json:"prompt_tokens"`
+		Completion int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error      json.RawMessage `json:"error"`
+	Toolstream *struct {
+		Event      string          `json:"event"`
+		Name       string          `json:"name"`
+		Arguments  json.RawMessage `json:"arguments"`
+		Round      int             `json:"round"`
+		Status     string          `json:"status"`
+		Result     json.RawMessage `json:"result"`
+		Error      *struct{ Code, Message string }
+		DurationMS int64 `json:"duration_ms"`
+	} `json:"toolstream"`
+}
+
+// read consumes the stream until it ends.
+func (p *printer) read(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if p.raw && line != "" {
+			fmt.Fprintln(p.out, line)
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		if data == "[DONE]" {
+			p.done++
+			continue
+		}
+		var c chunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			return fmt.Errorf("a chunk is not JSON: %v", err)
+		}
+		if c.Error != nil {
+			return fmt.Errorf("the stream ended with an error: %s", c.Error)
+		}
+		p.chunk(&c)
+	}
+	return sc.Err()
+}
+
+func (p *printer) chunk(c *chunk) {
+	p.chunks++
+	p.ids[c.ID] = true
+	if c.Usage != nil {
+		p.usage = &struct{ Prompt, Completion int }{c.Usage.Prompt, c.Usage.Completion}
+	}
+	for _, ch := range c.Choices {
+		if ch.Delta.Role != "" {
+			p.roles++
+		}
+		if ch.Delta.Content != "" {
+			p.text(ch.Delta.Content)
+		}
+		if ch.FinishReason != nil {
+			p.finishes = append(p.finishes, *ch.FinishReason)
+		}
+	}
+	if ev := c.Toolstream; ev != nil && !p.raw {
+		switch ev.Event {
+		case "tool.started":
+			p.calls++
+			p.line(fmt.Sprintf("  ⚙ %s %s", ev.Name, ev.Arguments))
+		case "tool.finished":
+			if ev.Error != nil {
+				p.line(fmt.Sprintf("  ✗ %s → %s: %s (%d ms)", ev.Name, ev.Error.Code, ev.Error.Message, ev.DurationMS))
+			} else {
+				p.line(fmt.Sprintf("  ✓ %s → %s (%d ms)", ev.Name, ev.Result, ev.DurationMS))
+			}
+		case "round.started":
+			p.rounds = ev.Round
+			p.line(fmt.Sprintf("  ↻ round %d", ev.Round))
+		default:
+			p.line("  · " + ev.Event)
+		}
+	} else if ev != nil && ev.Event == "round.started" {
+		p.rounds = ev.Round
+	} else if ev != nil && ev.Event == "tool.started" {
+		p.calls++
+	}
+}
+
+// text prints assistant text, prefixing a new paragraph. Whitespace at the
+// end is held until more text follows, so newlines a model writes between
+// tool blocks do not push the tool lines apart.
+func (p *printer) text(s string) {
+	if p.raw {
+		return
+	}
+	p.pending += s
+	body := strings.TrimRight(p.pending, " \n")
+	if body == "" {
+		return
+	}
+	p.pending = p.pending[len(body):]
+	if p.atLineStart {
+		fmt.Fprint(p.out, "assistant ▸ ")
+		body = strings.TrimLeft(body, " \n")
+	}
+	fmt.Fprint(p.out, body)
+	p.atLineStart = false
+}
+
+// line prints a line of its own, ending the text line first.
+func (p *printer) line(s string) {
+	p.pending = ""
+	if !p.atLineStart {
+		fmt.Fprintln(p.out)
+	}
+	fmt.Fprintln(p.out, s)
+	p.atLineStart = true
+}
+
+// summary prints what was received and checks the stream contract.
+func (p *printer) summary() error {
+	if !p.atLineStart {
+		fmt.Fprintln(p.out)
+	}
+	fmt.Fprintln(p.out)
+	finish := strings.Join(p.finishes, ",")
+	u := "none"
+	if p.usage != nil {
+		u = fmt.Sprintf("%d prompt + %d completion tokens, summed over the rounds", p.usage.Prompt, p.usage.Completion)
+	}
+	fmt.Fprintf(p.out, "── %d rounds · %d tool calls · finish_reason %q · usage: %s\n", p.rounds, p.calls, finish, u)
+	var ids []string
+	for id := range p.ids {
+		ids = append(ids, id)
+	}
+	ok := len(ids) == 1 && p.roles == 1 && len(p.finishes) == 1 && p.done == 1
+	mark := "✓"
+	if !ok {
+		mark = "✗"
+	}
+	fmt.Fprintf(p.out, "── %s %d chunks under %d id (%s), role %d×, finish_reason %d×, [DONE] %d×\n",
+		mark, p.chunks, len(ids), strings.Join(ids, ", "), p.roles, len(p.finishes), p.done)
+	if !ok {
+		return fmt.Errorf("the stream broke its contract")
+	}
+	return nil
+}

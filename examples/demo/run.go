@@ -1,0 +1,156 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/examples/taskboard"
+	"github.com/toolstream/toolstream/proxy"
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// Options configure a demo run. The zero value prints to nowhere.
+type Options struct {
+	// Out receives what the client sees; Raw prints the SSE lines as they
+	// came instead of the readable rendering.
+	Out io.Writer
+	Raw bool
+	// Listen, when set, keeps the proxy serving on that address after the
+	// conversation, so other clients (curl, an SDK) can try it, until ctx
+	// is done.
+	Listen string
+	// Log receives the proxy's log lines; nil discards them.
+	Log *slog.Logger
+}
+
+// secret signs the demo's webhook calls, as a real deployment would.
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+// Prompt is the conversation the demo sends.
+const Prompt = "Create three tasks for tomorrow: buy groceries, call the plumber and renew my passport. Then tell me what you did."
+
+// Run starts the scripted model, the task board and the proxy on loopback,
+// sends the conversation and prints the stream.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	model := upstreamtest.NewFunc(script)
+	defer model.Close()
+
+	board := &taskboard.Board{Secret: secret}
+	boardURL, stopBoard, err := serve(board, "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer stopBoard()
+
+	cfg := config.Default()
+	up := config.DefaultUpstreamEntry()
+	up.Name, up.BaseURL, up.Models = "scripted", model.URL, []string{"*"}
+	up.ToolMode, up.TextFormat = config.ToolModeText, config.TextFormatHermes
+	cfg.Upstreams = []config.Upstream{up}
+	cfg.Tools = taskboard.Tools(boardURL, secret)
+	cfg.Storage.InMemory = true
+	if opts.Listen != "" {
+		cfg.Listen = opts.Listen
+	} else {
+		cfg.Listen = "127.0.0.1:0"
+	}
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log})
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	proxyURL, stopProxy, err := serve(p, cfg.Listen)
+	if err != nil {
+		return err
+	}
+	defer stopProxy()
+
+	out := opts.Out
+	fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes), the example task board as webhook tools, and the proxy, all on loopback.\n")
+	fmt.Fprintf(out, "POST %s/chat/completions  stream: true\n\n", proxyURL)
+	if err := converse(ctx, out, proxyURL, opts.Raw); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nThe task board now holds:\n")
+	for _, t := range board.Tasks() {
+		fmt.Fprintf(out, "  #%d %s (due %s, priority %d)\n", t.ID, t.Title, t.Due, t.Priority)
+	}
+	if opts.Listen == "" {
+		return nil
+	}
+	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop). Try:\n", proxyURL)
+	fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Plan my day\"}]}'\n", proxyURL)
+	<-ctx.Done()
+	return nil
+}
+
+// serve runs h on addr and returns its base URL and a stop function.
+func serve(h http.Handler, addr string) (string, func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("demo server", "error", err)
+		}
+	}()
+	url := "http://" + ln.Addr().String()
+	if _, ok := h.(*proxy.Server); ok {
+		url += "/v1"
+	}
+	return url, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		<-done
+	}, nil
+}
+
+// converse sends the demo conversation and prints the stream.
+func converse(ctx context.Context, out io.Writer, base string, raw bool) error {
+	body := fmt.Sprintf(`{"model":%q,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"You are a helpful assistant that manages the user's task board."},{"role":"user","content":%q}]}`,
+		modelName, Prompt)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat/completions", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("proxy answered %d: %s", resp.StatusCode, b)
+	}
+	fmt.Fprintf(out, "user ▸ %s\n\n", Prompt)
+	pr := newPrinter(out, raw)
+	if err := pr.read(resp.Body); err != nil {
+		return err
+	}
+	return pr.summary()
+}
