@@ -5,8 +5,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
-	"net"
-	"net/netip"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -75,7 +73,8 @@ func presentedKey(c echo.Context) string {
 }
 
 // requireKey is the client-key middleware. With no keys configured it lets
-// everything through (CheckOpen decided at startup that this is allowed).
+// everything through (config validation decided that this is allowed:
+// loopback, or auth.allow_open).
 func (s *Server) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if s.keys.open() {
@@ -91,29 +90,3 @@ func (s *Server) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 const ctxKeyID = "toolstream.key_id"
-
-// CheckOpen refuses a configuration that would serve without client keys on
-// an address reachable from other machines, unless auth.allow_open says so
-// (SPEC §2).
-func CheckOpen(cfg *config.Config) error {
-	ks, err := newKeySet(cfg.Auth.Keys)
-	if err != nil {
-		return err
-	}
-	if !ks.open() || cfg.Auth.AllowOpen || isLoopback(cfg.Listen) {
-		return nil
-	}
-	return fmt.Errorf("refusing to listen on %s without client keys: set auth.keys, listen on 127.0.0.1, or set auth.allow_open: true", cfg.Listen)
-}
-
-func isLoopback(listen string) bool {
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}

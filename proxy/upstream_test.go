@@ -220,29 +220,3 @@ func TestAuthHashedKey(t *testing.T) {
 		t.Fatalf("status %d, want 200 for a key matching its sha256: entry", resp.StatusCode)
 	}
 }
-
-func TestCheckOpen(t *testing.T) {
-	tests := []struct {
-		listen    string
-		keys      []config.Secret
-		allowOpen bool
-		ok        bool
-	}{
-		{"127.0.0.1:8080", nil, false, true},
-		{"localhost:8080", nil, false, true},
-		{"[::1]:8080", nil, false, true},
-		{"0.0.0.0:8080", nil, false, false},
-		{":8080", nil, false, false},
-		{"0.0.0.0:8080", []config.Secret{""}, false, false}, // an unset ${VAR:-} is no key
-		{"0.0.0.0:8080", nil, true, true},
-		{"0.0.0.0:8080", []config.Secret{"k"}, false, true},
-	}
-	for _, tt := range tests {
-		cfg := config.Default()
-		cfg.Listen, cfg.Auth.Keys, cfg.Auth.AllowOpen = tt.listen, tt.keys, tt.allowOpen
-		err := proxy.CheckOpen(&cfg)
-		if (err == nil) != tt.ok {
-			t.Errorf("listen %s keys %v allow_open %v: err %v, want ok=%v", tt.listen, tt.keys, tt.allowOpen, err, tt.ok)
-		}
-	}
-}

@@ -40,11 +40,14 @@ func serve(args []string, stderr io.Writer) int {
 	if *listen != "" {
 		cfg.Listen = *listen
 	}
-	log := newLogger(cfg.Log, stderr)
-	if err := proxy.CheckOpen(cfg); err != nil {
-		log.Error("not starting", "error", err)
+	// Validated here, not only by Load: the built-in defaults are not
+	// validated, and -listen may move listen off loopback, which the
+	// open-proxy rule (SPEC §2) must see.
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
+	log := newLogger(cfg.Log, stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

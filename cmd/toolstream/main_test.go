@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.yaml")
+	os.WriteFile(broken, []byte("listen: 127.0.0.1:8080\nloop:\n  max_rounds: 0\n  dispaly: events\n"), 0o644)
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr []string
+	}{
+		{"no command", nil, exitUsage, "", []string{"Usage:"}},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "", []string{`unknown command "frobnicate"`}},
+		{"version", []string{"version"}, exitOK, "toolstream ", nil},
+		{"check example", []string{"check", "-config", "../../config.example.yaml"}, exitOK, "ok (", nil},
+		{"check needs a file", []string{"check"}, exitUsage, "", []string{"-config FILE is required"}},
+		{"check broken", []string{"check", "-config", broken}, exitFail, "", []string{
+			"broken.yaml:3:15: loop.max_rounds:", "broken.yaml:4:3: loop.dispaly: unknown key"}},
+		{"serve refuses an open public address", []string{"serve", "-config", "../../config.example.yaml", "-listen", "0.0.0.0:0"}, exitFail, "",
+			[]string{"auth.keys: no client keys while listen \"0.0.0.0:0\" is not loopback"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCmd(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errs)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout %q lacks %q", out, tt.stdout)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(errs, want) {
+					t.Errorf("stderr %q lacks %q", errs, want)
+				}
+			}
+		})
+	}
+}
