@@ -1,0 +1,119 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// scripted is an in-memory upstream: round i yields rounds[i]; before
+// yielding the event at index mark of round 0 it calls onMark.
+type scripted struct {
+	rounds [][]string
+	mark   int
+	onMark func()
+	n      int
+}
+
+func (s *scripted) Open(ctx context.Context, body []byte) (loop.Stream, error) {
+	r := s.rounds[s.n%len(s.rounds)]
+	first := s.n%len(s.rounds) == 0
+	s.n++
+	return &scriptedStream{events: r, mark: s.mark, onMark: s.onMark, first: first}, nil
+}
+
+type scriptedStream struct {
+	events []string
+	mark   int
+	onMark func()
+	first  bool
+}
+
+func (s *scriptedStream) Events() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for i, ev := range s.events {
+			if s.first && i == s.mark {
+				s.onMark()
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (s *scriptedStream) Close() error { return nil }
+
+type discard struct{}
+
+func (discard) Send([]byte) error    { return nil }
+func (discard) Comment(string) error { return nil }
+func (discard) Done() error          { return nil }
+
+func chunk(delta, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}`
+}
+
+// BenchmarkBlockToWebhook measures the time from the upstream chunk that
+// closes a tool block to the webhook receiving the call: detection, id,
+// argument coercion and validation, signing, and the HTTP request on
+// loopback. One op is one two-round turn; the metric is per call.
+func BenchmarkBlockToWebhook(b *testing.B) {
+	var closedAt atomic.Int64
+	var total atomic.Int64
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		total.Add(time.Now().UnixNano() - closedAt.Load())
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":1}`))
+	}))
+	defer hook.Close()
+	tool := config.DefaultToolEntry()
+	tool.Name = "create_task"
+	tool.Parameters = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"},"priority":{"type":"integer"}},"required":["title"]}`)
+	tool.Webhook = &config.Webhook{URL: hook.URL, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+	host, err := toolhost.New([]config.Tool{tool}, toolhost.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer host.Close()
+
+	up := &scripted{
+		rounds: [][]string{
+			{chunk(`{"role":"assistant","content":"Adding it. <tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\", \"priority\": \"2\"}}"}`, ""),
+				chunk(`{"content":"\n</tool_call>"}`, ""), chunk(`{}`, "stop"), "[DONE]"},
+			{chunk(`{"role":"assistant","content":"Done."}`, ""), chunk(`{}`, "stop"), "[DONE]"},
+		},
+		mark:   1,
+		onMark: func() { closedAt.Store(time.Now().UnixNano()) },
+	}
+	lc := config.Default().Loop
+	lc.Keepalive = 0
+	req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"add gym"}]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r loop.Runner
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		turn := &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes", Tools: host.Tools(), Executor: host, Loop: lc}
+		if _, err := r.Run(context.Background(), turn, discard{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(total.Load())/float64(b.N), "ns/block-to-webhook")
+}
