@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/sashabaranov/go-openai"
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop/textmode"
+	"github.com/toolstream/toolstream/toolhost"
 )
 
 // lastRoundNote is added to the last results message when the next round
@@ -49,8 +51,13 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	// escaping is not JSON for control characters) and parsed once.
 	var add []any
 	prompt := ""
-	if !final {
+	if !final && !tr.native {
 		prompt = textmode.Prompt(tr.t.Format, tr.t.Tools)
+	}
+	if !final && tr.native {
+		if err := tr.addServerTools(v, &a); err != nil {
+			return nil, err
+		}
 	}
 	msgs := v.GetArray("messages")
 	sysIdx := -1
@@ -63,11 +70,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		}
 	}
 	for i, rec := range tr.history {
-		fb := textmode.Feedback(tr.t.Format, rec.results)
-		if final && i == len(tr.history)-1 {
-			fb += "\n\n" + lastRoundNote
-		}
-		add = append(add, message{Role: "assistant", Content: rec.text}, message{Role: tr.t.Loop.ResultRole, Content: fb})
+		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
 	}
 	if len(add) == 0 {
 		return v.MarshalTo(nil), nil
@@ -105,6 +108,88 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	}
 	v.Set("messages", out)
 	return v.MarshalTo(nil), nil
+}
+
+// messages renders a finished round for the upstream. Text mode: the
+// model's text as written, then one result_role message with every result
+// (SPEC §5); lastNote adds that no tools are left. Native mode: the
+// assistant message with its tool_calls, then one role "tool" message per
+// result (SPEC §4).
+func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
+	if !rec.native {
+		fb := textmode.Feedback(tr.t.Format, rec.results)
+		if lastNote {
+			fb += "\n\n" + lastRoundNote
+		}
+		return []any{message{Role: "assistant", Content: rec.text}, message{Role: tr.t.Loop.ResultRole, Content: fb}}
+	}
+	am := nativeMessage{Role: "assistant"}
+	if rec.visible != "" {
+		am.Content = rec.visible
+	}
+	for _, c := range rec.calls {
+		am.ToolCalls = append(am.ToolCalls, openai.ToolCall{ID: c.id, Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: c.name, Arguments: c.args}})
+	}
+	out := []any{am}
+	for _, r := range rec.results {
+		out = append(out, nativeMessage{Role: "tool", ToolCallID: r.CallID, Content: toolContent(r)})
+	}
+	return out
+}
+
+// nativeMessage is an assistant or tool message of a native history. Unlike
+// go-openai's message type it writes "content": null next to tool_calls,
+// which some local servers require, and never drops an empty content.
+type nativeMessage struct {
+	Role       string            `json:"role"`
+	Content    any               `json:"content"`
+	ToolCalls  []openai.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string            `json:"tool_call_id,omitempty"`
+}
+
+// toolContent is a result as a role "tool" message carries it: the
+// result's text (JSON stays JSON), or {"error":{…}} for a failure; our
+// markers are defused, since local models echo results and the detectors
+// run in every mode.
+func toolContent(r toolhost.Result) string {
+	if r.Err != nil {
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": r.Err.Code, "message": textmode.Neutralize(r.Err.Message)}})
+		return string(b)
+	}
+	return textmode.Neutralize(r.Content)
+}
+
+// addServerTools merges the server tools into the request's tools, after
+// the client's own (SPEC §4 native).
+func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
+	var defs []openai.Tool
+	for _, t := range tr.t.Tools {
+		defs = append(defs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	}
+	enc, err := json.Marshal(defs)
+	if err != nil {
+		return err
+	}
+	var p fastjson.Parser
+	tv, err := p.ParseBytes(enc)
+	if err != nil {
+		return err
+	}
+	out := a.NewArray()
+	n := 0
+	for _, t := range v.GetArray("tools") {
+		out.SetArrayItem(n, t)
+		n++
+	}
+	for _, t := range tv.GetArray() {
+		out.SetArrayItem(n, t)
+		n++
+	}
+	// The tree is marshalled before p is used again or dropped.
+	v.Set("tools", rawValue(a, string(out.MarshalTo(nil))))
+	return nil
 }
 
 func isSystem(m *fastjson.Value) bool {

@@ -131,3 +131,19 @@ func (s *stream) sendExtension(ext []byte) error {
 	s.buf = b
 	return s.out.Send(b)
 }
+
+// sendToolCalls writes a chunk whose delta carries the tool-call fragments
+// frags (a JSON array).
+func (s *stream) sendToolCalls(frags string) error {
+	b := s.envelope(s.buf[:0])
+	b = append(b, `,"choices":[{"index":0,"delta":{`...)
+	if !s.roleSent {
+		s.roleSent = true
+		b = append(b, `"role":"assistant",`...)
+	}
+	b = append(b, `"tool_calls":`...)
+	b = append(b, frags...)
+	b = append(b, `},"finish_reason":null}]}`...)
+	s.buf = b
+	return s.out.Send(b)
+}

@@ -32,6 +32,11 @@ type Event struct {
 	Error     *toolhost.ToolError `json:"error,omitempty"`
 	// DurationMS is the call's wall time (tool.finished).
 	DurationMS *int64 `json:"duration_ms,omitempty"`
+	// From, To and Reason describe a mode.fallback: the tool modes and
+	// the upstream's refusal.
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 func toolStarted(p *pending) Event {
@@ -72,9 +77,7 @@ func (tr *turnRun) showFinished(p *pending) error {
 			Status: r.Status, Result: result, Truncated: truncated, Error: r.Err, DurationMS: &d,
 		})
 	case config.DisplayMarkdown:
-		if err := tr.s.sendContent(card(p, result)); err != nil {
-			return fmt.Errorf("%w: %w", ErrClientGone, err)
-		}
+		return tr.sendContent(nil, card(p, result))
 	}
 	return nil
 }

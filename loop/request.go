@@ -21,6 +21,11 @@ type Request struct {
 	// ToolChoiceNone is tool_choice: "none": the client wants no tool
 	// called this turn, so no server tool is offered either (SPEC §2).
 	ToolChoiceNone bool
+	// ClientTools are the names of the functions in the client's own
+	// "tools": the client runs those (SPEC §4).
+	ClientTools []string
+	// Overrides are the request's "toolstream" object (SPEC §2).
+	Overrides Overrides
 	// hasExtension says Body holds a "toolstream" object, which is ours and
 	// must not reach the upstream.
 	hasExtension bool
@@ -76,7 +81,19 @@ func ParseRequest(body []byte) (*Request, error) {
 		r.IncludeUsage = so.GetBool("include_usage")
 	}
 	r.ToolChoiceNone = string(v.GetStringBytes("tool_choice")) == "none"
+	for _, t := range v.GetArray("tools") {
+		if name := t.GetStringBytes("function", "name"); len(name) > 0 {
+			r.ClientTools = append(r.ClientTools, string(name))
+		}
+	}
 	r.hasExtension = v.Exists("toolstream")
+	if r.hasExtension {
+		o, err := parseOverrides(v.Get("toolstream"))
+		if err != nil {
+			return nil, err
+		}
+		r.Overrides = o
+	}
 	return r, nil
 }
 

@@ -31,6 +31,26 @@ type roundOutcome struct {
 	// usageInline says it came on a chunk with choices.
 	usage       string
 	usageInline bool
+
+	// visible is the round's content as the client read it, markup
+	// removed (native history uses it as the assistant's content).
+	visible strings.Builder
+	// native assembles the round's delta.tool_calls (native mode).
+	native *nativeCalls
+	// order lists every call of the round, server and client, in order of
+	// appearance: the assistant message of a native history carries them
+	// all.
+	order []roundCall
+	// clientCalls counts calls handed to the client; the turn then ends
+	// with finish_reason "tool_calls".
+	clientCalls int
+}
+
+// roundCall is one call of a round in order of appearance. A server call
+// has its pending execution; a client call only its id, name, arguments.
+type roundCall struct {
+	id, name, args string
+	p              *pending
 }
 
 // upEvent is one item from the goroutine reading the upstream.
@@ -70,11 +90,18 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	if !final {
 		// In the last round the model has no tools: markup it writes
 		// anyway stays text, visible, rather than vanishing.
-		opts.Taught = tr.t.Format
-		opts.Known = func(name string) bool { return tr.known[name] }
+		opts.Known = func(name string) bool { return tr.known[name] || tr.native && tr.clientTools[name] }
+		if !tr.native {
+			opts.Taught = tr.t.Format
+		}
 	}
 	det := detect.New(opts)
 	ro := &roundOutcome{}
+	if tr.native {
+		// Whatever is not the client's own tool is handled here: a server
+		// tool runs, an unknown name gets TOOL_NOT_FOUND.
+		ro.native = newNativeCalls(func(name string) bool { return !tr.clientTools[name] }, func() string { return tr.r.newID("call_") })
+	}
 	var text strings.Builder
 
 	var later []*pending // calls that finished while the round streamed
@@ -118,11 +145,16 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		return nil, errCut(tr.t.UpstreamName)
 	}
 	tail, calls := det.End()
-	if err := tr.s.sendContent(tail); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrClientGone, err)
+	if err := tr.sendContent(ro, tail); err != nil {
+		return nil, err
 	}
 	if err := tr.startCalls(calls, n, ro, ex); err != nil {
 		return nil, err
+	}
+	if ro.native != nil {
+		if err := tr.startNative(ro, n, final, ex); err != nil {
+			return nil, err
+		}
 	}
 	ro.text = text.String()
 	for _, p := range later {
@@ -225,6 +257,17 @@ func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, te
 			if visible != t {
 				edited = true
 			}
+			ro.visible.WriteString(visible)
+			tr.visible.WriteString(visible)
+		}
+		if tc := delta.Get("tool_calls"); ro.native != nil && tc != nil && tc.Type() == fastjson.TypeArray {
+			// Server calls are taken out; client calls go on re-indexed.
+			if frags := ro.native.feed(tc.GetArray()); frags != "" {
+				delta.Set("tool_calls", rawValue(s.a, frags))
+			} else {
+				delta.Del("tool_calls")
+			}
+			edited = true
 		}
 	}
 	finish := c0.GetStringBytes("finish_reason")
@@ -267,39 +310,117 @@ func (tr *turnRun) send(v *fastjson.Value, data string, edited bool) error {
 	return nil
 }
 
-// startCalls gives each found call an id and starts it: malformed blocks
-// and tools this turn cannot run get their error result at once, the rest
-// go to the executor.
+// startCalls gives each found text call an id and starts it: malformed
+// blocks and tools this turn cannot run get their error result at once, a
+// client tool's call in native mode goes to the client as a native
+// tool-call delta, the rest go to the executor.
 func (tr *turnRun) startCalls(found []detect.Call, round int, ro *roundOutcome, ex *calls) error {
 	for _, c := range found {
-		p := &pending{call: toolhost.Call{
-			ID:        tr.r.newID("call_"),
-			Name:      c.Name,
-			Arguments: c.Arguments,
-			TurnID:    tr.s.id,
-			Round:     round,
-			Model:     tr.t.Request.Model,
-		}}
-		ro.calls = append(ro.calls, p)
-		tr.rep.ToolCalls++
-		// tool.started goes out when the call is found, from this
-		// goroutine, so it sits in the stream right where the block was.
-		if err := tr.event(toolStarted(p)); err != nil {
-			return err
-		}
-		switch {
-		case c.Err != nil:
-			p.result = toolhost.ErrorResult(p.call, toolhost.CodeParseError, parseErrorMessage(c.Err))
-		case !tr.known[c.Name]:
-			p.result = toolhost.ErrorResult(p.call, toolhost.CodeToolNotFound, notFoundMessage(c.Name, tr.names))
-		default:
-			tr.rep.ToolsRan = true
-			ex.start(p)
+		id := tr.r.newID("call_")
+		if c.Err == nil && tr.native && tr.clientTools[c.Name] && !tr.known[c.Name] {
+			if err := tr.toClient(ro, id, c.Name, string(c.Arguments)); err != nil {
+				return err
+			}
 			continue
 		}
-		if err := tr.finished(p, nil); err != nil {
+		var result *toolhost.Result
+		switch {
+		case c.Err != nil:
+			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name}, toolhost.CodeParseError, parseErrorMessage(c.Err))
+			result = &r
+		case !tr.known[c.Name]:
+			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, notFoundMessage(c.Name, tr.names))
+			result = &r
+		}
+		if err := tr.startCall(ro, round, id, c.Name, c.Arguments, result, ex); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// startCall records a server call and runs it, or, when its result is
+// already known (an error before execution), shows that result.
+func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args []byte, result *toolhost.Result, ex *calls) error {
+	p := &pending{call: toolhost.Call{
+		ID:        id,
+		Name:      name,
+		Arguments: args,
+		TurnID:    tr.s.id,
+		Round:     round,
+		Model:     tr.t.Request.Model,
+	}}
+	ro.calls = append(ro.calls, p)
+	ro.order = append(ro.order, roundCall{id: id, name: name, args: string(args), p: p})
+	tr.rep.ToolCalls++
+	// tool.started goes out when the call is found, from this goroutine,
+	// so it sits in the stream right where the block was.
+	if err := tr.event(toolStarted(p)); err != nil {
+		return err
+	}
+	if result != nil {
+		p.result = *result
+		return tr.finished(p, nil)
+	}
+	tr.rep.ToolsRan = true
+	ex.start(p)
+	return nil
+}
+
+// startNative runs the round's native server calls once the stream is
+// over (their arguments are complete only then). Nothing runs when the
+// model was cut off by max_tokens (finish_reason "length") or in the last
+// round, which offers no server tools.
+func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *calls) error {
+	for _, c := range ro.native.finish() {
+		if !c.server {
+			ro.order = append(ro.order, roundCall{id: c.id, name: c.name, args: c.arguments()})
+			ro.clientCalls++
+			tr.clientCallIDs = append(tr.clientCallIDs, c.id)
+			continue
+		}
+		if final || ro.finish == "length" {
+			tr.r.log().Warn("native call not run", "call_id", c.id, "tool", c.name, "finish", ro.finish, "final_round", final)
+			continue
+		}
+		args := []byte(c.arguments())
+		var result *toolhost.Result
+		if !tr.known[c.name] {
+			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, notFoundMessage(c.name, tr.names))
+			result = &r
+		}
+		if err := tr.startCall(ro, round, c.id, c.name, args, result, ex); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toClient hands a text call of a client tool to the client as a native
+// tool-call delta (SPEC §4): markup removed, index after the round's other
+// client calls, type and function on the fragment.
+func (tr *turnRun) toClient(ro *roundOutcome, id, name, args string) error {
+	idx := ro.native.clients
+	ro.native.clients++
+	ro.order = append(ro.order, roundCall{id: id, name: name, args: args})
+	ro.clientCalls++
+	tr.clientCallIDs = append(tr.clientCallIDs, id)
+	frag := encodeFragments([]clientFragment{{Index: idx, ID: id, Type: "function", Function: fragmentFunction{Name: name, Arguments: args}}})
+	if err := tr.s.sendToolCalls(frag); err != nil {
+		return fmt.Errorf("%w: %w", ErrClientGone, err)
+	}
+	return nil
+}
+
+// sendContent sends text the turn writes itself (held-back text, cards)
+// and counts it as seen by the client.
+func (tr *turnRun) sendContent(ro *roundOutcome, text string) error {
+	if ro != nil {
+		ro.visible.WriteString(text)
+	}
+	tr.visible.WriteString(text)
+	if err := tr.s.sendContent(text); err != nil {
+		return fmt.Errorf("%w: %w", ErrClientGone, err)
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package loop
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -17,6 +19,16 @@ type turnRun struct {
 
 	known map[string]bool
 	names []string
+	// native says rounds run in native mode (SPEC §4); auto that native
+	// may still fall back to text.
+	native, auto bool
+	// clientTools are the names of the client's own tools (native mode).
+	clientTools map[string]bool
+	// visible is everything the client read as content this turn: its
+	// fingerprint finds the turn again in a later request (SPEC §8).
+	visible strings.Builder
+	// clientCallIDs are the calls handed to the client.
+	clientCallIDs []string
 
 	// history holds the finished rounds that called tools, fed back in
 	// every later round.
@@ -39,17 +51,27 @@ type turnRun struct {
 
 // roundRecord is one round as the next round's history needs it.
 type roundRecord struct {
-	// text is the model's content exactly as it wrote it, markup included.
+	// native says the round is fed back as native messages.
+	native bool
+	// text is the model's content exactly as it wrote it, markup included
+	// (text mode).
 	text string
-	// results are the round's results in call order.
+	// visible is the content without markup and calls, every call in
+	// order of appearance (native mode).
+	visible string
+	calls   []roundCall
+	// results are the round's server results in call order.
 	results []toolhost.Result
 }
 
 func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
-	tr := &turnRun{r: r, t: t, s: s, out: s.out, known: map[string]bool{}}
+	tr := &turnRun{r: r, t: t, s: s, out: s.out, known: map[string]bool{}, clientTools: map[string]bool{}}
 	for _, tool := range t.Tools {
 		tr.known[tool.Name] = true
 		tr.names = append(tr.names, tool.Name)
+	}
+	for _, name := range t.Request.ClientTools {
+		tr.clientTools[name] = true
 	}
 	// Every write goes through the turn, so the keepalive ticker knows
 	// when the stream has been quiet.
@@ -57,12 +79,15 @@ func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
 	return tr
 }
 
-// run is the rounds loop (SPEC §4, §5): a round that called tools is
-// followed by another with the results, until the model answers without
-// calls. Rounds 1..max_rounds-1 carry the tools; round max_rounds, or the
-// round after parse_retries malformed rounds, is sent without them so the
-// user still gets an answer.
+// run is the rounds loop (SPEC §4, §5): a round that called server tools
+// is followed by another with the results, until the model answers without
+// calls, hands calls to the client, or is cut off. Rounds 1..max_rounds-1
+// carry the tools; round max_rounds, or the round after parse_retries
+// malformed rounds, is sent without them so the user still gets an answer.
 func (tr *turnRun) run(ctx context.Context) (Report, error) {
+	if err := tr.chooseMode(ctx); err != nil {
+		return tr.rep, err
+	}
 	for n := 1; ; n++ {
 		final := n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
 		body, err := tr.body(final)
@@ -77,31 +102,94 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		tr.rep.Rounds = n
 		ro, err := tr.runRound(ctx, n, body, final)
 		if err != nil {
+			if n == 1 && tr.native && rejectsTools(err) {
+				if !tr.auto {
+					return tr.rep, &ToolsRejectedError{Upstream: tr.t.UpstreamName, Err: err}
+				}
+				if err := tr.fallBack(ctx, err); err != nil {
+					return tr.rep, err
+				}
+				n = 0 // the turn starts over in text mode
+				continue
+			}
 			return tr.rep, err
 		}
-		if len(ro.calls) == 0 {
-			return tr.rep, tr.finish(ro)
+		switch {
+		case ro.finish == "length":
+			// Cut off by max_tokens: surfaced as it is, nothing half
+			// written is run.
+			return tr.rep, tr.finish(ro, "")
+		case ro.clientCalls > 0:
+			// The client runs its calls; its next request brings their
+			// results (and history stitching the server calls').
+			return tr.rep, tr.finish(ro, "tool_calls")
+		case len(ro.calls) == 0 || final:
+			return tr.rep, tr.finish(ro, "")
 		}
-		rec := roundRecord{text: ro.text}
-		malformed := false
-		for _, p := range ro.calls {
-			rec.results = append(rec.results, p.result)
-			if p.result.Err != nil && p.result.Err.Code == toolhost.CodeParseError {
-				malformed = true
-			}
-		}
-		if malformed {
-			tr.parseRounds++
-		}
-		tr.history = append(tr.history, rec)
+		tr.history = append(tr.history, tr.record(ro))
 	}
 }
 
-// finish ends a turn whose last round called no tools: its finish chunk,
-// the usage chunk summed over rounds, [DONE].
-func (tr *turnRun) finish(ro *roundOutcome) error {
-	tr.rep.Finish = ro.finish
+// record turns a finished round into history for the next round.
+func (tr *turnRun) record(ro *roundOutcome) roundRecord {
+	rec := roundRecord{native: tr.native, text: ro.text, visible: ro.visible.String(), calls: ro.order}
+	malformed := false
+	for _, p := range ro.calls {
+		rec.results = append(rec.results, p.result)
+		if p.result.Err != nil && p.result.Err.Code == toolhost.CodeParseError {
+			malformed = true
+		}
+	}
+	if malformed {
+		tr.parseRounds++
+	}
+	return rec
+}
+
+// chooseMode resolves the turn's tool mode: auto is native unless this
+// upstream and model are remembered to reject native tools.
+func (tr *turnRun) chooseMode(ctx context.Context) error {
+	switch tr.t.Mode {
+	case config.ToolModeNative:
+		tr.native = true
+	case config.ToolModeAuto:
+		tr.native, tr.auto = true, true
+		if tr.t.Modes != nil {
+			text, err := tr.t.Modes.TextFallback(ctx, tr.t.UpstreamName, tr.t.Request.Model)
+			if err != nil {
+				tr.r.log().Warn("reading the remembered tool mode", "upstream", tr.t.UpstreamName, "error", err)
+			}
+			tr.native = !text
+		}
+	}
+	return nil
+}
+
+// fallBack switches an auto turn to text mode after the upstream rejected
+// native tools: remembered for this upstream and model, and told to the
+// client with a mode.fallback event.
+func (tr *turnRun) fallBack(ctx context.Context, cause error) error {
+	tr.native = false
+	tr.r.log().Info("tool mode fallback", "upstream", tr.t.UpstreamName, "model", tr.t.Request.Model, "reason", cause.Error())
+	if tr.t.Modes != nil {
+		if err := tr.t.Modes.RememberTextFallback(ctx, tr.t.UpstreamName, tr.t.Request.Model); err != nil {
+			tr.r.log().Warn("remembering the tool mode", "upstream", tr.t.UpstreamName, "error", err)
+		}
+	}
+	return tr.event(Event{Event: "mode.fallback", Round: 1, From: config.ToolModeNative, To: config.ToolModeText, Reason: upstreamMessage(cause)})
+}
+
+// finish ends the turn after its last round: the finish chunk (reason, when
+// set, overrides the upstream's), the usage chunk summed over rounds,
+// [DONE].
+func (tr *turnRun) finish(ro *roundOutcome, reason string) error {
 	s := tr.s
+	if reason != "" && reason != ro.finish {
+		// The upstream said "stop" but the client gets calls to run
+		// (converted from text): the client must see "tool_calls".
+		ro.finish, ro.finishData = reason, ""
+	}
+	tr.rep.Finish = ro.finish
 	if ro.finishData != "" {
 		if err := tr.forwardFinish(ro.finishData); err != nil {
 			return err

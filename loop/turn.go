@@ -56,6 +56,20 @@ type Turn struct {
 	// Loop tunes rounds, display and feedback. Display is the turn's
 	// display mode after per-request overrides.
 	Loop config.Loop
+	// Mode is the tool mode after per-request overrides: native, text or
+	// auto (SPEC §4). Empty means text.
+	Mode string
+	// Modes remembers upstreams that rejected native tools (auto mode);
+	// nil remembers nothing.
+	Modes ModeMemory
+}
+
+// ModeMemory remembers, per upstream and model, that native tools were
+// rejected, so that auto mode goes straight to text next time, also after
+// a restart (SPEC §4). toolhost.Store implements it.
+type ModeMemory interface {
+	TextFallback(ctx context.Context, upstream, model string) (bool, error)
+	RememberTextFallback(ctx context.Context, upstream, model string) error
 }
 
 // Report summarises a turn for its log line and metrics, also when it

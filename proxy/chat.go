@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/toolhost"
 )
 
 // chatCompletions is POST /v1/chat/completions: read, route, run the turn,
@@ -27,7 +29,10 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	turn := s.newTurn(req, up)
+	turn, err := s.newTurn(req, up, c.Request().Header)
+	if err != nil {
+		return err
+	}
 	if !req.Stream {
 		if len(turn.Tools) == 0 {
 			return s.relayJSON(c, up, req)
@@ -45,21 +50,61 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	return s.endStream(c, out, err)
 }
 
-// newTurn gathers what the turn runs with: the upstream, the server tools
-// it may call and the loop settings.
-func (s *Server) newTurn(req *loop.Request, up *upstream) *loop.Turn {
+// newTurn gathers what the turn runs with: the upstream, its tool mode,
+// the server tools it may call and the loop settings, after the request's
+// overrides (SPEC §2: the body's "toolstream" object, then the
+// X-Toolstream-* headers).
+func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
+	ho, err := loop.HeaderOverrides(h)
+	if err != nil {
+		return nil, err
+	}
+	o := req.Overrides.Merge(ho)
 	t := &loop.Turn{
 		Request:      req,
 		Upstream:     up,
 		UpstreamName: up.cfg.Name,
 		Format:       detect.Format(up.cfg.TextFormat),
 		Loop:         s.cfg.Loop,
+		Mode:         up.cfg.ToolMode,
+		Modes:        s.modes,
 	}
-	if s.tools != nil && !req.ToolChoiceNone {
-		t.Tools = s.tools.Tools()
-		t.Executor = s.tools
+	if o.Mode != "" {
+		t.Mode = o.Mode
 	}
-	return t
+	if o.Display != "" {
+		t.Loop.Display = o.Display
+	}
+	if s.tools == nil || req.ToolChoiceNone {
+		return t, nil
+	}
+	t.Tools, t.Executor = s.tools.Tools(), s.tools
+	if o.Tools != nil {
+		if t.Tools, err = pickTools(t.Tools, o.Tools); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// pickTools keeps the named server tools, in the order the config lists
+// them; a name that is not a server tool is the client's mistake.
+func pickTools(all []toolhost.Tool, names []string) ([]toolhost.Tool, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []toolhost.Tool
+	for _, t := range all {
+		if want[t.Name] {
+			out = append(out, t)
+			delete(want, t.Name)
+		}
+	}
+	for n := range want {
+		return nil, &loop.RequestError{Param: "toolstream.tools", Message: fmt.Sprintf("%q is not a server tool of this proxy", n)}
+	}
+	return out, nil
 }
 
 // collect runs a turn for a client that did not ask to stream and answers

@@ -83,6 +83,7 @@ var errUnauthorized = errors.New("proxy: invalid API key")
 // its status, type and code (Caddy's statusError, for OpenAI's shape).
 func toAPIError(err error) apiError {
 	var (
+		tre *loop.ToolsRejectedError
 		he  *echo.HTTPError
 		re  *loop.RequestError
 		ue  *loop.UpstreamError
@@ -99,6 +100,13 @@ func toAPIError(err error) apiError {
 			Message: "Incorrect or missing API key. Send it as \"Authorization: Bearer <key>\"."}
 	case errors.As(err, &mbe):
 		return tooLarge(mbe.Limit)
+	case errors.As(err, &tre):
+		var ue *loop.UpstreamError
+		status := http.StatusBadRequest
+		if errors.As(tre.Err, &ue) && ue.Status != 0 {
+			status = ue.Status
+		}
+		return apiError{Status: status, Type: "invalid_request_error", Code: "tools_not_supported", Param: "tools", Message: tre.Error()}
 	case errors.As(err, &re):
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: re.Param, Message: re.Message}
 	case errors.As(err, &mnf):

@@ -32,6 +32,9 @@ type Options struct {
 	Now func() time.Time
 	// Tools are the server tools turns may run; nil means none.
 	Tools Tools
+	// Modes remembers upstreams that rejected native tools (auto mode);
+	// nil remembers nothing.
+	Modes loop.ModeMemory
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -53,6 +56,7 @@ type Server struct {
 	runner    *loop.Runner
 	ready     func() error
 	tools     Tools
+	modes     loop.ModeMemory
 }
 
 // New builds a Server from a validated configuration.
@@ -72,6 +76,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		runner: &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
 		ready:  opts.Ready,
 		tools:  opts.Tools,
+		modes:  opts.Modes,
 	}
 	// An SSE event may carry a whole message or a large tool-call argument
 	// in one go; allow twice the largest tool block, at least 2MiB.

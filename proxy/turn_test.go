@@ -206,7 +206,14 @@ func TestTurnGolden(t *testing.T) {
 			for _, split := range []int{0, 1, 7} {
 				var rounds []upstreamtest.Round
 				for i := 1; sec[fmt.Sprintf("upstream.round%d", i)] != ""; i++ {
-					rounds = append(rounds, upstreamtest.Round{Raw: sec[fmt.Sprintf("upstream.round%d", i)], SplitEvery: split})
+					raw := sec[fmt.Sprintf("upstream.round%d", i)]
+					// "status: N" on the first line scripts an error answer.
+					if first, body, ok := strings.Cut(raw, "\n"); ok && strings.HasPrefix(first, "status: ") {
+						status, _ := strconv.Atoi(strings.TrimPrefix(first, "status: "))
+						rounds = append(rounds, upstreamtest.Round{Status: status, Body: strings.TrimSpace(body)})
+						continue
+					}
+					rounds = append(rounds, upstreamtest.Round{Raw: raw, SplitEvery: split})
 				}
 				e := newTurnEnv(t, sec["config"], rounds)
 				for name, body := range sec {
@@ -222,6 +229,9 @@ func TestTurnGolden(t *testing.T) {
 				request := strings.TrimSpace(sec["request"])
 				resp := e.do(t, http.MethodPost, "/v1/chat/completions", request)
 				got := normalize(fmt.Sprintf("%d %s\n\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), readAll(t, resp)))
+				if !strings.HasSuffix(got, "\n") {
+					got += "\n" // txtar ends every section with a newline
+				}
 				gotReqs := upstreamAdditions(t, request, e.up.Requests())
 				if *update && split == 0 {
 					setSection(ar, "client", got)
@@ -267,25 +277,38 @@ func upstreamAdditions(t *testing.T, clientBody string, reqs []upstreamtest.Requ
 		if err := json.Unmarshal(r.Body, &body); err != nil {
 			t.Fatalf("upstream request %d is not JSON: %v", i+1, err)
 		}
-		var msgs []struct {
+		var msgs []json.RawMessage
+		json.Unmarshal(body["messages"], &msgs)
+		var first struct {
 			Role    string `json:"role"`
 			Content any    `json:"content"`
 		}
-		json.Unmarshal(body["messages"], &msgs)
-		taught := len(msgs) > 0 && msgs[0].Role == "system" && strings.Contains(fmt.Sprint(msgs[0].Content), "Tools")
+		if len(msgs) > 0 {
+			json.Unmarshal(msgs[0], &first)
+		}
+		var tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		json.Unmarshal(body["tools"], &tools)
+		var toolNames []string
+		for _, t := range tools {
+			toolNames = append(toolNames, t.Function.Name)
+		}
+		taught := first.Role == "system" && strings.Contains(fmt.Sprint(first.Content), "# Tools")
 		keys := make([]string, 0, len(body))
 		for k := range body {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		fmt.Fprintf(&b, "round %d: keys=%s stream=%s taught=%v messages=%d\n", i+1, strings.Join(keys, ","), body["stream"], taught, len(msgs))
+		fmt.Fprintf(&b, "round %d: keys=%s stream=%s taught=%v tools=%v messages=%d\n", i+1, strings.Join(keys, ","), body["stream"], taught, toolNames, len(msgs))
 		added := len(msgs) - len(client.Messages)
 		if taught && !(len(client.Messages) > 0 && strings.Contains(string(client.Messages[0]), `"system"`)) {
 			added-- // the system message toolstream inserted
 		}
 		for _, m := range msgs[len(msgs)-added:] {
-			c, _ := json.Marshal(m.Content)
-			fmt.Fprintf(&b, "  %s: %s\n", m.Role, c)
+			fmt.Fprintf(&b, "  %s\n", m)
 		}
 	}
 	return b.String()

@@ -1,0 +1,56 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/valyala/fastjson"
+)
+
+// ToolsRejectedError is an upstream in native mode refusing the request's
+// tools: its server has no tool parser, or the model cannot call tools.
+// The fix is text mode, and the message says so (SPEC §4).
+type ToolsRejectedError struct {
+	Upstream string
+	// Err is the upstream's own error (an *UpstreamError).
+	Err error
+}
+
+func (e *ToolsRejectedError) Error() string {
+	return fmt.Sprintf("upstream %s does not accept native tools (%s): set tool_mode: text (or auto) for this upstream", e.Upstream, upstreamMessage(e.Err))
+}
+
+func (e *ToolsRejectedError) Unwrap() error { return e.Err }
+
+// rejectsTools reports whether err is an upstream refusing native tools:
+// a 400 or 422 whose message names tools or function calling. Seen in the
+// wild: Ollama "… does not support tools", vLLM "\"auto\" tool choice
+// requires --enable-auto-tool-choice …", llama.cpp "tools param requires
+// --jinja flag".
+func rejectsTools(err error) bool {
+	var ue *UpstreamError
+	if !errors.As(err, &ue) || ue.Status != http.StatusBadRequest && ue.Status != http.StatusUnprocessableEntity {
+		return false
+	}
+	msg := strings.ToLower(upstreamMessage(ue))
+	return strings.Contains(msg, "tool") || strings.Contains(msg, "function call")
+}
+
+// upstreamMessage is the message of an upstream error: the "message" of an
+// OpenAI-shaped body, or the body itself.
+func upstreamMessage(err error) string {
+	var ue *UpstreamError
+	if !errors.As(err, &ue) {
+		return err.Error()
+	}
+	if v, perr := fastjson.ParseBytes(ue.Body); perr == nil {
+		for _, path := range [][]string{{"error", "message"}, {"message"}, {"error"}, {"detail"}} {
+			if m := v.GetStringBytes(path...); len(m) > 0 {
+				return string(m)
+			}
+		}
+	}
+	return clip(ue.Body, 300)
+}

@@ -1,0 +1,230 @@
+package loop
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/valyala/fastjson"
+)
+
+// nativeCall is one native tool call of a round, assembled from
+// delta.tool_calls fragments.
+type nativeCall struct {
+	id   string
+	name string
+	args strings.Builder
+	// server says the call is for a server tool (toolstream runs it); a
+	// client call is streamed to the client. Decided once the name is
+	// known.
+	server, decided bool
+	// client is the call's index in the client's stream; sent says its
+	// first fragment (id, name) went out.
+	client int
+	sent   bool
+	// held are argument fragments that arrived before the name.
+	held strings.Builder
+	// depth and inString track the JSON of the arguments, to notice a
+	// second object starting on the same index ({…}{…}).
+	depth    int
+	inString bool
+	escaped  bool
+	closed   bool
+}
+
+// nativeCalls assembles a round's delta.tool_calls (SPEC §4 native) and
+// decides, per call, whether toolstream runs it or the client does. It
+// copes with what real servers send: id and name first then argument
+// fragments; a first fragment that already carries "arguments":"{";
+// continuation fragments repeating "name":""; a whole call in one
+// fragment (Ollama); several calls on one index written {…}{…}; calls
+// without an id (minted as call_ + 24 alphanumerics).
+type nativeCalls struct {
+	// isServer reports whether a name is a server tool of the turn.
+	isServer func(name string) bool
+	newID    func() string
+
+	current map[int]*nativeCall // the call being assembled per upstream index
+	calls   []*nativeCall       // every call, in order of appearance
+	clients int                 // client calls so far (the next client index)
+	lastIdx int
+}
+
+func newNativeCalls(isServer func(string) bool, newID func() string) *nativeCalls {
+	return &nativeCalls{isServer: isServer, newID: newID, current: map[int]*nativeCall{}}
+}
+
+// feed takes one chunk's delta.tool_calls and returns the fragments the
+// client must see, re-indexed contiguously from 0 over client calls only,
+// as a JSON array ("" when none). Server calls never reach the client.
+func (n *nativeCalls) feed(frags []*fastjson.Value) string {
+	var out []clientFragment
+	for _, f := range frags {
+		idx := n.lastIdx
+		if v := f.Get("index"); v != nil && v.Type() == fastjson.TypeNumber {
+			idx = v.GetInt()
+		}
+		n.lastIdx = idx
+		id := string(f.GetStringBytes("id"))
+		name := string(f.GetStringBytes("function", "name"))
+		args := string(f.GetStringBytes("function", "arguments"))
+		if a := f.Get("function", "arguments"); a != nil && a.Type() == fastjson.TypeObject {
+			args = string(a.MarshalTo(nil)) // a server that sends arguments as an object
+		}
+
+		c := n.current[idx]
+		// A different id or name on an index means the server moved on to
+		// another call there; a second object in the arguments is handled
+		// in appendArgs.
+		if c == nil || id != "" && c.id != "" && id != c.id || name != "" && c.name != "" && name != c.name {
+			c = n.start(idx, id)
+		}
+		if c.id == "" && id != "" {
+			c.id = id
+		}
+		if c.name == "" && name != "" {
+			c.name = name
+		}
+		out = n.appendArgs(out, c, idx, args)
+	}
+	return encodeFragments(out)
+}
+
+func (n *nativeCalls) start(idx int, id string) *nativeCall {
+	c := &nativeCall{id: id}
+	n.current[idx] = c
+	n.calls = append(n.calls, c)
+	return c
+}
+
+// appendArgs adds an arguments fragment to c, splitting off a new call on
+// the same index when a second top-level JSON object starts.
+func (n *nativeCalls) appendArgs(out []clientFragment, c *nativeCall, idx int, args string) []clientFragment {
+	for args != "" {
+		cut := c.scan(args)
+		piece := args[:cut]
+		args = args[cut:]
+		out = n.emit(out, c, piece)
+		if args == "" {
+			break
+		}
+		// Another object on the same index: a new call of the same tool.
+		name := c.name
+		c = n.start(idx, "")
+		c.name = name
+	}
+	// Even without arguments, a call whose name just arrived may have its
+	// first fragment to send.
+	return n.emit(out, c, "")
+}
+
+// scan advances c's JSON state over s and returns how much of s belongs to
+// c: all of it, or up to the end of its top-level object when another
+// object follows.
+func (c *nativeCall) scan(s string) int {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if c.closed {
+			if b == ' ' || b == '\n' || b == '\r' || b == '\t' {
+				continue
+			}
+			if b == '{' {
+				return i
+			}
+			c.closed = false // not a new object after all: keep it whole
+		}
+		switch {
+		case c.inString && c.escaped:
+			c.escaped = false
+		case c.inString && b == '\\':
+			c.escaped = true
+		case b == '"':
+			c.inString = !c.inString
+		case c.inString:
+		case b == '{' || b == '[':
+			c.depth++
+		case b == '}' || b == ']':
+			c.depth--
+			if c.depth == 0 {
+				c.closed = true
+			}
+		}
+	}
+	return len(s)
+}
+
+// emit records an arguments piece and, for a client call, returns the
+// fragment to stream to the client.
+func (n *nativeCalls) emit(out []clientFragment, c *nativeCall, piece string) []clientFragment {
+	c.args.WriteString(piece)
+	if !c.decided {
+		if c.name == "" {
+			c.held.WriteString(piece)
+			return out
+		}
+		c.decided = true
+		c.server = n.isServer(c.name)
+		if !c.server {
+			c.client = n.clients
+			n.clients++
+		}
+		piece = c.held.String() + piece
+		c.held.Reset()
+	}
+	if c.server {
+		return out
+	}
+	if !c.sent {
+		c.sent = true
+		if c.id == "" {
+			c.id = n.newID()
+		}
+		return append(out, clientFragment{Index: c.client, ID: c.id, Type: "function", Function: fragmentFunction{Name: c.name, Arguments: piece}})
+	}
+	if piece == "" {
+		return out
+	}
+	return append(out, clientFragment{Index: c.client, Type: "function", Function: fragmentFunction{Arguments: piece}})
+}
+
+// finish completes the round's calls: ids minted where the upstream gave
+// none, empty arguments as {}.
+func (n *nativeCalls) finish() []*nativeCall {
+	for _, c := range n.calls {
+		if c.id == "" {
+			c.id = n.newID()
+		}
+	}
+	return n.calls
+}
+
+// arguments returns the call's arguments as JSON text, {} when empty.
+func (c *nativeCall) arguments() string {
+	a := strings.TrimSpace(c.args.String())
+	if a == "" {
+		return "{}"
+	}
+	return a
+}
+
+// clientFragment is one tool-call delta as the client receives it. Every
+// fragment carries index, type and a function object: the openai SDK's
+// stream helper crashes on fragments without them (SPEC §4).
+type clientFragment struct {
+	Index    int              `json:"index"`
+	ID       string           `json:"id,omitempty"`
+	Type     string           `json:"type"`
+	Function fragmentFunction `json:"function"`
+}
+
+type fragmentFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+func encodeFragments(fs []clientFragment) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(fs)
+	return string(b)
+}
