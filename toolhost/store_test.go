@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +56,40 @@ func TestStoreReadyAndClose(t *testing.T) {
 		t.Errorf("second Close = %v, want nil", err)
 	}
 
+	ctx := t.Context()
+	if err := s.SaveTurn(ctx, toolhost.TurnRecord{ID: "chatcmpl-1"}); !errors.Is(err, toolhost.ErrStoreClosed) {
+		t.Errorf("SaveTurn after Close = %v, want ErrStoreClosed", err)
+	}
+	if _, _, err := s.FindTurn(ctx, "fp:1"); !errors.Is(err, toolhost.ErrStoreClosed) {
+		t.Errorf("FindTurn after Close = %v, want ErrStoreClosed", err)
+	}
+}
+
+func TestStoreRestartKeepsRecords(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	cfg := config.Storage{Path: filepath.Join(t.TempDir(), "data"), TurnRetention: time.Hour}
+	rec := turnRecord("chatcmpl-restart", "fp:aa", "call:call_1")
+
+	s, err := toolhost.OpenStore(cfg, toolhost.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveTurn(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	s = openStore(t, cfg, toolhost.StoreOptions{})
+	for _, key := range rec.Keys {
+		got, ok, err := s.FindTurn(ctx, key)
+		if err != nil || !ok {
+			t.Fatalf("FindTurn(%q) after restart = %v, %v", key, ok, err)
+		}
+		checkTurn(t, got, rec)
+	}
 }
 
 func TestStoreOneProcessPerDirectory(t *testing.T) {
@@ -75,6 +111,50 @@ func TestStoreEmptyPath(t *testing.T) {
 	if s, err := toolhost.OpenStore(config.Storage{}, toolhost.StoreOptions{}); err == nil {
 		s.Close()
 		t.Fatal("OpenStore with an empty path succeeded")
+	}
+}
+
+func TestStoreInMemoryWritesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data")
+	s, err := toolhost.OpenStore(config.Storage{Path: path, InMemory: true}, toolhost.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := s.SaveTurn(ctx, turnRecord("chatcmpl-mem", "fp:01")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("in-memory store wrote %d entries under its directory, want none", len(entries))
+	}
+}
+
+// TestStoreGCLoopStops runs value-log GC on a short ticker while writing,
+// and relies on goleak (TestMain) to see that Close stopped it.
+func TestStoreGCLoopStops(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openStore(t, config.Storage{Path: t.TempDir(), TurnRetention: time.Hour},
+		toolhost.StoreOptions{GCInterval: time.Millisecond})
+	big := strings.Repeat("x", 100<<10) // above the value-log threshold
+	for i := range 20 {
+		rec := turnRecord("chatcmpl-gc", "fp:gc")
+		rec.Messages = append(rec.Messages, []byte(`"`+big[:len(big)-i]+`"`))
+		if err := s.SaveTurn(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := s.FindTurn(ctx, "fp:gc"); err != nil || !ok {
+		t.Fatalf("FindTurn = %v, %v", ok, err)
 	}
 }
 
