@@ -63,6 +63,12 @@ func TestStoreReadyAndClose(t *testing.T) {
 	if _, _, err := s.FindTurn(ctx, "fp:1"); !errors.Is(err, toolhost.ErrStoreClosed) {
 		t.Errorf("FindTurn after Close = %v, want ErrStoreClosed", err)
 	}
+	if _, err := s.TextFallback(ctx, "local", "qwen3"); !errors.Is(err, toolhost.ErrStoreClosed) {
+		t.Errorf("TextFallback after Close = %v, want ErrStoreClosed", err)
+	}
+	if err := s.RememberTextFallback(ctx, "local", "qwen3"); !errors.Is(err, toolhost.ErrStoreClosed) {
+		t.Errorf("RememberTextFallback after Close = %v, want ErrStoreClosed", err)
+	}
 }
 
 func TestStoreRestartKeepsRecords(t *testing.T) {
@@ -78,6 +84,9 @@ func TestStoreRestartKeepsRecords(t *testing.T) {
 	if err := s.SaveTurn(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.RememberTextFallback(ctx, "local", "qwen3"); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
@@ -89,6 +98,9 @@ func TestStoreRestartKeepsRecords(t *testing.T) {
 			t.Fatalf("FindTurn(%q) after restart = %v, %v", key, ok, err)
 		}
 		checkTurn(t, got, rec)
+	}
+	if on, err := s.TextFallback(ctx, "local", "qwen3"); err != nil || !on {
+		t.Errorf("TextFallback after restart = %v, %v; want true", on, err)
 	}
 }
 
@@ -124,6 +136,9 @@ func TestStoreInMemoryWritesNothing(t *testing.T) {
 	}
 	ctx := t.Context()
 	if err := s.SaveTurn(ctx, turnRecord("chatcmpl-mem", "fp:01")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RememberTextFallback(ctx, "local", "qwen3"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
