@@ -32,7 +32,7 @@ type message struct {
 // result_role message with that round's results.
 func (tr *turnRun) body(final bool) ([]byte, error) {
 	var p fastjson.Parser
-	v, err := p.ParseBytes(tr.t.Request.Body)
+	v, err := p.ParseBytes(tr.base)
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
@@ -124,8 +124,8 @@ func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 		return []any{message{Role: "assistant", Content: rec.text}, message{Role: tr.t.Loop.ResultRole, Content: fb}}
 	}
 	am := nativeMessage{Role: "assistant"}
-	if rec.visible != "" {
-		am.Content = rec.visible
+	if rec.visible != "" || len(rec.calls) == 0 {
+		am.Content = rec.visible // null only beside tool_calls
 	}
 	for _, c := range rec.calls {
 		am.ToolCalls = append(am.ToolCalls, openai.ToolCall{ID: c.id, Type: openai.ToolTypeFunction,

@@ -29,6 +29,9 @@ type turnRun struct {
 	visible strings.Builder
 	// clientCallIDs are the calls handed to the client.
 	clientCallIDs []string
+	// base is the client's body with its history stitched (SPEC §8): every
+	// round's request is built from it.
+	base []byte
 
 	// history holds the finished rounds that called tools, fed back in
 	// every later round.
@@ -88,6 +91,11 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	if err := tr.chooseMode(ctx); err != nil {
 		return tr.rep, err
 	}
+	base, err := Stitch(ctx, tr.t.History, tr.t.Request.Body)
+	if err != nil {
+		return tr.rep, err
+	}
+	tr.base = base
 	for n := 1; ; n++ {
 		final := n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
 		body, err := tr.body(final)
@@ -118,13 +126,13 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		case ro.finish == "length":
 			// Cut off by max_tokens: surfaced as it is, nothing half
 			// written is run.
-			return tr.rep, tr.finish(ro, "")
+			return tr.rep, tr.finish(ctx, ro, "")
 		case ro.clientCalls > 0:
 			// The client runs its calls; its next request brings their
 			// results (and history stitching the server calls').
-			return tr.rep, tr.finish(ro, "tool_calls")
+			return tr.rep, tr.finish(ctx, ro, "tool_calls")
 		case len(ro.calls) == 0 || final:
-			return tr.rep, tr.finish(ro, "")
+			return tr.rep, tr.finish(ctx, ro, "")
 		}
 		tr.history = append(tr.history, tr.record(ro))
 	}
@@ -182,7 +190,7 @@ func (tr *turnRun) fallBack(ctx context.Context, cause error) error {
 // finish ends the turn after its last round: the finish chunk (reason, when
 // set, overrides the upstream's), the usage chunk summed over rounds,
 // [DONE].
-func (tr *turnRun) finish(ro *roundOutcome, reason string) error {
+func (tr *turnRun) finish(ctx context.Context, ro *roundOutcome, reason string) error {
 	s := tr.s
 	if reason != "" && reason != ro.finish {
 		// The upstream said "stop" but the client gets calls to run
@@ -202,6 +210,7 @@ func (tr *turnRun) finish(ro *roundOutcome, reason string) error {
 	if s.usage != "" && len(tr.usages) > 1 {
 		s.usage = sumUsageChunk(s.usage, tr.usages)
 	}
+	tr.save(ctx, ro)
 	if err := s.finish(); err != nil {
 		return fmt.Errorf("%w: %w", ErrClientGone, err)
 	}

@@ -62,6 +62,9 @@ type Turn struct {
 	// Modes remembers upstreams that rejected native tools (auto mode);
 	// nil remembers nothing.
 	Modes ModeMemory
+	// History stores turns and stitches them back into later requests
+	// (SPEC §8); nil does neither.
+	History HistoryStore
 }
 
 // ModeMemory remembers, per upstream and model, that native tools were
@@ -107,7 +110,11 @@ func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 // chunk, bytes untouched wherever the contract allows.
 func (r *Runner) runPlain(ctx context.Context, t *Turn, s *stream) (Report, error) {
 	rep := Report{Rounds: 1}
-	st, err := t.Upstream.Open(ctx, t.Request.UpstreamBody())
+	body, err := Stitch(ctx, t.History, t.Request.UpstreamBody())
+	if err != nil {
+		return rep, err
+	}
+	st, err := t.Upstream.Open(ctx, body)
 	if err != nil {
 		return rep, err
 	}

@@ -68,6 +68,7 @@ func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.
 		Loop:         s.cfg.Loop,
 		Mode:         up.cfg.ToolMode,
 		Modes:        s.modes,
+		History:      s.history,
 	}
 	if o.Mode != "" {
 		t.Mode = o.Mode
@@ -158,7 +159,11 @@ func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), up.cfg.Timeout)
 	defer cancel()
-	resp, err := up.post(ctx, "/chat/completions", req.UpstreamBody(), "application/json")
+	body, err := loop.Stitch(ctx, s.history, req.UpstreamBody())
+	if err != nil {
+		return err
+	}
+	resp, err := up.post(ctx, "/chat/completions", body, "application/json")
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,9 @@ type Options struct {
 	// Modes remembers upstreams that rejected native tools (auto mode);
 	// nil remembers nothing.
 	Modes loop.ModeMemory
+	// History stores turns and stitches them back into later requests
+	// (SPEC §8); nil does neither.
+	History loop.HistoryStore
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -57,6 +60,7 @@ type Server struct {
 	ready     func() error
 	tools     Tools
 	modes     loop.ModeMemory
+	history   loop.HistoryStore
 }
 
 // New builds a Server from a validated configuration.
@@ -70,13 +74,14 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:    cfg,
-		log:    log,
-		keys:   keys,
-		runner: &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
-		ready:  opts.Ready,
-		tools:  opts.Tools,
-		modes:  opts.Modes,
+		cfg:     cfg,
+		log:     log,
+		keys:    keys,
+		runner:  &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
+		ready:   opts.Ready,
+		tools:   opts.Tools,
+		modes:   opts.Modes,
+		history: opts.History,
 	}
 	// An SSE event may carry a whole message or a large tool-call argument
 	// in one go; allow twice the largest tool block, at least 2MiB.

@@ -131,6 +131,13 @@ func (h *hookServer) received() []hookCall {
 // ${WEBHOOK} name the scripted upstream and the webhook server.
 func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv {
 	t.Helper()
+	return newTurnEnvStore(t, yaml, rounds, nil)
+}
+
+// newTurnEnvStore is newTurnEnv with a store for history stitching and
+// the auto-mode memory.
+func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, store *toolhost.Store) *turnEnv {
+	t.Helper()
 	up := upstreamtest.New(rounds...)
 	hooks := newHookServer(t)
 	vars := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
@@ -144,7 +151,7 @@ func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv
 	}
 	var mu sync.Mutex
 	ids := map[string]int{}
-	p, err := proxy.New(cfg, proxy.Options{
+	opts := proxy.Options{
 		Tools: host,
 		NewID: func(prefix string) string {
 			mu.Lock()
@@ -153,7 +160,11 @@ func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv
 			return prefix + strconv.Itoa(ids[prefix])
 		},
 		Now: func() time.Time { return time.Unix(1800000000, 0) },
-	})
+	}
+	if store != nil {
+		opts.History, opts.Modes = store, store
+	}
+	p, err := proxy.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

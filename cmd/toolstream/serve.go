@@ -15,11 +15,17 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-var _ proxy.Tools = (*toolhost.Host)(nil) // interface guard
+// Interface guards: toolhost implements what proxy and loop consume.
+var (
+	_ proxy.Tools       = (*toolhost.Host)(nil)
+	_ loop.ModeMemory   = (*toolhost.Store)(nil)
+	_ loop.HistoryStore = (*toolhost.Store)(nil)
+)
 
 // shutdownGrace is how long running streams may finish after a signal.
 const shutdownGrace = 30 * time.Second
@@ -83,12 +89,17 @@ func newLogger(lc config.Log, w io.Writer) *slog.Logger {
 // runServer serves until ctx is done, then lets running streams finish for
 // shutdownGrace before cutting them.
 func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	store, err := toolhost.OpenStore(cfg.Storage, toolhost.StoreOptions{Logger: log})
+	if err != nil {
+		return fmt.Errorf("opening storage %s: %w", cfg.Storage.Path, err)
+	}
+	defer store.Close() // last: after the server stopped writing to it
 	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: log})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	srv, err := proxy.New(cfg, proxy.Options{Logger: log, Tools: host})
+	srv, err := proxy.New(cfg, proxy.Options{Logger: log, Tools: host, Modes: store, History: store, Ready: store.Ready})
 	if err != nil {
 		return err
 	}

@@ -66,12 +66,17 @@ func Run(ctx context.Context, opts Options) error {
 	} else {
 		cfg.Listen = "127.0.0.1:0"
 	}
+	store, err := toolhost.OpenStore(cfg.Storage, toolhost.StoreOptions{Logger: opts.Log})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
 	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log})
+	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log, Modes: store, History: store, Ready: store.Ready})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,210 @@
+package loop
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// HistoryStore keeps finished turns so that a later request's history can
+// be put back together (SPEC §8). toolhost.Store implements it.
+type HistoryStore interface {
+	SaveTurn(ctx context.Context, rec toolhost.TurnRecord) error
+	FindTurn(ctx context.Context, key string) (toolhost.TurnRecord, bool, error)
+}
+
+// History stitching (SPEC §8). A client keeps only what it saw: the
+// visible text, its own tool calls. The model needs more — its text as it
+// wrote it, with tool markup or native calls, and every result — or it
+// forgets what its tools did and calls them again. So each turn with tool
+// activity is stored under the fingerprint of the text the client received
+// and the ids of the calls the client saw (its own calls, markdown cards);
+// when a later request's history holds such an assistant message, it is
+// replaced by the stored messages before going upstream. A message that
+// matches nothing is forwarded as it is.
+
+// storeTimeout bounds bookkeeping writes that must finish even when the
+// client is gone.
+const storeTimeout = 5 * time.Second
+
+// fingerprint identifies the text a client received. Clients trim what they
+// store, so the fingerprint does too.
+func fingerprint(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return ""
+	}
+	d := sha256.Sum256([]byte(text))
+	return "fp:" + hex.EncodeToString(d[:])
+}
+
+// cardID finds the call ids of display: markdown cards in a message.
+var cardID = regexp.MustCompile(`<details type="tool_calls"[^>]*?\sid="([^"]+)"`)
+
+// Stitch returns body with every assistant message that toolstream
+// recognises as one of its turns replaced by that turn's stored rounds.
+// It returns body itself when nothing was recognised.
+func Stitch(ctx context.Context, store HistoryStore, body []byte) ([]byte, error) {
+	if store == nil {
+		return body, nil
+	}
+	var p fastjson.Parser
+	v, err := p.ParseBytes(body)
+	if err != nil {
+		return body, nil // ParseRequest already refused bodies that do not parse
+	}
+	msgs := v.GetArray("messages")
+	var (
+		out     []*fastjson.Value
+		changed bool
+		used    = map[string]bool{}
+	)
+	for _, m := range msgs {
+		if string(m.GetStringBytes("role")) != "assistant" {
+			out = append(out, m)
+			continue
+		}
+		rec, ok, err := findTurn(ctx, store, m)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || used[rec.ID] || len(rec.Messages) == 0 {
+			out = append(out, m)
+			continue
+		}
+		used[rec.ID] = true
+		rp := new(fastjson.Parser) // one per record: values live until the next Parse
+		arr, err := rp.Parse("[" + joinRaw(rec.Messages) + "]")
+		if err != nil {
+			out = append(out, m) // a damaged record: forward what the client sent
+			continue
+		}
+		out = append(out, arr.GetArray()...)
+		changed = true
+	}
+	if !changed {
+		return body, nil
+	}
+	var a fastjson.Arena
+	arr := a.NewArray()
+	for i, m := range out {
+		arr.SetArrayItem(i, m)
+	}
+	v.Set("messages", arr)
+	return v.MarshalTo(nil), nil
+}
+
+// findTurn looks an assistant message up by its calls' ids, its cards' call
+// ids and the fingerprint of its text, in that order.
+func findTurn(ctx context.Context, store HistoryStore, m *fastjson.Value) (toolhost.TurnRecord, bool, error) {
+	var keys []string
+	for _, tc := range m.GetArray("tool_calls") {
+		if id := tc.GetStringBytes("id"); len(id) > 0 {
+			keys = append(keys, "call:"+string(id))
+		}
+	}
+	text := messageText(m.Get("content"))
+	for _, c := range cardID.FindAllStringSubmatch(text, -1) {
+		keys = append(keys, "call:"+c[1])
+	}
+	if fp := fingerprint(text); fp != "" {
+		keys = append(keys, fp)
+	}
+	for _, k := range keys {
+		rec, ok, err := store.FindTurn(ctx, k)
+		if err != nil || ok {
+			return rec, ok, err
+		}
+	}
+	return toolhost.TurnRecord{}, false, nil
+}
+
+// messageText is a message's content as text: the string, or its text parts
+// joined.
+func messageText(c *fastjson.Value) string {
+	if c == nil {
+		return ""
+	}
+	switch c.Type() {
+	case fastjson.TypeString:
+		return string(c.GetStringBytes())
+	case fastjson.TypeArray:
+		var b strings.Builder
+		for _, part := range c.GetArray() {
+			b.Write(part.GetStringBytes("text"))
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func joinRaw(ms []json.RawMessage) string {
+	var b strings.Builder
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(m)
+	}
+	return b.String()
+}
+
+// save stores a turn that had tool activity, so its history can be
+// stitched back later. It runs before [DONE]: a client may send its next
+// request the moment it reads it. A failed write is logged, not fatal: the
+// client already has its answer.
+func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
+	if tr.t.History == nil || tr.rep.ToolCalls == 0 && len(tr.clientCallIDs) == 0 {
+		return
+	}
+	var msgs []any
+	for _, rec := range tr.history {
+		msgs = append(msgs, tr.messages(rec, false)...)
+	}
+	msgs = append(msgs, tr.lastMessages(last)...)
+	rec := toolhost.TurnRecord{ID: tr.s.id, CreatedAt: tr.r.now()}
+	for _, m := range msgs {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return
+		}
+		rec.Messages = append(rec.Messages, b)
+	}
+	if fp := fingerprint(tr.visible.String()); fp != "" {
+		rec.Keys = append(rec.Keys, fp)
+	}
+	for _, id := range tr.clientCallIDs {
+		rec.Keys = append(rec.Keys, "call:"+id)
+	}
+	for _, rr := range append(tr.history, roundRecord{calls: last.order}) {
+		for _, c := range rr.calls {
+			if c.p != nil {
+				rec.Keys = append(rec.Keys, "call:"+c.id)
+			}
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	if err := tr.t.History.SaveTurn(sctx, rec); err != nil {
+		tr.r.log().Warn("saving the turn for history stitching", "turn_id", rec.ID, "error", err)
+	}
+}
+
+// lastMessages renders the turn's last round: the model's final text (text
+// mode), or the assistant message with the calls it handed out and the
+// results of the server calls that ran beside them (native).
+func (tr *turnRun) lastMessages(ro *roundOutcome) []any {
+	if !tr.native {
+		return []any{message{Role: "assistant", Content: ro.text}}
+	}
+	rec := tr.record(ro)
+	return tr.messages(rec, false)
+}
