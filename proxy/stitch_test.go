@@ -237,7 +237,6 @@ func TestStitchExpired(t *testing.T) {
 	}
 }
 
-
 func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
