@@ -48,10 +48,17 @@ func newEnv(t *testing.T, rounds []upstreamtest.Round, mutate func(*config.Confi
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	p, err := proxy.New(&cfg, proxy.Options{
+	return serve(t, &cfg, up, proxy.Options{
 		NewID: func(prefix string) string { return prefix + "TESTID" },
 		Now:   func() time.Time { return time.Unix(1800000000, 0) },
 	})
+}
+
+// serve builds the proxy and serves it on loopback in front of up; both
+// are shut down, and every idle connection closed, when the test ends.
+func serve(t *testing.T, cfg *config.Config, up *upstreamtest.Server, opts proxy.Options) *env {
+	t.Helper()
+	p, err := proxy.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

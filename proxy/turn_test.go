@@ -164,21 +164,8 @@ func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, sto
 	if store != nil {
 		opts.History, opts.Modes = store, store
 	}
-	p, err := proxy.New(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
-	e := &env{up: up, srv: srv, proxy: p, client: &http.Client{Transport: &http.Transport{}}}
-	t.Cleanup(func() {
-		e.client.CloseIdleConnections()
-		srv.CloseClientConnections()
-		srv.Close()
-		up.Close()
-		p.Close()
-		host.Close()
-	})
-	return &turnEnv{env: e, hooks: hooks}
+	t.Cleanup(func() { host.Close() })
+	return &turnEnv{env: serve(t, cfg, up, opts), hooks: hooks}
 }
 
 var durationRE = regexp.MustCompile(`"duration_ms":\d+|\d+ ms</summary>`)
@@ -245,11 +232,7 @@ func TestTurnGolden(t *testing.T) {
 				}
 				gotReqs := upstreamAdditions(t, request, e.up.Requests())
 				if *update && split == 0 {
-					setSection(ar, "client", got)
-					setSection(ar, "upstream.requests", gotReqs)
-					if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-						t.Fatal(err)
-					}
+					updateGolden(t, file, ar, map[string]string{"client": got, "upstream.requests": gotReqs})
 					sec["client"], sec["upstream.requests"] = got, gotReqs
 				}
 				if got != sec["client"] {
@@ -263,14 +246,23 @@ func TestTurnGolden(t *testing.T) {
 	}
 }
 
-func setSection(ar *txtar.Archive, name, data string) {
-	for i := range ar.Files {
-		if ar.Files[i].Name == name {
-			ar.Files[i].Data = []byte(data)
-			return
+// updateGolden rewrites sections of a golden file (go test -update).
+func updateGolden(t *testing.T, file string, ar *txtar.Archive, sections map[string]string) {
+	t.Helper()
+	for name, data := range sections {
+		found := false
+		for i := range ar.Files {
+			if ar.Files[i].Name == name {
+				ar.Files[i].Data, found = []byte(data), true
+			}
+		}
+		if !found {
+			ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
 		}
 	}
-	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
+	if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // upstreamAdditions describes each upstream request by what toolstream did
