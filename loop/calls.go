@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -96,14 +95,4 @@ func parseErrorMessage(err error) string {
 		return msg + "; send smaller arguments"
 	}
 	return "your tool call could not be read: " + msg
-}
-
-// notFoundMessage names the tools the turn can run, so the model can
-// correct the name (SPEC §7).
-func notFoundMessage(name string, available []string) string {
-	msg := "unknown tool " + strconv.Quote(name)
-	if len(available) == 0 {
-		return msg + "; no tools are available"
-	}
-	return msg + "; available tools: " + strings.Join(available, ", ")
 }

@@ -329,7 +329,7 @@ func (tr *turnRun) startCalls(found []detect.Call, round int, ro *roundOutcome, 
 			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name}, toolhost.CodeParseError, parseErrorMessage(c.Err))
 			result = &r
 		case !tr.known[c.Name]:
-			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, notFoundMessage(c.Name, tr.names))
+			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, toolhost.NotFoundMessage(c.Name, tr.names))
 			result = &r
 		}
 		if err := tr.startCall(ro, round, id, c.Name, c.Arguments, result, ex); err != nil {
@@ -386,7 +386,7 @@ func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *call
 		args := []byte(c.arguments())
 		var result *toolhost.Result
 		if !tr.known[c.name] {
-			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, notFoundMessage(c.name, tr.names))
+			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, toolhost.NotFoundMessage(c.name, tr.names))
 			result = &r
 		}
 		if err := tr.startCall(ro, round, c.id, c.name, args, result, ex); err != nil {

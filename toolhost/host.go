@@ -320,7 +320,7 @@ func (h *Host) execute(ctx context.Context, call Call) (Result, int, error) {
 	reg := h.reg.Load()
 	e, ok := reg.tools[call.Name]
 	if !ok {
-		return ErrorResult(call, CodeToolNotFound, notFoundMessage(call.Name, reg.names)), 0, nil
+		return ErrorResult(call, CodeToolNotFound, NotFoundMessage(call.Name, reg.names)), 0, nil
 	}
 	args, terr := prepareArguments(e.schema, call.Arguments)
 	if terr != nil {
@@ -360,9 +360,10 @@ func cancelled(ctx context.Context, call Call, args json.RawMessage) (Result, er
 	return res, fmt.Errorf("executing tool %q (call %s): %w", call.Name, call.ID, ctx.Err())
 }
 
-// notFoundMessage lists the available tools so the model can correct the
-// name (SPEC §7).
-func notFoundMessage(name string, available []string) string {
+// NotFoundMessage is the TOOL_NOT_FOUND message: it lists the available
+// tools so the model can correct the name (SPEC §7). The loop uses it too,
+// for names outside the tools a turn may run.
+func NotFoundMessage(name string, available []string) string {
 	msg := "unknown tool " + strconv.Quote(name)
 	if len(available) == 0 {
 		return msg + "; no server tools are available"
