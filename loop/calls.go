@@ -72,12 +72,8 @@ func (c *calls) send(n note) bool {
 	}
 }
 
-// finished shows a finished call to the client. ex is nil for calls that
-// never reached an executor (malformed, not available).
-func (tr *turnRun) finished(p *pending, ex *calls) error {
-	if ex != nil {
-		ex.outstanding--
-	}
+// finished shows a finished call to the client.
+func (tr *turnRun) finished(p *pending) error {
 	if p.err != nil {
 		return p.err
 	}

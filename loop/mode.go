@@ -18,10 +18,12 @@ type ToolsRejectedError struct {
 	Err error
 }
 
+// Error names the upstream, its refusal and the fix.
 func (e *ToolsRejectedError) Error() string {
 	return fmt.Sprintf("upstream %s does not accept native tools (%s): set tool_mode: text (or auto) for this upstream", e.Upstream, upstreamMessage(e.Err))
 }
 
+// Unwrap returns the upstream's own error.
 func (e *ToolsRejectedError) Unwrap() error { return e.Err }
 
 // rejectsTools reports whether err is an upstream refusing native tools:

@@ -40,6 +40,7 @@ type RequestError struct {
 	Message string
 }
 
+// Error returns the message for the client.
 func (e *RequestError) Error() string { return e.Message }
 
 // ParseRequest reads the fields toolstream needs from a chat-completions

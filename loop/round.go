@@ -158,7 +158,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	}
 	ro.text = text.String()
 	for _, p := range later {
-		if err := tr.finished(p, nil); err != nil {
+		if err := tr.finished(p); err != nil {
 			return nil, err
 		}
 	}
@@ -167,7 +167,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		select {
 		case nt := <-ex.notes:
 			ex.outstanding--
-			if err := tr.finished(nt.p, nil); err != nil {
+			if err := tr.finished(nt.p); err != nil {
 				return nil, err
 			}
 		case <-tick:
@@ -360,7 +360,7 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 	}
 	if result != nil {
 		p.result = *result
-		return tr.finished(p, nil)
+		return tr.finished(p)
 	}
 	tr.rep.ToolsRan = true
 	ex.start(p)

@@ -44,6 +44,7 @@ type UpstreamError struct {
 	Header http.Header
 }
 
+// Error names the upstream and quotes the start of its answer.
 func (e *UpstreamError) Error() string {
 	if e.Status == 0 {
 		return fmt.Sprintf("upstream %s: error event in stream: %s", e.Upstream, clip(e.Body, 200))
@@ -61,6 +62,7 @@ type StreamError struct {
 	Err error
 }
 
+// Error names the upstream and what broke.
 func (e *StreamError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("upstream %s: %s: %v", e.Upstream, e.Reason, e.Err)
@@ -68,6 +70,7 @@ func (e *StreamError) Error() string {
 	return fmt.Sprintf("upstream %s: %s", e.Upstream, e.Reason)
 }
 
+// Unwrap returns the read error, if any.
 func (e *StreamError) Unwrap() error { return e.Err }
 
 func clip(b []byte, n int) string {

@@ -91,6 +91,7 @@ type ToolError struct {
 	Message string `json:"message"`
 }
 
+// Error returns "CODE: message".
 func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
 
 // ErrorResult builds the result of a call that failed with code before or
