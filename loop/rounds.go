@@ -123,9 +123,10 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 			return tr.rep, err
 		}
 		switch {
-		case ro.finish == "length":
-			// Cut off by max_tokens: surfaced as it is, nothing half
-			// written is run.
+		case ro.finish == "length" && tr.native:
+			// Cut off by max_tokens: surfaced as it is, no native call
+			// half written is run (SPEC §4). In text mode a block left
+			// open is a PARSE_ERROR the next round reads, like any other.
 			return tr.rep, tr.finish(ctx, ro, "")
 		case ro.clientCalls > 0:
 			// The client runs its calls; its next request brings their

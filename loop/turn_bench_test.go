@@ -117,3 +117,53 @@ func BenchmarkBlockToWebhook(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(total.Load())/float64(b.N), "ns/block-to-webhook")
 }
+
+// repeat is an upstream of one round: the same chunk n times, then a
+// finish.
+type repeat struct {
+	chunk string
+	n     int
+}
+
+func (u *repeat) Open(ctx context.Context, body []byte) (loop.Stream, error) { return u, nil }
+func (u *repeat) Close() error                                               { return nil }
+func (u *repeat) Events() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for range u.n {
+			if !yield(u.chunk, nil) {
+				return
+			}
+		}
+		if yield(chunk(`{}`, "stop"), nil) {
+			yield("[DONE]", nil)
+		}
+	}
+}
+
+// BenchmarkToolTurnChunk is the per-chunk path of a turn with server tools
+// (text mode) when the model writes prose: the upstream read on its own
+// goroutine, the content through the detector, the chunk forwarded as it
+// came. One op is one chunk.
+func BenchmarkToolTurnChunk(b *testing.B) {
+	tool := config.DefaultToolEntry()
+	tool.Name = "create_task"
+	tool.Webhook = &config.Webhook{URL: "http://127.0.0.1:1/unused"}
+	host, err := toolhost.New([]config.Tool{tool}, toolhost.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer host.Close()
+	req, _ := loop.ParseRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	lc := config.Default().Loop
+	lc.Keepalive = 0
+	c := chunk(`{"content":" a token, or <b>two</b>"}`, "")
+	up := &repeat{chunk: c, n: b.N}
+	var r loop.Runner
+	b.SetBytes(int64(len(c)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	turn := &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes", Tools: host.Tools(), Executor: host, Loop: lc, Mode: config.ToolModeText}
+	if _, err := r.Run(context.Background(), turn, discard{}); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -273,3 +273,24 @@ func joinedContent(t *testing.T, body string) string {
 	}
 	return b.String()
 }
+
+// TestTextModeLengthMidBlock: a text-mode reply cut by max_tokens inside a
+// tool block leaves it unclosed: a PARSE_ERROR the next round reads (SPEC
+// §5 rule 4), not a silent drop.
+func TestTextModeLengthMidBlock(t *testing.T) {
+	r1 := upstreamtest.Round{Events: []string{
+		upstreamtest.Chunk("c1", "m", `{"role":"assistant","content":"Adding. <tool_call>\n{\"name\": \"create_task\", \"argu"}`, ""),
+		upstreamtest.Chunk("c1", "m", `{}`, "length"),
+	}}
+	e := newTurnEnv(t, turnConfig(""), []upstreamtest.Round{r1, textRound("c2", "Sorry, I ran out of room.")})
+	body := readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest))
+	if got := joinedContent(t, body); got != "Adding. Sorry, I ran out of room." {
+		t.Errorf("client read %q", got)
+	}
+	if !strings.Contains(body, `"code":"PARSE_ERROR"`) || !strings.Contains(body, `"finish_reason":"stop"`) {
+		t.Errorf("want a PARSE_ERROR event and the last round's finish: %s", body)
+	}
+	if fb := string(e.up.Requests()[1].Body); !strings.Contains(fb, "PARSE_ERROR") || !strings.Contains(fb, "not closed") {
+		t.Errorf("round 2 does not tell the model: %s", fb)
+	}
+}
