@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -187,63 +186,49 @@ func normalize(s string) string {
 // client's messages each round). Every upstream round is also split at
 // every byte and every 7 bytes.
 func TestTurnGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/turns/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
+	forEachGolden(t, "testdata/turns/*.txtar", func(t *testing.T, file string, ar *txtar.Archive, sec map[string]string) {
+		for _, split := range []int{0, 1, 7} {
+			var rounds []upstreamtest.Round
+			for i := 1; sec[fmt.Sprintf("upstream.round%d", i)] != ""; i++ {
+				raw := sec[fmt.Sprintf("upstream.round%d", i)]
+				// "status: N" on the first line scripts an error answer.
+				if first, body, ok := strings.Cut(raw, "\n"); ok && strings.HasPrefix(first, "status: ") {
+					status, _ := strconv.Atoi(strings.TrimPrefix(first, "status: "))
+					rounds = append(rounds, upstreamtest.Round{Status: status, Body: strings.TrimSpace(body)})
+					continue
+				}
+				rounds = append(rounds, upstreamtest.Round{Raw: raw, SplitEvery: split})
 			}
-			sec := map[string]string{}
-			for _, f := range ar.Files {
-				sec[f.Name] = string(f.Data)
-			}
-			for _, split := range []int{0, 1, 7} {
-				var rounds []upstreamtest.Round
-				for i := 1; sec[fmt.Sprintf("upstream.round%d", i)] != ""; i++ {
-					raw := sec[fmt.Sprintf("upstream.round%d", i)]
-					// "status: N" on the first line scripts an error answer.
-					if first, body, ok := strings.Cut(raw, "\n"); ok && strings.HasPrefix(first, "status: ") {
-						status, _ := strconv.Atoi(strings.TrimPrefix(first, "status: "))
-						rounds = append(rounds, upstreamtest.Round{Status: status, Body: strings.TrimSpace(body)})
-						continue
+			e := newTurnEnv(t, sec["config"], rounds)
+			for name, body := range sec {
+				if tool, ok := strings.CutPrefix(name, "webhook."); ok {
+					status, rest := 0, body
+					if first, after, ok := strings.Cut(body, "\n"); ok && strings.HasPrefix(first, "status: ") {
+						status, _ = strconv.Atoi(strings.TrimPrefix(first, "status: "))
+						rest = after
 					}
-					rounds = append(rounds, upstreamtest.Round{Raw: raw, SplitEvery: split})
-				}
-				e := newTurnEnv(t, sec["config"], rounds)
-				for name, body := range sec {
-					if tool, ok := strings.CutPrefix(name, "webhook."); ok {
-						status, rest := 0, body
-						if first, after, ok := strings.Cut(body, "\n"); ok && strings.HasPrefix(first, "status: ") {
-							status, _ = strconv.Atoi(strings.TrimPrefix(first, "status: "))
-							rest = after
-						}
-						e.hooks.answer(tool, hookAnswer{status: status, body: strings.TrimSpace(rest)})
-					}
-				}
-				request := strings.TrimSpace(sec["request"])
-				resp := e.do(t, http.MethodPost, "/v1/chat/completions", request)
-				got := normalize(fmt.Sprintf("%d %s\n\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), readAll(t, resp)))
-				if !strings.HasSuffix(got, "\n") {
-					got += "\n" // txtar ends every section with a newline
-				}
-				gotReqs := upstreamAdditions(t, request, e.up.Requests())
-				if *update && split == 0 {
-					updateGolden(t, file, ar, map[string]string{"client": got, "upstream.requests": gotReqs})
-					sec["client"], sec["upstream.requests"] = got, gotReqs
-				}
-				if got != sec["client"] {
-					t.Errorf("split %d: client read\n%s\nwant\n%s", split, got, sec["client"])
-				}
-				if gotReqs != sec["upstream.requests"] {
-					t.Errorf("split %d: upstream received\n%s\nwant\n%s", split, gotReqs, sec["upstream.requests"])
+					e.hooks.answer(tool, hookAnswer{status: status, body: strings.TrimSpace(rest)})
 				}
 			}
-		})
-	}
+			request := strings.TrimSpace(sec["request"])
+			resp := e.do(t, http.MethodPost, "/v1/chat/completions", request)
+			got := normalize(fmt.Sprintf("%d %s\n\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), readAll(t, resp)))
+			if !strings.HasSuffix(got, "\n") {
+				got += "\n" // txtar ends every section with a newline
+			}
+			gotReqs := upstreamAdditions(t, request, e.up.Requests())
+			if *update && split == 0 {
+				updateGolden(t, file, ar, map[string]string{"client": got, "upstream.requests": gotReqs})
+				sec["client"], sec["upstream.requests"] = got, gotReqs
+			}
+			if got != sec["client"] {
+				t.Errorf("split %d: client read\n%s\nwant\n%s", split, got, sec["client"])
+			}
+			if gotReqs != sec["upstream.requests"] {
+				t.Errorf("split %d: upstream received\n%s\nwant\n%s", split, gotReqs, sec["upstream.requests"])
+			}
+		}
+	})
 }
 
 // updateGolden rewrites sections of a golden file (go test -update).
