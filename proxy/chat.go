@@ -35,7 +35,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	}
 	if !req.Stream {
 		if len(turn.Tools) == 0 {
-			return s.relayJSON(c, up, req)
+			err := s.relayJSON(c, up, req)
+			s.logTurn(c.Request().Context(), req, up, loop.Report{Rounds: 1}, err, time.Since(start))
+			return err
 		}
 		return s.collect(c, turn, up, start)
 	}
