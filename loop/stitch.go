@@ -128,22 +128,29 @@ func findTurn(ctx context.Context, store HistoryStore, m *fastjson.Value) (toolh
 }
 
 // messageText is a message's content as text: the string, or its text parts
-// joined.
+// joined. It decodes the content's raw JSON rather than reading the fastjson
+// value: reading unescapes strings in place, and the tree may be marshalled
+// again (fastjson's own escaping is not JSON for control characters).
 func messageText(c *fastjson.Value) string {
 	if c == nil {
 		return ""
 	}
-	switch c.Type() {
-	case fastjson.TypeString:
-		return string(c.GetStringBytes())
-	case fastjson.TypeArray:
-		var b strings.Builder
-		for _, part := range c.GetArray() {
-			b.Write(part.GetStringBytes("text"))
-		}
-		return b.String()
+	raw := c.MarshalTo(nil)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
 	}
-	return ""
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
 }
 
 func joinRaw(ms []json.RawMessage) string {
