@@ -449,26 +449,28 @@ func (s *stream) quote(text string) string {
 
 // blank reports whether a delta carries nothing to show: its visible
 // content is empty and every other field is null or "" (DeepSeek ends with
-// {"content":"","reasoning_content":null}).
+// {"content":"","reasoning_content":null}). It looks at each field's raw
+// JSON: asking fastjson for a string's type or value unescapes it in place,
+// and a field the proxy does not own must go out as it came.
 func blank(delta *fastjson.Value, visible string) bool {
 	if visible != "" {
 		return false
 	}
-	if delta == nil || delta.Type() != fastjson.TypeObject {
+	if delta == nil {
+		return true
+	}
+	o, err := delta.Object()
+	if err != nil {
 		return true
 	}
 	ok := true
-	delta.GetObject().Visit(func(k []byte, v *fastjson.Value) {
+	var raw []byte
+	o.Visit(func(k []byte, v *fastjson.Value) {
 		if string(k) == "content" {
 			return
 		}
-		switch v.Type() {
-		case fastjson.TypeNull:
-		case fastjson.TypeString:
-			if len(v.GetStringBytes()) > 0 {
-				ok = false
-			}
-		default:
+		raw = v.MarshalTo(raw[:0])
+		if s := string(raw); s != "null" && s != `""` {
 			ok = false
 		}
 	})
