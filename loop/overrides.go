@@ -2,7 +2,6 @@ package loop
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/valyala/fastjson"
@@ -11,8 +10,9 @@ import (
 )
 
 // Overrides are per-request settings (SPEC §2): the request body's
-// "toolstream" object (the OpenAI SDKs' extra_body) or the X-Toolstream-*
-// headers. Empty fields keep the configured value.
+// "toolstream" object (the OpenAI SDKs' extra_body), parsed here, or the
+// X-Toolstream-* headers, which proxy reads. Empty fields keep the
+// configured value.
 type Overrides struct {
 	// Mode is native, text or auto.
 	Mode string
@@ -22,13 +22,6 @@ type Overrides struct {
 	// Display is events, markdown or none.
 	Display string
 }
-
-// Header names of the per-request overrides.
-const (
-	HeaderMode    = "X-Toolstream-Mode"
-	HeaderTools   = "X-Toolstream-Tools"
-	HeaderDisplay = "X-Toolstream-Display"
-)
 
 func parseOverrides(v *fastjson.Value) (Overrides, error) {
 	var o Overrides
@@ -45,9 +38,9 @@ func parseOverrides(v *fastjson.Value) (Overrides, error) {
 		}
 		switch string(k) {
 		case "tool_mode":
-			o.Mode, err = overrideString(f, "toolstream.tool_mode", config.ToolModeNative, config.ToolModeText, config.ToolModeAuto)
+			o.Mode, err = overrideString(f, "toolstream.tool_mode")
 		case "display":
-			o.Display, err = overrideString(f, "toolstream.display", config.DisplayEvents, config.DisplayMarkdown, config.DisplayNone)
+			o.Display, err = overrideString(f, "toolstream.display")
 		case "tools":
 			if f.Type() != fastjson.TypeArray {
 				err = &RequestError{Param: "toolstream.tools", Message: "toolstream.tools must be an array of server tool names"}
@@ -68,52 +61,38 @@ func parseOverrides(v *fastjson.Value) (Overrides, error) {
 	return o, err
 }
 
-func overrideString(v *fastjson.Value, param string, allowed ...string) (string, error) {
-	s := string(v.GetStringBytes())
-	if v.Type() == fastjson.TypeString {
-		for _, a := range allowed {
-			if s == a {
-				return s, nil
-			}
-		}
+func overrideString(v *fastjson.Value, param string) (string, error) {
+	if v.Type() != fastjson.TypeString {
+		return "", badOverride(param)
 	}
-	return "", &RequestError{Param: param, Message: fmt.Sprintf("%s must be one of %s", param, strings.Join(allowed, ", "))}
+	return OverrideValue(string(v.GetStringBytes()), param)
 }
 
-// HeaderOverrides reads the X-Toolstream-* headers. The body's
-// "toolstream" object wins where both set a field.
-func HeaderOverrides(h http.Header) (Overrides, error) {
-	var o Overrides
-	check := func(name, param string, allowed ...string) (string, error) {
-		v := strings.TrimSpace(h.Get(name))
-		if v == "" {
-			return "", nil
-		}
-		for _, a := range allowed {
-			if strings.EqualFold(v, a) {
-				return a, nil
-			}
-		}
-		return "", &RequestError{Param: param, Message: fmt.Sprintf("header %s must be one of %s", name, strings.Join(allowed, ", "))}
+// OverrideValue checks one override value, wherever it came from (the
+// body's toolstream object or a header): "" keeps the configured value.
+// param names the field in the error: toolstream.tool_mode or
+// toolstream.display.
+func OverrideValue(s, param string) (string, error) {
+	if s == "" {
+		return "", nil
 	}
-	var err error
-	if o.Mode, err = check(HeaderMode, "toolstream.tool_mode", config.ToolModeNative, config.ToolModeText, config.ToolModeAuto); err != nil {
-		return o, err
-	}
-	if o.Display, err = check(HeaderDisplay, "toolstream.display", config.DisplayEvents, config.DisplayMarkdown, config.DisplayNone); err != nil {
-		return o, err
-	}
-	if vs, ok := h[http.CanonicalHeaderKey(HeaderTools)]; ok {
-		o.Tools = []string{}
-		for _, v := range vs {
-			for _, n := range strings.Split(v, ",") {
-				if n = strings.TrimSpace(n); n != "" && !strings.EqualFold(n, "none") {
-					o.Tools = append(o.Tools, n)
-				}
-			}
+	for _, a := range allowedValues(param) {
+		if strings.EqualFold(s, a) {
+			return a, nil
 		}
 	}
-	return o, nil
+	return "", badOverride(param)
+}
+
+func allowedValues(param string) []string {
+	if param == "toolstream.display" {
+		return []string{config.DisplayEvents, config.DisplayMarkdown, config.DisplayNone}
+	}
+	return []string{config.ToolModeNative, config.ToolModeText, config.ToolModeAuto}
+}
+
+func badOverride(param string) error {
+	return &RequestError{Param: param, Message: fmt.Sprintf("%s must be one of %s", param, strings.Join(allowedValues(param), ", "))}
 }
 
 // Merge returns o with fields it leaves unset taken from under.

@@ -57,7 +57,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 // overrides (SPEC §2: the body's "toolstream" object, then the
 // X-Toolstream-* headers).
 func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
-	ho, err := loop.HeaderOverrides(h)
+	ho, err := headerOverrides(h)
 	if err != nil {
 		return nil, err
 	}
