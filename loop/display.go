@@ -39,6 +39,23 @@ type Event struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// MarshalJSON writes call_id and name on every tool.* and approval.* event,
+// also when they are empty (a block too malformed to name its tool): SPEC §6
+// says those events always carry them, and apps key their cards on them.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	if !strings.HasPrefix(e.Event, "tool.") && !strings.HasPrefix(e.Event, "approval.") {
+		return json.Marshal(plain(e))
+	}
+	// The outer fields win over the embedded ones of the same name.
+	return json.Marshal(struct {
+		Event  string `json:"event"`
+		CallID string `json:"call_id"`
+		Name   string `json:"name"`
+		plain
+	}{e.Event, e.CallID, e.Name, plain(e)})
+}
+
 func toolStarted(p *pending) Event {
 	ev := Event{Event: "tool.started", CallID: p.call.ID, Name: p.call.Name, Round: p.call.Round}
 	if json.Valid(p.call.Arguments) {
