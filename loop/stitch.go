@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -53,7 +54,11 @@ var cardID = regexp.MustCompile(`<details type="tool_calls"[^>]*?\sid="([^"]+)"`
 // recognises as one of its turns replaced by that turn's stored rounds.
 // It returns body itself when nothing was recognised.
 func Stitch(ctx context.Context, store HistoryStore, body []byte) ([]byte, error) {
-	if store == nil {
+	// The first message of a conversation has no history to stitch: no
+	// parse for it. (A body that spells the role with escapes is parsed
+	// below only if it also says "assistant" plainly; a miss only means
+	// the message goes upstream as the client sent it.)
+	if store == nil || !bytes.Contains(body, []byte(`"assistant"`)) {
 		return body, nil
 	}
 	var p fastjson.Parser
