@@ -126,6 +126,25 @@ func (v *validator) storage(s Storage) {
 	v.positiveDuration("storage.turn_retention", s.TurnRetention)
 }
 
+// uniqueName checks list[i].name: present, shaped like re, not used by an
+// earlier entry (first maps names to their index). It reports whether the
+// name is good and new.
+func (v *validator) uniqueName(first map[string]int, list string, i int, name string, re *regexp.Regexp, missing, shape string) bool {
+	p := fmt.Sprintf("%s[%d].name", list, i)
+	switch j, dup := first[name]; {
+	case name == "":
+		v.add(p, "%s", missing)
+	case !re.MatchString(name):
+		v.add(p, "%q %s", name, shape)
+	case dup:
+		v.add(p, "duplicate name %q (first used by %s)", name, v.where(fmt.Sprintf("%s[%d]", list, j)))
+	default:
+		first[name] = i
+		return true
+	}
+	return false
+}
+
 var upstreamName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 func (v *validator) upstreams(c *Config) {
@@ -134,15 +153,9 @@ func (v *validator) upstreams(c *Config) {
 	for i := range c.Upstreams {
 		u := &c.Upstreams[i]
 		p := fmt.Sprintf("upstreams[%d]", i)
-		switch j, dup := first[u.Name]; {
-		case u.Name == "":
-			v.add(p+".name", "required (a short name like local or openai)")
-		case !upstreamName.MatchString(u.Name):
-			v.add(p+".name", "%q may only contain letters, digits, '_', '.' and '-'", u.Name)
-		case dup:
-			v.add(p+".name", "duplicate name %q (first used by %s)", u.Name, v.where(fmt.Sprintf("upstreams[%d]", j)))
-		default:
-			first[u.Name] = i
+		if v.uniqueName(first, "upstreams", i, u.Name, upstreamName,
+			"required (a short name like local or openai)",
+			"may only contain letters, digits, '_', '.' and '-'") {
 			names = append(names, u.Name)
 		}
 		v.httpURL(p+".base_url", u.BaseURL)
@@ -201,16 +214,9 @@ func (v *validator) tools(tools []Tool) {
 	for i := range tools {
 		t := &tools[i]
 		p := fmt.Sprintf("tools[%d]", i)
-		switch j, dup := first[t.Name]; {
-		case t.Name == "":
-			v.add(p+".name", "required (what the model calls, e.g. get_weather)")
-		case !toolName.MatchString(t.Name):
-			v.add(p+".name", "%q must be 1 to 64 letters, digits, '_' or '-' (OpenAI's rule for function names)", t.Name)
-		case dup:
-			v.add(p+".name", "duplicate tool name %q (first used by %s)", t.Name, v.where(fmt.Sprintf("tools[%d]", j)))
-		default:
-			first[t.Name] = i
-		}
+		v.uniqueName(first, "tools", i, t.Name, toolName,
+			"required (what the model calls, e.g. get_weather)",
+			"must be 1 to 64 letters, digits, '_' or '-' (OpenAI's rule for function names)")
 		if msg := checkSchema(t.Parameters); msg != "" {
 			v.add(p+".parameters", "%s", msg)
 		}

@@ -136,7 +136,7 @@ func TestValidate(t *testing.T) {
 		{"tool name too long", "tools:\n  - name: " + strings.Repeat("a", 65) + "\n    webhook: {url: \"http://h/\"}\n", nil, []string{
 			`t.yaml:2:11: tools[0].name: "` + strings.Repeat("a", 65) + `" must be 1 to 64 letters, digits, '_' or '-' (OpenAI's rule for function names)`}},
 		{"tool name duplicate", tool + tool[len("tools:\n"):], nil, []string{
-			`t.yaml:4:11: tools[1].name: duplicate tool name "t" (first used by tools[0] at line 2)`}},
+			`t.yaml:4:11: tools[1].name: duplicate name "t" (first used by tools[0] at line 2)`}},
 		{"webhook missing", "tools:\n  - name: t\n", nil, []string{
 			`t.yaml:2:5: tools[0].webhook: required (a webhook with at least url: http://…)`}},
 		{"webhook null", "tools:\n  - name: t\n    webhook:\n", nil, []string{
