@@ -1,0 +1,291 @@
+// Package store holds toolstream's durable state behind one interface:
+// turn records for history stitching, the auto-mode memory, the audit log
+// of tool calls, approvals (actions), runtime-registered tools and the
+// index that lets a retried turn find the calls of its earlier attempt.
+//
+// The records and the [Store] interface live here; each backend is a
+// sub-package (store/badger today; store/postgres for replicas later) and
+// passes the same conformance suite, store/storetest. Consumers (loop,
+// toolhost, proxy) declare the few methods they use as their own small
+// interfaces; [Store] is their union, for the wiring in cmd.
+//
+// Records never hold client keys, upstream keys or webhook secrets of
+// config tools: only key ids ([KeyID]), names, hashes and what the model
+// and the tools exchanged (with each tool's redact fields masked before a
+// record is written).
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Errors every backend returns the same way.
+var (
+	// ErrClosed is returned by every method called after Close.
+	ErrClosed = errors.New("store: closed")
+	// ErrNotFound is returned by updates of a record that does not exist
+	// (or expired).
+	ErrNotFound = errors.New("store: not found")
+	// ErrDecided is returned by [Store.DecideAction] when the action is no
+	// longer pending: decided already, or expired. The returned Action is
+	// the record as it stands.
+	ErrDecided = errors.New("store: action already decided")
+	// ErrTooLarge is returned when a record is over the backend's limits.
+	ErrTooLarge = errors.New("store: record too large")
+	// ErrInvalidKey is returned when an id or name that becomes part of a
+	// key is empty, too long, or holds bytes outside [ValidName].
+	ErrInvalidKey = errors.New("store: invalid id or name")
+)
+
+// Call statuses in the audit log. A call is written StatusStarted before
+// its executor runs and updated once it finished; a call that failed
+// before any executor ran (unknown tool, bad arguments, denied) is written
+// once with its final status.
+const (
+	StatusStarted        = "started"
+	StatusOK             = "ok"
+	StatusError          = "error"
+	StatusDenied         = "denied"
+	StatusCancelled      = "cancelled"
+	StatusOutcomeUnknown = "outcome_unknown"
+)
+
+// Action statuses (approvals).
+const (
+	ActionPending  = "pending"
+	ActionApproved = "approved"
+	ActionDenied   = "denied"
+	ActionExpired  = "expired"
+)
+
+// CallRecord is one tool call in the audit log (GET /admin/calls).
+type CallRecord struct {
+	// ID is the record's own id ("tcr_…"); call ids from upstreams are not
+	// unique across turns, so they are not the key.
+	ID     string `json:"id"`
+	TurnID string `json:"turn_id"`
+	CallID string `json:"call_id"`
+	Round  int    `json:"round,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Tool   string `json:"tool"`
+	// Arguments are the coerced arguments with the tool's redact fields
+	// masked ("[redacted]"); the model's own text when they never parsed.
+	Arguments json.RawMessage `json:"arguments"`
+	// Status is one of the Status constants.
+	Status string `json:"status"`
+	// ErrorCode is the tool error code (TOOL_NOT_FOUND, DENIED, …); empty
+	// when the call succeeded or has not finished.
+	ErrorCode string `json:"error_code"`
+	// ErrorMessage is what the model was told; empty likewise.
+	ErrorMessage  string     `json:"error_message,omitempty"`
+	ResultExcerpt string     `json:"result_excerpt"`
+	DurationMS    int64      `json:"duration_ms"`
+	StartedAt     time.Time  `json:"started_at"`
+	FinishedAt    *time.Time `json:"finished_at"`
+	// KeyID identifies the client key of the turn ([KeyID]); empty when
+	// the proxy runs without keys.
+	KeyID string `json:"key_id"`
+	// Executed says an executor was started: the tool may have acted.
+	Executed bool `json:"executed"`
+	// Approval says how the call was let through or stopped; nil for a
+	// tool with approval: never.
+	Approval *Decision `json:"approval,omitempty"`
+	// Instance is the process that holds a started call; a restart marks
+	// its own started calls outcome_unknown ([Store.Recover]).
+	Instance string `json:"instance,omitempty"`
+	// Attempt is the retry group of the turn ([Replay]); empty when none.
+	Attempt string `json:"attempt,omitempty"`
+}
+
+// Decision is how an approval ended, on the action and on its call.
+type Decision struct {
+	// ActionID is the action; empty for a pre-approved call.
+	ActionID string `json:"action_id,omitempty"`
+	// Decision is "approved", "denied", "expired" or "pre-approved".
+	Decision string `json:"decision"`
+	// DecidedBy is the deciding key's id, "timeout" or "client-gone".
+	DecidedBy string `json:"decided_by,omitempty"`
+	// Reason is the optional reason given with a deny.
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// Action is an approval waiting for, or past, a decision (GET /v1/actions).
+type Action struct {
+	ID     string `json:"id"`
+	TurnID string `json:"turn_id"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	// Arguments are redacted like the audit record's.
+	Arguments json.RawMessage `json:"arguments"`
+	Status    string          `json:"status"`
+	// Approval is the tool's setting: "always" or "admin".
+	Approval  string    `json:"approval"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// KeyID is the client key that started the turn.
+	KeyID     string `json:"key_id"`
+	DecidedBy string `json:"decided_by"`
+	Reason    string `json:"reason,omitempty"`
+	// DecidedAt is set with every status but pending.
+	DecidedAt *time.Time `json:"decided_at,omitempty"`
+	// AuditID is the call's audit record.
+	AuditID  string `json:"audit_id,omitempty"`
+	Instance string `json:"instance,omitempty"`
+}
+
+// Replay is one call of an attempt of a turn, kept for a short while so a
+// retry of the same turn can feed back its result instead of running it
+// again (SPEC §7, retries of a whole turn). Unlike the audit record it
+// holds the whole result and the hash of the unredacted arguments.
+type Replay struct {
+	AuditID string `json:"audit_id"`
+	Tool    string `json:"tool"`
+	// ArgsHash is the hex SHA-256 of the canonical (coerced) arguments.
+	ArgsHash string `json:"args_hash"`
+	// Status is StatusStarted until the call finished, then its status.
+	Status  string `json:"status"`
+	Content string `json:"content,omitempty"`
+	IsJSON  bool   `json:"is_json,omitempty"`
+	// ErrorCode and ErrorMessage repeat a failed call's tool error.
+	ErrorCode    string    `json:"error_code,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+	StartedAt    time.Time `json:"started_at"`
+}
+
+// AttemptRef files a call under its turn's retry group. TTL bounds how
+// long a retry can find it: 10 minutes for a group made from the body,
+// longer for an Idempotency-Key.
+type AttemptRef struct {
+	Attempt string
+	TTL     time.Duration
+	Replay  Replay
+}
+
+// TurnRecord is one turn kept for history stitching (SPEC §8). The client
+// keeps only what it saw; when a later request's history contains that
+// assistant message (found by one of Keys), the proxy re-expands it into
+// Messages before forwarding, so the model still knows what its tools
+// returned.
+type TurnRecord struct {
+	// ID is the turn id (chatcmpl-…).
+	ID string `json:"id"`
+	// Keys are the lookup keys of the turn: "fp:<hex>" (a fingerprint of
+	// the text the client received), "call:<call id>" (a call the client
+	// saw, e.g. on a markdown card). Never a secret.
+	Keys []string `json:"keys"`
+	// Messages are the turn's full assistant side as the upstream must see
+	// it again: the model's text with its tool markup or native calls, and
+	// every result. Each is stored as compact JSON.
+	Messages []json.RawMessage `json:"messages"`
+	// CreatedAt is when the turn was saved; SaveTurn sets it when zero.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// RuntimeTool is a tool registered through /admin/tools. Spec is the tool
+// exactly as the admin sent it (the config tools' shape, JSON), so a
+// restart rebuilds it the same way; it may hold the tool's webhook secret.
+type RuntimeTool struct {
+	Name      string          `json:"name"`
+	Spec      json.RawMessage `json:"spec"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// CallQuery selects audit records, newest first.
+type CallQuery struct {
+	// Tool and Status filter when not empty.
+	Tool, Status string
+	// Limit bounds the page; zero or less means 50, more than 500 is 500.
+	Limit int
+	// Before is the cursor of the previous page's Next; empty starts at
+	// the newest record.
+	Before string
+}
+
+// ActionQuery selects actions, newest first.
+type ActionQuery struct {
+	// KeyID keeps the actions of one client key; All ignores it (admin).
+	KeyID string
+	All   bool
+	// Status filters when not empty.
+	Status string
+	// Limit bounds the list; zero or less means 100.
+	Limit int
+}
+
+// Recovered counts what [Store.Recover] resolved.
+type Recovered struct {
+	// Calls were started by another instance and are now outcome_unknown.
+	Calls int
+	// Actions were pending in another instance and are now expired.
+	Actions int
+}
+
+// Store is every backend's surface: the union of what loop, toolhost and
+// proxy use. Implementations are safe for concurrent use.
+type Store interface {
+	// SaveTurn stores rec under its id and each of its keys, all expiring
+	// together after storage.turn_retention. Saving an id again replaces
+	// the record.
+	SaveTurn(ctx context.Context, rec TurnRecord) error
+	// FindTurn returns the turn listing key among its Keys.
+	FindTurn(ctx context.Context, key string) (TurnRecord, bool, error)
+
+	// TextFallback reports whether auto mode should use text mode for
+	// model on upstream (remembered for a week).
+	TextFallback(ctx context.Context, upstream, model string) (bool, error)
+	RememberTextFallback(ctx context.Context, upstream, model string) error
+
+	// StartCall writes rec (Status started) and, when ref is not nil, its
+	// replay entry, in one transaction that is durable when StartCall
+	// returns: a process crash right after it still finds the record.
+	StartCall(ctx context.Context, rec CallRecord, ref *AttemptRef) error
+	// FinishCall replaces a started record with its final state and
+	// updates its replay entry (ref may be nil). ErrNotFound when the
+	// record is gone.
+	FinishCall(ctx context.Context, rec CallRecord, ref *AttemptRef) error
+	// RecordCall writes a call that never reached an executor, final as
+	// it is.
+	RecordCall(ctx context.Context, rec CallRecord) error
+	// Call returns one audit record by id.
+	Call(ctx context.Context, id string) (CallRecord, bool, error)
+	// Calls returns a page of the audit log, newest first, and the cursor
+	// of the next page ("" when this is the last).
+	Calls(ctx context.Context, q CallQuery) ([]CallRecord, string, error)
+	// Replays returns the calls filed under attempt, oldest first.
+	Replays(ctx context.Context, attempt string) ([]Replay, error)
+
+	// CreateAction stores a pending action.
+	CreateAction(ctx context.Context, a Action) error
+	// Action returns one action by id.
+	Action(ctx context.Context, id string) (Action, bool, error)
+	// Actions lists actions newest first.
+	Actions(ctx context.Context, q ActionQuery) ([]Action, error)
+	// DecideAction moves a pending action to status (approved, denied or
+	// expired) with who decided and why, atomically: of two deciders one
+	// wins, the other gets ErrDecided with the action as it stands.
+	DecideAction(ctx context.Context, id, status, decidedBy, reason string) (Action, error)
+
+	// PutTool creates or replaces a runtime tool; DeleteTool removes one
+	// and reports whether it existed; Tools lists them by name.
+	PutTool(ctx context.Context, t RuntimeTool) error
+	DeleteTool(ctx context.Context, name string) (bool, error)
+	Tools(ctx context.Context) ([]RuntimeTool, error)
+
+	// Recover resolves what a dead process left behind: started calls of
+	// any instance but current become outcome_unknown (and are never run
+	// again), pending actions become expired. Called once at start-up.
+	// With a store shared by replicas (PostgreSQL), "dead" is decided by
+	// the backend, never by a live replica's id.
+	Recover(ctx context.Context, current string) (Recovered, error)
+
+	// Ready is nil while the store can serve (for /readyz).
+	Ready() error
+	// Close waits for running operations and releases the store; later
+	// calls return ErrClosed. Calling it again returns nil.
+	Close() error
+}
