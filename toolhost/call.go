@@ -10,6 +10,8 @@ package toolhost
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // Error codes a tool result can carry (SPEC §5, §7). They are part of the
@@ -24,6 +26,17 @@ const (
 	CodeDenied           = "DENIED"
 	CodeParseError       = "PARSE_ERROR"
 	CodeCancelled        = "CANCELLED"
+	// CodeOutcomeUnknown answers a call of a retried turn that an earlier
+	// attempt started but never saw finish: it may have run, so it is not
+	// run again (SPEC §7, retries of a whole turn).
+	CodeOutcomeUnknown = "OUTCOME_UNKNOWN"
+)
+
+// Approval settings of a tool (SPEC §7, approvals).
+const (
+	ApprovalNever  = "never"
+	ApprovalAlways = "always"
+	ApprovalAdmin  = "admin"
 )
 
 // Statuses of a finished call, as shown in tool.finished events.
@@ -34,7 +47,8 @@ const (
 	StatusCancelled = "cancelled"
 )
 
-// Tool is a server tool as the model sees it.
+// Tool is a server tool: what the model sees of it, and the rules its
+// calls are held to whatever runs them.
 type Tool struct {
 	// Name is what the model calls.
 	Name string
@@ -42,6 +56,18 @@ type Tool struct {
 	Description string
 	// Parameters is the tool's JSON Schema, as JSON.
 	Parameters json.RawMessage
+	// Approval is never (the default when empty), always or admin.
+	Approval string
+	// Idempotent says a call may be sent again: retried on connect errors
+	// and 502/503/504, and run again in a retried turn when the earlier
+	// attempt's outcome is unknown.
+	Idempotent bool
+	// Redact names argument fields masked in the audit log and in
+	// approvals, at any depth of the arguments.
+	Redact []string
+	// Source is SourceConfig (the default when empty), SourceRuntime or
+	// SourceMCPPrefix + server.
+	Source string
 }
 
 // Call is one tool call to run.
@@ -60,6 +86,22 @@ type Call struct {
 	TurnID string
 	Round  int
 	Model  string
+	// Origin is who asked for the call: the same for every call of a
+	// turn. Nil means no client key, nothing pre-approved, no retry.
+	Origin *Origin
+	// Progress hears what happens to the call before its result (the
+	// approval it waits for); nil hears nothing.
+	Progress Progress
+}
+
+// Progress hears of a call's approval while the call waits. The loop shows
+// it on the client's stream. Methods are called from the call's own
+// goroutine and must not block for long.
+type Progress interface {
+	// ApprovalRequested: the call waits for a decision on a.
+	ApprovalRequested(call Call, a store.Action)
+	// ApprovalResolved: a was decided (approved, denied) or expired.
+	ApprovalResolved(call Call, a store.Action)
 }
 
 // Result is the outcome of one call, fed back to the model.

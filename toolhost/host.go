@@ -1,7 +1,6 @@
 package toolhost
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,14 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolstream/toolstream/config"
 )
@@ -31,6 +27,10 @@ const (
 	DefaultMaxResultBytes = 64 << 10
 )
 
+// DefaultApprovalTimeout turns an undecided approval into DENIED when
+// [Options.ApprovalTimeout] is zero (loop.approval_timeout).
+const DefaultApprovalTimeout = 5 * time.Minute
+
 // defaultParameters is the schema of a tool that declares none: an object
 // with any properties.
 var defaultParameters = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -41,67 +41,81 @@ type Options struct {
 	// (loop.tool_timeout), retries included. Zero means
 	// [DefaultToolTimeout].
 	ToolTimeout time.Duration
-	// Client sends webhook requests. Nil means a default client with a
-	// pooled keep-alive transport and a 10s dial timeout. Redirects are
-	// never followed, whatever the client's CheckRedirect says: a 3xx is
-	// an API_ERROR. The client's own Timeout, if any, still applies; leave
-	// it zero and let the tool timeouts do the bounding.
+	// Client sends webhook requests of config tools. Nil means a default
+	// client with a pooled keep-alive transport and a 10s dial timeout.
+	// Redirects are never followed, whatever the client's CheckRedirect
+	// says: a 3xx is an API_ERROR. The client's own Timeout, if any, still
+	// applies; leave it zero and let the tool timeouts do the bounding.
 	Client *http.Client
-	// Logger receives one debug line per call. Nil discards. Arguments,
-	// results, webhook URLs, header values and secrets are never logged.
+	// Logger receives one line per call (tool, status, error code and
+	// message, duration). Nil discards. Arguments, results, webhook URLs,
+	// header values and secrets are never logged.
 	Logger *slog.Logger
-	// Now stamps webhook-timestamp. Nil means time.Now; tests set it.
+	// Now stamps webhook-timestamp, records and approvals. Nil means
+	// time.Now; tests set it.
 	Now func() time.Time
+	// Records keeps the audit log, approvals and the retry index. Nil
+	// keeps nothing: calls run unrecorded, retried turns run every call
+	// again, and a tool that needs approval is refused with DENIED,
+	// because nothing could hold the decision.
+	Records Records
+	// Instance is this process's id, written on every started call and
+	// pending approval so that a restart can tell its own leftovers.
+	Instance string
+	// ApprovalTimeout turns an undecided approval into DENIED. Zero means
+	// [DefaultApprovalTimeout].
+	ApprovalTimeout time.Duration
+	// Observer hears of every finished call and of approvals coming and
+	// going (metrics). Nil hears nothing.
+	Observer Observer
+}
+
+// Observer hears what the Host does, for metrics. Methods must be cheap
+// and safe for concurrent use.
+type Observer interface {
+	// CallFinished is called once per call with its tool (as the model
+	// named it), final status and duration.
+	CallFinished(tool, status string, d time.Duration)
+	// ApprovalsPending is called with +1 when a call starts waiting for
+	// a decision and -1 when it stops.
+	ApprovalsPending(delta int)
 }
 
 // Host is the registry of server tools and runs their calls.
 //
 // It is safe for concurrent use. The registry is an immutable snapshot
 // swapped atomically: Execute, Lookup and Tools read it without locking,
-// and [Host.Register] / [Host.Remove] (the admin API, MCP servers coming
-// and going) build a new snapshot under a writers' mutex. A call already
-// running keeps the tool it started with.
+// and [Host.Register] / [Host.Remove] / [Host.SetSource] (the admin API,
+// config reloads, MCP servers coming and going) build a new snapshot under
+// a writers' mutex. A call already running keeps the tool it started with.
 type Host struct {
 	client      *http.Client
 	ownClient   bool
 	log         *slog.Logger
 	now         func() time.Time
 	toolTimeout time.Duration
+	records     Records
+	instance    string
+	approvalTTL time.Duration
+	obs         Observer
+	waiters     waiters
 
 	mu  sync.Mutex // serialises writers of reg
 	reg atomic.Pointer[registry]
 }
 
-// registry is one immutable view of the tools; never modified once stored.
-type registry struct {
-	names []string // registration order: config order, then runtime tools
-	tools map[string]*entry
-}
-
-// entry is one registered tool: what the model sees, its compiled schema
-// and its executor.
-type entry struct {
-	tool   Tool
-	schema *jsonschema.Schema
-	exec   executor
-}
-
 // New builds a Host from the configured tools, compiling every schema
 // once. It reports every bad tool, not just the first.
-//
-// Per tool: a missing parameters schema means {"type":"object",
-// "properties":{}}; a webhook secret of the form "whsec_<base64>" is
-// base64-decoded after the prefix (the Standard Webhooks form, so secrets
-// made for its libraries work unchanged), any other secret is used as its
-// raw bytes; the tool's headers are sent as configured except
-// Content-Type, User-Agent, X-Request-Id and webhook-*, which toolstream
-// sets itself.
 func New(tools []config.Tool, opts Options) (*Host, error) {
 	h := &Host{
 		client:      opts.Client,
 		log:         opts.Logger,
 		now:         opts.Now,
 		toolTimeout: opts.ToolTimeout,
+		records:     opts.Records,
+		instance:    opts.Instance,
+		approvalTTL: opts.ApprovalTimeout,
+		obs:         opts.Observer,
 	}
 	if h.client == nil {
 		h.client, h.ownClient = defaultClient(), true
@@ -109,7 +123,7 @@ func New(tools []config.Tool, opts Options) (*Host, error) {
 		c := *h.client // the caller's client is theirs: change a copy
 		h.client = &c
 	}
-	h.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	h.client.CheckRedirect = noRedirects
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -119,27 +133,73 @@ func New(tools []config.Tool, opts Options) (*Host, error) {
 	if h.toolTimeout <= 0 {
 		h.toolTimeout = DefaultToolTimeout
 	}
+	if h.approvalTTL <= 0 {
+		h.approvalTTL = DefaultApprovalTimeout
+	}
+	if h.obs == nil {
+		h.obs = nopObserver{}
+	}
+	h.reg.Store(&registry{tools: map[string]*entry{}})
+	if err := h.SetConfigTools(tools); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
 
-	reg := &registry{tools: make(map[string]*entry, len(tools))}
+// SetConfigTools replaces the config tools, at start-up and on a reload:
+// every tool is checked first, and on any problem nothing changes.
+func (h *Host) SetConfigTools(tools []config.Tool) error {
+	regs := make([]Registration, 0, len(tools))
 	var errs []error
+	seen := map[string]bool{}
 	for i, t := range tools {
-		e, err := h.build(t)
-		if err == nil && reg.tools[t.Name] != nil {
+		reg, err := h.configRegistration(t)
+		if err == nil && seen[t.Name] {
 			err = errors.New("duplicate tool name")
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tools[%d] %q: %w", i, t.Name, err))
 			continue
 		}
-		reg.names = append(reg.names, t.Name)
-		reg.tools[t.Name] = e
+		seen[t.Name] = true
+		regs = append(regs, reg)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return err
 	}
-	h.reg.Store(reg)
-	return h, nil
+	return h.SetSource(SourceConfig, regs)
 }
+
+// configRegistration checks a config tool and builds its webhook.
+func (h *Host) configRegistration(t config.Tool) (Registration, error) {
+	tool := ToolFromConfig(t, SourceConfig)
+	if t.Name == "" {
+		return Registration{}, errors.New("name is empty")
+	}
+	exec, err := h.Webhook(t, nil)
+	if err != nil {
+		return Registration{}, err
+	}
+	if _, err := newEntry(tool, exec); err != nil {
+		return Registration{}, err
+	}
+	return Registration{Tool: tool, Exec: exec}, nil
+}
+
+// ToolFromConfig is the Tool a config entry describes (its webhook aside).
+func ToolFromConfig(t config.Tool, source string) Tool {
+	return Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		Parameters:  t.Parameters,
+		Approval:    t.Approval,
+		Idempotent:  t.Idempotent,
+		Redact:      t.Redact,
+		Source:      source,
+	}
+}
+
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // defaultClient is a pooled keep-alive client for webhooks. It has no
 // overall Timeout: each call's context carries the tool's timeout.
@@ -156,19 +216,17 @@ func defaultClient() *http.Client {
 	}}
 }
 
-// build checks a configured tool and makes its registry entry.
-func (h *Host) build(t config.Tool) (*entry, error) {
-	if t.Name == "" {
-		return nil, errors.New("name is empty")
-	}
-	params := slices.Clone(t.Parameters)
-	if len(params) == 0 {
-		params = slices.Clone(defaultParameters)
-	}
-	sch, err := compileSchema(t.Name, params)
-	if err != nil {
-		return nil, err
-	}
+// Webhook builds the executor of a webhook tool. client sends its
+// requests; nil means the Host's own (config tools). Runtime tools pass a
+// client whose dialer refuses private addresses. Redirects are never
+// followed whichever client it is.
+//
+// A webhook secret of the form "whsec_<base64>" is base64-decoded after the
+// prefix (the Standard Webhooks form, so secrets made for its libraries
+// work unchanged), any other secret is used as its raw bytes; the tool's
+// headers are sent as configured except Content-Type, User-Agent,
+// X-Request-Id and webhook-*, which toolstream sets itself.
+func (h *Host) Webhook(t config.Tool, client *http.Client) (Executor, error) {
 	if t.Webhook == nil {
 		return nil, errors.New("webhook: required")
 	}
@@ -176,12 +234,19 @@ func (h *Host) build(t config.Tool) (*entry, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("webhook.url: must be an absolute http or https URL")
 	}
+	if client == nil {
+		client = h.client
+	} else if client.CheckRedirect == nil {
+		c := *client
+		c.CheckRedirect = noRedirects
+		client = &c
+	}
 	w := &webhook{
 		url:        t.Webhook.URL,
 		timeout:    t.Webhook.Timeout,
 		idempotent: t.Idempotent,
 		maxResult:  t.MaxResultBytes.Int(),
-		client:     h.client,
+		client:     client,
 		now:        h.now,
 	}
 	if w.timeout <= 0 {
@@ -201,80 +266,7 @@ func (h *Host) build(t config.Tool) (*entry, error) {
 			return nil, fmt.Errorf("webhook.secret: %w", err)
 		}
 	}
-	return &entry{
-		tool:   Tool{Name: t.Name, Description: t.Description, Parameters: params},
-		schema: sch,
-		exec:   w,
-	}, nil
-}
-
-// Register adds a tool, or replaces the tool of the same name in place
-// (PUT semantics, for the admin API). The tool is checked and its schema
-// compiled before anything changes; calls already running finish with the
-// tool they started with.
-func (h *Host) Register(t config.Tool) error {
-	e, err := h.build(t)
-	if err != nil {
-		return fmt.Errorf("registering tool %q: %w", t.Name, err)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	old := h.reg.Load()
-	next := &registry{names: slices.Clone(old.names), tools: make(map[string]*entry, len(old.tools)+1)}
-	for name, oe := range old.tools {
-		next.tools[name] = oe
-	}
-	if _, exists := next.tools[t.Name]; !exists {
-		next.names = append(next.names, t.Name)
-	}
-	next.tools[t.Name] = e
-	h.reg.Store(next)
-	return nil
-}
-
-// Remove unregisters a tool and reports whether it was registered.
-func (h *Host) Remove(name string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	old := h.reg.Load()
-	if _, ok := old.tools[name]; !ok {
-		return false
-	}
-	next := &registry{tools: make(map[string]*entry, len(old.tools))}
-	for _, n := range old.names {
-		if n != name {
-			next.names = append(next.names, n)
-			next.tools[n] = old.tools[n]
-		}
-	}
-	h.reg.Store(next)
-	return true
-}
-
-// Tools returns the registered tools in registration order (config order,
-// then runtime tools). The slice is the caller's; Parameters is shared and
-// must not be modified.
-func (h *Host) Tools() []Tool {
-	reg := h.reg.Load()
-	out := make([]Tool, 0, len(reg.names))
-	for _, n := range reg.names {
-		out = append(out, reg.tools[n].tool)
-	}
-	return out
-}
-
-// Lookup returns the tool called name.
-func (h *Host) Lookup(name string) (Tool, bool) {
-	e, ok := h.reg.Load().tools[name]
-	if !ok {
-		return Tool{}, false
-	}
-	return e.tool, true
-}
-
-// Names returns the registered tool names in registration order.
-func (h *Host) Names() []string {
-	return slices.Clone(h.reg.Load().names)
+	return w, nil
 }
 
 // Close releases idle webhook connections of the default client. The Host
@@ -284,80 +276,6 @@ func (h *Host) Close() error {
 		h.client.CloseIdleConnections()
 	}
 	return nil
-}
-
-// Execute runs one call (SPEC §7): it finds the tool, coerces and validates
-// the arguments, and runs the executor.
-//
-// A tool failure (unknown tool, bad arguments, webhook non-2xx, timeout,
-// transport failure) is a Result with Err set and a nil error: the model
-// reads it and the turn goes on. The error is non-nil only when ctx is
-// done, i.e. the client went away; the Result is then StatusCancelled with
-// code CANCELLED and the error wraps ctx.Err().
-func (h *Host) Execute(ctx context.Context, call Call) (Result, error) {
-	start := time.Now()
-	res, attempts, err := h.execute(ctx, call)
-	res.Duration = time.Since(start)
-	if h.log.Enabled(ctx, slog.LevelDebug) {
-		attrs := []slog.Attr{
-			slog.String("tool", call.Name), slog.String("call_id", call.ID),
-			slog.String("status", res.Status), slog.Int64("duration_ms", res.Duration.Milliseconds()),
-			slog.Int("attempts", attempts),
-		}
-		if res.Err != nil {
-			attrs = append(attrs, slog.String("code", res.Err.Code))
-		}
-		h.log.LogAttrs(ctx, slog.LevelDebug, "tool call", attrs...)
-	}
-	return res, err
-}
-
-func (h *Host) execute(ctx context.Context, call Call) (Result, int, error) {
-	if ctx.Err() != nil {
-		res, err := cancelled(ctx, call, call.Arguments)
-		return res, 0, err
-	}
-	reg := h.reg.Load()
-	e, ok := reg.tools[call.Name]
-	if !ok {
-		return ErrorResult(call, CodeToolNotFound, NotFoundMessage(call.Name, reg.names)), 0, nil
-	}
-	args, terr := prepareArguments(e.schema, call.Arguments)
-	if terr != nil {
-		res := ErrorResult(call, terr.Code, terr.Message)
-		if args != nil {
-			res.Arguments = args
-		}
-		return res, 0, nil
-	}
-
-	out := e.exec.execute(ctx, call, args)
-	if out.err != nil && ctx.Err() != nil {
-		// Failed because the client left: say so, not "TIMEOUT" or a
-		// transport error. A call that succeeded anyway keeps its result.
-		res, err := cancelled(ctx, call, args)
-		return res, out.attempts, err
-	}
-	if out.err != nil {
-		res := ErrorResult(call, out.err.Code, out.err.Message)
-		res.Arguments = args
-		return res, out.attempts, nil
-	}
-	return Result{
-		CallID:    call.ID,
-		Name:      call.Name,
-		Arguments: args,
-		Content:   out.content,
-		IsJSON:    out.isJSON,
-		Truncated: out.truncated,
-		Status:    StatusOK,
-	}, out.attempts, nil
-}
-
-func cancelled(ctx context.Context, call Call, args json.RawMessage) (Result, error) {
-	res := ErrorResult(call, CodeCancelled, "the call was cancelled because the client went away")
-	res.Arguments = args
-	return res, fmt.Errorf("executing tool %q (call %s): %w", call.Name, call.ID, ctx.Err())
 }
 
 // NotFoundMessage is the TOOL_NOT_FOUND message: it lists the available

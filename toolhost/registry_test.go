@@ -2,6 +2,7 @@ package toolhost_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,14 +43,25 @@ func TestRegistry(t *testing.T) {
 		t.Error("Lookup(zz) found a tool")
 	}
 
+	register := func(ct config.Tool, source string) error {
+		exec, err := h.Webhook(ct, nil)
+		if err != nil {
+			return err
+		}
+		return h.Register(toolhost.ToolFromConfig(ct, source), exec)
+	}
 	// Register adds at the end; registering a known name replaces it in place.
-	if err := h.Register(namedTool("d", url)); err != nil {
+	if err := register(namedTool("d", url), toolhost.SourceRuntime); err != nil {
 		t.Fatal(err)
 	}
 	replaced := namedTool("a", url)
 	replaced.Description = "new a"
-	if err := h.Register(replaced); err != nil {
+	if err := register(replaced, toolhost.SourceConfig); err != nil {
 		t.Fatal(err)
+	}
+	// A runtime tool may not take a config tool's name.
+	if err := register(namedTool("b", url), toolhost.SourceRuntime); !errors.Is(err, toolhost.ErrShadowed) {
+		t.Errorf("runtime tool shadowing config tool b: err = %v, want ErrShadowed", err)
 	}
 	if diff := cmp.Diff([]string{"b", "a", "c", "d"}, h.Names()); diff != "" {
 		t.Errorf("Names after Register (-want +got):\n%s", diff)
@@ -60,7 +72,7 @@ func TestRegistry(t *testing.T) {
 	// A bad tool changes nothing.
 	bad := namedTool("b", url)
 	bad.Parameters = json.RawMessage(`{"type": 7`)
-	if err := h.Register(bad); err == nil {
+	if err := register(bad, toolhost.SourceConfig); err == nil {
 		t.Error("Register accepted an unparsable schema")
 	}
 	if tool, _ := h.Lookup("b"); tool.Description != "the b tool" {
@@ -156,7 +168,12 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Go(func() {
 		for j := range 50 {
 			name := fmt.Sprintf("rt_%d", j%5)
-			if err := h.Register(namedTool(name, srv.URL)); err != nil {
+			ct := namedTool(name, srv.URL)
+			exec, err := h.Webhook(ct, nil)
+			if err == nil {
+				err = h.Register(toolhost.ToolFromConfig(ct, toolhost.SourceRuntime), exec)
+			}
+			if err != nil {
 				t.Error(err)
 			}
 			h.Tools()

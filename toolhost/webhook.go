@@ -36,23 +36,6 @@ const (
 // time, telling it apart from the caller's own cancellation.
 var errToolTimeout = errors.New("toolhost: tool timeout")
 
-// outcome is what an executor made of a call, before Execute turns it into
-// a Result.
-type outcome struct {
-	content   string
-	isJSON    bool
-	truncated bool
-	err       *ToolError
-	attempts  int
-}
-
-// executor runs a validated call. Webhooks are the first kind; MCP tools
-// will be another. It reports every failure in outcome.err and never
-// blocks past ctx.
-type executor interface {
-	execute(ctx context.Context, call Call, args json.RawMessage) outcome
-}
-
 // webhook executes calls by POSTing them to a URL (SPEC §7).
 type webhook struct {
 	url        string
@@ -77,20 +60,20 @@ type webhookBody struct {
 
 // execute sends the call, retrying an idempotent tool's connect errors and
 // 502/503/504 inside the tool's timeout, which bounds the whole call.
-func (w *webhook) execute(ctx context.Context, call Call, args json.RawMessage) outcome {
+func (w *webhook) Execute(ctx context.Context, call Call, args json.RawMessage) Outcome {
 	body, err := marshalCompact(webhookBody{
 		ID: call.ID, Tool: call.Name, Arguments: args,
 		TurnID: call.TurnID, Round: call.Round, Model: call.Model,
 	})
 	if err != nil {
-		return failure(CodeExecutionFailed, "encoding the webhook request: "+err.Error())
+		return Failure(CodeExecutionFailed, "encoding the webhook request: "+err.Error())
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, w.timeout, errToolTimeout)
 	defer cancel()
 
 	for attempt := 0; ; attempt++ {
 		out, retryable := w.attempt(ctx, call.ID, body)
-		out.attempts = attempt + 1
+		out.Attempts = attempt + 1
 		if !retryable || !w.idempotent || attempt == maxRetries {
 			return out
 		}
@@ -103,7 +86,7 @@ func (w *webhook) execute(ctx context.Context, call Call, args json.RawMessage) 
 		case <-ctx.Done():
 			timer.Stop()
 			out = w.contextOutcome(ctx)
-			out.attempts = attempt + 1
+			out.Attempts = attempt + 1
 			return out
 		case <-timer.C:
 		}
@@ -113,7 +96,7 @@ func (w *webhook) execute(ctx context.Context, call Call, args json.RawMessage) 
 // attempt sends the request once. retryable reports a failure that is
 // safe to resend: the connection was never made (so the webhook cannot
 // have seen the request), or the webhook answered 502, 503 or 504.
-func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out outcome, retryable bool) {
+func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out Outcome, retryable bool) {
 	// GotConn fires once a connection is in hand, before anything is
 	// written. An error without it is a dial/TLS failure. An error after
 	// it may come after the webhook got the request, and a POST with side
@@ -123,7 +106,7 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out outc
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace),
 		http.MethodPost, w.url, bytes.NewReader(body))
 	if err != nil {
-		return failure(CodeExecutionFailed, "building the webhook request: "+errorText(err)), false
+		return Failure(CodeExecutionFailed, "building the webhook request: "+errorText(err)), false
 	}
 	req.Header = w.headers.Clone()
 	if req.Header == nil {
@@ -142,7 +125,7 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out outc
 		if ctx.Err() != nil {
 			return w.contextOutcome(ctx), false
 		}
-		return failure(CodeExecutionFailed, "calling the webhook: "+errorText(err)), !connected.Load()
+		return Failure(CodeExecutionFailed, "calling the webhook: "+errorText(err)), !connected.Load()
 	}
 	defer resp.Body.Close()
 
@@ -157,9 +140,9 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out outc
 		drain(resp.Body)
 		switch resp.StatusCode {
 		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return failure(CodeAPIError, msg), true
+			return Failure(CodeAPIError, msg), true
 		}
-		return failure(CodeAPIError, msg), false
+		return Failure(CodeAPIError, msg), false
 	}
 
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(w.maxResult)+1))
@@ -167,7 +150,7 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out outc
 		if ctx.Err() != nil {
 			return w.contextOutcome(ctx), false
 		}
-		return failure(CodeExecutionFailed, "reading the webhook's answer: "+errorText(err)), false
+		return Failure(CodeExecutionFailed, "reading the webhook's answer: "+errorText(err)), false
 	}
 	drain(resp.Body)
 	return shapeResult(data, w.maxResult, resp.Header.Get("Content-Type")), false
@@ -175,15 +158,11 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out outc
 
 // contextOutcome names why the call context ended: the tool's own timeout,
 // or the caller going away (which Execute reports as cancelled).
-func (w *webhook) contextOutcome(ctx context.Context) outcome {
+func (w *webhook) contextOutcome(ctx context.Context) Outcome {
 	if errors.Is(context.Cause(ctx), errToolTimeout) {
-		return failure(CodeTimeout, fmt.Sprintf("the webhook did not answer within %s", w.timeout))
+		return Failure(CodeTimeout, fmt.Sprintf("the webhook did not answer within %s", w.timeout))
 	}
-	return failure(CodeCancelled, "the call was cancelled")
-}
-
-func failure(code, message string) outcome {
-	return outcome{err: &ToolError{Code: code, Message: message}}
+	return Failure(CodeCancelled, "the call was cancelled")
 }
 
 // backoff returns the wait before retry n+1: backoffBase·2ⁿ, jittered to
@@ -209,7 +188,7 @@ func errorText(err error) string {
 // began as JSON. JSON stays JSON (compacted) when the body is an object or
 // array, or any valid JSON declared as such by Content-Type; anything else
 // is text.
-func shapeResult(data []byte, max int, contentType string) outcome {
+func shapeResult(data []byte, max int, contentType string) Outcome {
 	if len(data) > max {
 		cut := max
 		for cut > 0 && cut > max-utf8.UTFMax && !utf8.RuneStart(data[cut]) {
@@ -217,17 +196,17 @@ func shapeResult(data []byte, max int, contentType string) outcome {
 		}
 		text := strings.ToValidUTF8(string(data[:cut]), "\uFFFD")
 		text += fmt.Sprintf("\n[toolstream: result truncated at %d bytes (max_result_bytes); the rest was dropped]", cut)
-		return outcome{content: text, truncated: true}
+		return Outcome{Content: text, Truncated: true}
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && utf8.Valid(trimmed) && json.Valid(trimmed) &&
 		(trimmed[0] == '{' || trimmed[0] == '[' || isJSONType(contentType)) {
 		var buf bytes.Buffer
 		if json.Compact(&buf, trimmed) == nil {
-			return outcome{content: buf.String(), isJSON: true}
+			return Outcome{Content: buf.String(), IsJSON: true}
 		}
 	}
-	return outcome{content: strings.ToValidUTF8(string(data), "\uFFFD")}
+	return Outcome{Content: strings.ToValidUTF8(string(data), "\uFFFD")}
 }
 
 func isJSONType(contentType string) bool {

@@ -143,7 +143,10 @@ type Action struct {
 // holds the whole result and the hash of the unredacted arguments.
 type Replay struct {
 	AuditID string `json:"audit_id"`
-	Tool    string `json:"tool"`
+	// TurnID is the turn that ran the call: a turn never replays its own
+	// calls, only an earlier attempt's.
+	TurnID string `json:"turn_id"`
+	Tool   string `json:"tool"`
 	// ArgsHash is the hex SHA-256 of the canonical (coerced) arguments.
 	ArgsHash string `json:"args_hash"`
 	// Status is StatusStarted until the call finished, then its status.

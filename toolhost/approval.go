@@ -1,0 +1,219 @@
+package toolhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// Errors of [Host.Decide], each a distinct answer of the actions API.
+var (
+	// ErrActionNotFound: no such action, or not the caller's to see.
+	ErrActionNotFound = errors.New("toolhost: action not found")
+	// ErrAdminOnly: the action's tool has approval: admin and the caller
+	// is not an admin key.
+	ErrAdminOnly = errors.New("toolhost: only an admin key decides this action")
+	// ErrDecided: the action was decided already or expired.
+	ErrDecided = store.ErrDecided
+)
+
+// Decider is who decides an action: a client key, or an admin key.
+type Decider struct {
+	KeyID string
+	Admin bool
+}
+
+// waiters wakes the call waiting on an action when it is decided. The
+// store's row is the truth; a wake-up only says "look again". With a
+// store shared by replicas, a notification from another replica wakes
+// the same way ([Host.Wake]).
+type waiters struct {
+	mu sync.Mutex
+	m  map[string]chan struct{}
+}
+
+func (w *waiters) add(id string) chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[string]chan struct{}{}
+	}
+	ch := make(chan struct{}, 1)
+	w.m[id] = ch
+	return ch
+}
+
+func (w *waiters) remove(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.m, id)
+}
+
+// Wake tells the call waiting on action id, if it waits in this process,
+// that the action changed.
+func (h *Host) Wake(id string) {
+	h.waiters.mu.Lock()
+	ch := h.waiters.m[id]
+	h.waiters.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// CanDecide reports whether d may see and decide a: the key that started
+// the turn decides approval: always; admin keys decide everything and see
+// everything; approval: admin needs an admin key. A proxy without client
+// keys has empty key ids, which match.
+func CanDecide(d Decider, a store.Action) error {
+	if d.Admin {
+		return nil
+	}
+	if a.KeyID != d.KeyID {
+		return ErrActionNotFound
+	}
+	if a.Approval == ApprovalAdmin {
+		return ErrAdminOnly
+	}
+	return nil
+}
+
+// Decide approves (approve true) or denies an action for d. reason, with a
+// deny, reaches the model. It returns the action as decided, or as it
+// stands with [ErrDecided].
+func (h *Host) Decide(ctx context.Context, id string, approve bool, d Decider, reason string) (store.Action, error) {
+	if h.records == nil {
+		return store.Action{}, ErrActionNotFound
+	}
+	a, ok, err := h.records.Action(ctx, id)
+	if err != nil {
+		return store.Action{}, err
+	}
+	if !ok {
+		return store.Action{}, ErrActionNotFound
+	}
+	if err := CanDecide(d, a); err != nil {
+		return store.Action{}, err
+	}
+	status := store.ActionDenied
+	if approve {
+		status, reason = store.ActionApproved, ""
+	}
+	a, err = h.records.DecideAction(ctx, id, status, deciderName(d), reason)
+	if err != nil {
+		return a, err
+	}
+	h.Wake(id)
+	return a, nil
+}
+
+func deciderName(d Decider) string {
+	if d.KeyID == "" {
+		return "anonymous"
+	}
+	return d.KeyID
+}
+
+// approve holds a call of a tool that needs approval until it is decided
+// (SPEC §7). It returns how the call was let through, or the result of a
+// call that must not run (denied, expired, client gone) and, for the
+// client gone, the error Execute returns.
+func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord) (*store.Decision, *Result, error) {
+	if tool.Approval == ApprovalNever || tool.Approval == "" {
+		return nil, nil, nil
+	}
+	now := h.now().UTC()
+	if tool.Approval == ApprovalAlways && call.Origin.preApproved(tool.Name) {
+		return &store.Decision{Decision: "pre-approved", DecidedBy: rec.KeyID, At: now}, nil, nil
+	}
+	if h.records == nil {
+		res := ErrorResult(call, CodeDenied, "this tool needs approval, and the proxy has no storage to hold one")
+		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "no-storage", At: now}, &res, nil
+	}
+
+	a := store.Action{
+		ID: store.NewID("act_"), TurnID: call.TurnID, CallID: call.ID, Tool: tool.Name,
+		Arguments: rec.Arguments, Status: store.ActionPending, Approval: tool.Approval,
+		CreatedAt: now, ExpiresAt: now.Add(h.approvalTTL), KeyID: rec.KeyID,
+		AuditID: rec.ID, Instance: h.instance,
+	}
+	wake := h.waiters.add(a.ID)
+	defer h.waiters.remove(a.ID)
+	if err := h.records.CreateAction(context.WithoutCancel(ctx), a); err != nil {
+		h.log.LogAttrs(ctx, slog.LevelError, "storing an approval failed", slog.String("tool", tool.Name), slog.String("error", err.Error()))
+		res := ErrorResult(call, CodeDenied, "the approval could not be stored, so the call was not run")
+		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "storage-error", At: now}, &res, nil
+	}
+	h.obs.ApprovalsPending(+1)
+	defer h.obs.ApprovalsPending(-1)
+	if call.Progress != nil {
+		call.Progress.ApprovalRequested(call, a)
+	}
+	a, err := h.await(ctx, a, wake)
+	if call.Progress != nil {
+		call.Progress.ApprovalResolved(call, a)
+	}
+	dec := &store.Decision{ActionID: a.ID, Decision: a.Status, DecidedBy: a.DecidedBy, Reason: a.Reason, At: h.now().UTC()}
+	if a.DecidedAt != nil {
+		dec.At = *a.DecidedAt
+	}
+	switch {
+	case a.Status == store.ActionApproved:
+		return dec, nil, nil
+	case err != nil:
+		res, cerr := cancelled(ctx, call, nil)
+		return dec, &res, cerr
+	case a.Status == store.ActionDenied:
+		msg := "the user denied this call"
+		if a.Reason != "" {
+			msg += ": " + a.Reason
+		}
+		res := ErrorResult(call, CodeDenied, msg+". Do not retry it unless the user asks again.")
+		return dec, &res, nil
+	default: // expired: nobody decided in time
+		res := ErrorResult(call, CodeDenied, fmt.Sprintf("nobody approved this call within %s, so it was not run", h.approvalTTL))
+		return dec, &res, nil
+	}
+}
+
+// await waits for a decision on a, the approval timeout, or ctx. It
+// returns the action as it ended; err is set only when ctx ended the wait
+// (the action is then expired, decided by "client-gone").
+func (h *Host) await(ctx context.Context, a store.Action, wake <-chan struct{}) (store.Action, error) {
+	timer := time.NewTimer(a.ExpiresAt.Sub(h.now()))
+	defer timer.Stop()
+	bctx := context.WithoutCancel(ctx)
+	for {
+		select {
+		case <-wake:
+			cur, ok, err := h.records.Action(bctx, a.ID)
+			if err == nil && ok && cur.Status != store.ActionPending {
+				return cur, nil
+			}
+		case <-timer.C:
+			return h.expire(bctx, a.ID, "timeout"), nil
+		case <-ctx.Done():
+			return h.expire(bctx, a.ID, "client-gone"), ctx.Err()
+		}
+	}
+}
+
+// expire ends a pending action nobody decided. A decision that won the
+// race stands, and is returned instead.
+func (h *Host) expire(ctx context.Context, id, by string) store.Action {
+	ctx, cancel := context.WithTimeout(ctx, bookkeepingTimeout)
+	defer cancel()
+	a, err := h.records.DecideAction(ctx, id, store.ActionExpired, by, "")
+	if err != nil && !errors.Is(err, store.ErrDecided) {
+		h.log.LogAttrs(ctx, slog.LevelError, "expiring an approval failed", slog.String("action_id", id), slog.String("error", err.Error()))
+		return store.Action{ID: id, Status: store.ActionExpired, DecidedBy: by}
+	}
+	return a
+}

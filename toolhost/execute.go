@@ -1,0 +1,264 @@
+package toolhost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// Records is what the Host keeps durable: the audit log, approvals and the
+// index a retried turn finds its earlier attempt's calls in. The storage
+// backends (toolhost/store) implement it.
+type Records interface {
+	StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error
+	FinishCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error
+	RecordCall(ctx context.Context, rec store.CallRecord) error
+	Replays(ctx context.Context, attempt string) ([]store.Replay, error)
+	CreateAction(ctx context.Context, a store.Action) error
+	Action(ctx context.Context, id string) (store.Action, bool, error)
+	DecideAction(ctx context.Context, id, status, decidedBy, reason string) (store.Action, error)
+}
+
+// bookkeepingTimeout bounds a record written after the client left: the
+// write must still happen, but not hang a shutdown.
+const bookkeepingTimeout = 5 * time.Second
+
+// Execute runs one call (SPEC §7), the same way whatever executes it:
+//
+//  1. find the tool and coerce and validate the arguments; a failure is
+//     recorded in the audit log and answered at once;
+//  2. in a retried turn, a call the earlier attempt already made is not
+//     run again: its recorded result (or OUTCOME_UNKNOWN) is the answer;
+//  3. a tool with approval waits for a decision (or a pre-approval);
+//  4. the call is written to the audit log as started — durably, before
+//     anything runs; if that fails the call is not run;
+//  5. the executor runs, and the record is completed.
+//
+// A tool failure is a Result with Err set and a nil error: the model reads
+// it and the turn goes on. The error is non-nil only when ctx is done, i.e.
+// the client went away (or the server is shutting down); the Result is then
+// StatusCancelled with code CANCELLED and the error wraps the cause.
+func (h *Host) Execute(ctx context.Context, call Call) (Result, error) {
+	start := time.Now()
+	c := h.newCallRun(call, h.now())
+	res, err := c.run(ctx)
+	res.Duration = time.Since(start)
+	c.log(ctx, res)
+	h.obs.CallFinished(call.Name, res.Status, res.Duration)
+	return res, err
+}
+
+// callRun is one call going through Execute's steps.
+type callRun struct {
+	h    *Host
+	call Call
+	rec  store.CallRecord
+	// attempts counts webhook requests, for the log line.
+	attempts int
+	// began is the monotonic start, for durations (h.now may be pinned).
+	began time.Time
+}
+
+func (h *Host) newCallRun(call Call, start time.Time) *callRun {
+	rec := store.CallRecord{
+		ID:        store.NewID("tcr_"),
+		TurnID:    call.TurnID,
+		CallID:    call.ID,
+		Round:     call.Round,
+		Model:     call.Model,
+		Tool:      call.Name,
+		Arguments: asJSON(call.Arguments),
+		StartedAt: start.UTC(),
+		Instance:  h.instance,
+	}
+	if o := call.Origin; o != nil {
+		rec.KeyID = o.KeyID
+		rec.Attempt = o.Attempt
+	}
+	return &callRun{h: h, call: call, rec: rec, began: time.Now()}
+}
+
+func (c *callRun) run(ctx context.Context) (Result, error) {
+	h, call := c.h, c.call
+	if ctx.Err() != nil {
+		res, err := cancelled(ctx, call, call.Arguments)
+		c.record(ctx, res)
+		return res, err
+	}
+	reg := h.reg.Load()
+	e, ok := reg.tools[call.Name]
+	if !ok {
+		res := ErrorResult(call, CodeToolNotFound, NotFoundMessage(call.Name, reg.names))
+		c.record(ctx, res)
+		return res, nil
+	}
+	args, terr := prepareArguments(e.schema, call.Arguments)
+	if args != nil {
+		c.rec.Arguments = redact(args, e.tool.Redact)
+	}
+	if terr != nil {
+		res := ErrorResult(call, terr.Code, terr.Message)
+		if args != nil {
+			res.Arguments = args
+		}
+		c.record(ctx, res)
+		return res, nil
+	}
+
+	hash := argsHash(args)
+	if res, ok := h.replay(ctx, call, e.tool, hash, args); ok {
+		return res, nil
+	}
+
+	dec, res, err := h.approve(ctx, call, e.tool, c.rec)
+	c.rec.Approval = dec
+	if res != nil {
+		res.Arguments = args
+		c.record(ctx, *res)
+		return *res, err
+	}
+
+	// Write-ahead: the record is durable before the tool can act, so a
+	// crash from here on leaves a started call that the next start-up
+	// marks outcome_unknown instead of forgetting it.
+	ref := c.attemptRef(hash)
+	c.rec.Status = store.StatusStarted
+	c.rec.Executed = true
+	if h.records != nil {
+		if err := h.records.StartCall(context.WithoutCancel(ctx), c.rec, ref); err != nil {
+			h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed; call not run",
+				slog.String("tool", call.Name), slog.String("call_id", call.ID), slog.String("error", err.Error()))
+			res := ErrorResult(call, CodeExecutionFailed, "the call could not be written to the audit log, so it was not run")
+			res.Arguments = args
+			c.rec.Executed = false
+			c.finishRecord(ctx, res, nil)
+			return res, nil
+		}
+	}
+
+	out := e.exec.Execute(ctx, call, args)
+	c.attempts = out.Attempts
+	var result Result
+	switch {
+	case out.Err != nil && ctx.Err() != nil:
+		// Failed because the client left: say so, not "TIMEOUT" or a
+		// transport error. A call that succeeded anyway keeps its result.
+		result, err = cancelled(ctx, call, args)
+	case out.Err != nil:
+		result = ErrorResult(call, out.Err.Code, out.Err.Message)
+		result.Arguments = args
+	default:
+		result = Result{
+			CallID: call.ID, Name: call.Name, Arguments: args,
+			Content: out.Content, IsJSON: out.IsJSON, Truncated: out.Truncated,
+			Status: StatusOK,
+		}
+	}
+	c.finishRecord(ctx, result, ref)
+	return result, err
+}
+
+// attemptRef files the call under its turn's retry group.
+func (c *callRun) attemptRef(hash string) *store.AttemptRef {
+	o := c.call.Origin
+	if o == nil || o.Attempt == "" {
+		return nil
+	}
+	return &store.AttemptRef{Attempt: o.Attempt, TTL: o.attemptTTL(), Replay: store.Replay{
+		AuditID: c.rec.ID, TurnID: c.call.TurnID, Tool: c.call.Name, ArgsHash: hash,
+		Status: store.StatusStarted, StartedAt: c.rec.StartedAt,
+	}}
+}
+
+// record writes a call that never reached an executor.
+func (c *callRun) record(ctx context.Context, res Result) {
+	c.fill(res)
+	if c.h.records == nil {
+		return
+	}
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
+	defer cancel()
+	if err := c.h.records.RecordCall(bctx, c.rec); err != nil {
+		c.h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed",
+			slog.String("tool", c.call.Name), slog.String("call_id", c.call.ID), slog.String("error", err.Error()))
+	}
+}
+
+// finishRecord completes a started record with the call's result.
+func (c *callRun) finishRecord(ctx context.Context, res Result, ref *store.AttemptRef) {
+	c.fill(res)
+	if c.h.records == nil {
+		return
+	}
+	if ref != nil {
+		ref.Replay.Status = c.rec.Status
+		ref.Replay.Content, ref.Replay.IsJSON = res.Content, res.IsJSON
+		if res.Err != nil {
+			ref.Replay.ErrorCode, ref.Replay.ErrorMessage = res.Err.Code, res.Err.Message
+		}
+	}
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
+	defer cancel()
+	write := c.h.records.FinishCall
+	if !c.rec.Executed {
+		write = func(ctx context.Context, rec store.CallRecord, _ *store.AttemptRef) error {
+			return c.h.records.RecordCall(ctx, rec)
+		}
+	}
+	if err := write(bctx, c.rec, ref); err != nil {
+		c.h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed",
+			slog.String("tool", c.call.Name), slog.String("call_id", c.call.ID), slog.String("error", err.Error()))
+	}
+}
+
+// fill copies a result into the record.
+func (c *callRun) fill(res Result) {
+	now := c.h.now().UTC()
+	c.rec.Status = res.Status
+	c.rec.FinishedAt = &now
+	c.rec.DurationMS = time.Since(c.began).Milliseconds()
+	if res.Err != nil {
+		c.rec.ErrorCode, c.rec.ErrorMessage = res.Err.Code, res.Err.Message
+	} else {
+		c.rec.ResultExcerpt = auditExcerpt(res.Content)
+	}
+}
+
+// log writes the one line per call an operator reads: what ran, how it
+// ended, and why it failed (a refused connection, a 404, a bad signature).
+func (c *callRun) log(ctx context.Context, res Result) {
+	attrs := []slog.Attr{
+		slog.String("tool", c.call.Name), slog.String("call_id", c.call.ID),
+		slog.String("turn_id", c.call.TurnID),
+		slog.String("status", res.Status), slog.Int64("duration_ms", res.Duration.Milliseconds()),
+	}
+	if c.attempts > 1 {
+		attrs = append(attrs, slog.Int("attempts", c.attempts))
+	}
+	if res.Err != nil {
+		attrs = append(attrs, slog.String("code", res.Err.Code), slog.String("reason", res.Err.Message))
+	}
+	if d := c.rec.Approval; d != nil {
+		attrs = append(attrs, slog.String("approval", d.Decision), slog.String("decided_by", d.DecidedBy))
+	}
+	level := slog.LevelInfo
+	if res.Status == StatusError {
+		level = slog.LevelWarn
+	}
+	c.h.log.LogAttrs(ctx, level, "tool call", attrs...)
+}
+
+func cancelled(ctx context.Context, call Call, args json.RawMessage) (Result, error) {
+	res := ErrorResult(call, CodeCancelled, "the call was cancelled because the client went away")
+	res.Arguments = args
+	return res, fmt.Errorf("executing tool %q (call %s): %w", call.Name, call.ID, context.Cause(ctx))
+}
+
+type nopObserver struct{}
+
+func (nopObserver) CallFinished(string, string, time.Duration) {}
+func (nopObserver) ApprovalsPending(int)                       {}

@@ -1,0 +1,153 @@
+package toolhost
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// How long a retry can find the calls of its earlier attempt (SPEC §7).
+const (
+	// BodyAttemptTTL: a retry recognised by x-stainless-retry-count and a
+	// byte-identical body from the same key counts within 10 minutes.
+	BodyAttemptTTL = 10 * time.Minute
+	// KeyAttemptTTL: an Idempotency-Key is honoured for a day, as
+	// payment APIs that popularised the header do.
+	KeyAttemptTTL = 24 * time.Hour
+)
+
+// Origin is who asked for a turn's calls: the client key, what it
+// pre-approved, and the retry group the turn belongs to. One Origin is
+// shared by every call of a turn; it is safe for concurrent use.
+type Origin struct {
+	// KeyID is the client key's id (store.KeyID); empty without keys.
+	KeyID string
+	// Approve names tools whose approval: always calls this turn runs
+	// without asking ("*": all of them); approval: admin tools still ask.
+	Approve []string
+	// Attempt is the retry group: attempts of the same request share it
+	// ([AttemptFromKey], [AttemptFromBody]). Empty: calls are not filed.
+	Attempt string
+	// Retry says this request is a retry: calls an earlier attempt of the
+	// group made are not run again.
+	Retry bool
+	// Keyed says the group came from an Idempotency-Key (a longer TTL).
+	Keyed bool
+
+	mu      sync.Mutex
+	loaded  bool
+	earlier []store.Replay
+	used    []bool
+}
+
+// AttemptFromKey is the retry group of requests carrying the same
+// Idempotency-Key from the same client key.
+func AttemptFromKey(keyID, idempotencyKey string) string {
+	return attemptHash("key", keyID, []byte(idempotencyKey))
+}
+
+// AttemptFromBody is the retry group of byte-identical request bodies from
+// the same client key (x-stainless-retry-count retries).
+func AttemptFromBody(keyID string, body []byte) string {
+	return attemptHash("body", keyID, body)
+}
+
+func attemptHash(kind, keyID string, data []byte) string {
+	h := sha256.New()
+	h.Write([]byte(kind))
+	h.Write([]byte{0})
+	h.Write([]byte(keyID))
+	h.Write([]byte{0})
+	h.Write(data)
+	return "att_" + hex.EncodeToString(h.Sum(nil))[:40]
+}
+
+// preApproved reports whether the client pre-approved calls of name.
+func (o *Origin) preApproved(name string) bool {
+	return o != nil && (slices.Contains(o.Approve, name) || slices.Contains(o.Approve, "*"))
+}
+
+func (o *Origin) attemptTTL() time.Duration {
+	if o.Keyed {
+		return KeyAttemptTTL
+	}
+	return BodyAttemptTTL
+}
+
+// claim finds the earliest unclaimed call of an earlier attempt with the
+// same tool and arguments, and claims it, so that a turn calling the same
+// thing twice replays two recorded calls, not one twice.
+func (o *Origin) claim(ctx context.Context, records Records, turnID, tool, hash string) (store.Replay, bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.loaded {
+		all, err := records.Replays(ctx, o.Attempt)
+		if err != nil {
+			return store.Replay{}, false, err
+		}
+		o.loaded = true
+		for _, r := range all {
+			if r.TurnID != turnID {
+				o.earlier = append(o.earlier, r)
+			}
+		}
+		o.used = make([]bool, len(o.earlier))
+	}
+	for i, r := range o.earlier {
+		if !o.used[i] && r.Tool == tool && r.ArgsHash == hash {
+			o.used[i] = true
+			return r, true, nil
+		}
+	}
+	return store.Replay{}, false, nil
+}
+
+// replay answers a call of a retried turn from the earlier attempt: the
+// recorded result when that call finished, OUTCOME_UNKNOWN when it may
+// have run but nobody saw it finish. An idempotent tool whose earlier call
+// has no known outcome simply runs again: running it twice is safe.
+func (h *Host) replay(ctx context.Context, call Call, tool Tool, hash string, args json.RawMessage) (Result, bool) {
+	o := call.Origin
+	if o == nil || !o.Retry || o.Attempt == "" || h.records == nil {
+		return Result{}, false
+	}
+	r, ok, err := o.claim(ctx, h.records, call.TurnID, call.Name, hash)
+	if err != nil {
+		// Not knowing whether the call already ran, a non-idempotent tool
+		// must not run: answering OUTCOME_UNKNOWN is the safe side.
+		h.log.LogAttrs(ctx, slog.LevelError, "reading the earlier attempt failed",
+			slog.String("tool", call.Name), slog.String("error", err.Error()))
+		if tool.Idempotent {
+			return Result{}, false
+		}
+		r, ok = store.Replay{Status: store.StatusOutcomeUnknown}, true
+	}
+	if !ok {
+		return Result{}, false
+	}
+	var res Result
+	switch r.Status {
+	case store.StatusOK:
+		res = Result{CallID: call.ID, Name: call.Name, Content: r.Content, IsJSON: r.IsJSON, Status: StatusOK}
+	case store.StatusError:
+		res = ErrorResult(call, r.ErrorCode, r.ErrorMessage)
+	default: // started, outcome_unknown, cancelled mid-call
+		if tool.Idempotent {
+			return Result{}, false
+		}
+		res = ErrorResult(call, CodeOutcomeUnknown,
+			"an earlier attempt of this request started this call and its outcome is unknown: it may already have run, so it was not run again; check before calling it again")
+	}
+	res.Arguments = args
+	h.log.LogAttrs(ctx, slog.LevelInfo, "tool call replayed from an earlier attempt",
+		slog.String("tool", call.Name), slog.String("call_id", call.ID),
+		slog.String("earlier_audit_id", r.AuditID), slog.String("status", res.Status))
+	return res, true
+}
