@@ -55,7 +55,7 @@ func (c *Config) check(at func(string) position) []Problem {
 	v.storage(c.Storage)
 	v.upstreams(c)
 	v.loop(c.Loop)
-	v.tools(c.Tools)
+	v.tools(c)
 	v.oneOf("log.format", c.Log.Format, "text", "json")
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	return v.problems
@@ -209,7 +209,8 @@ func (v *validator) loop(l Loop) {
 // toolName is OpenAI's rule for function names.
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-func (v *validator) tools(tools []Tool) {
+func (v *validator) tools(c *Config) {
+	tools := c.Tools
 	first := map[string]int{}
 	for i := range tools {
 		t := &tools[i]
@@ -229,7 +230,10 @@ func (v *validator) tools(tools []Tool) {
 				v.add(p+".webhook.timeout", "must be positive, got %s (leave it out to use loop.tool_timeout)", w.Timeout)
 			}
 		}
-		v.oneOf(p+".approval", t.Approval, "never", "always")
+		v.oneOf(p+".approval", t.Approval, "never", "always", "admin")
+		if t.Approval == "admin" && !hasKey(c.Auth.AdminKeys) {
+			v.add(p+".approval", "admin needs auth.admin_keys: without an admin key nobody could approve its calls")
+		}
 		v.positiveSize(p+".max_result_bytes", t.MaxResultBytes)
 		for k, r := range t.Redact {
 			if r == "" {

@@ -150,7 +150,7 @@ func TestValidate(t *testing.T) {
 		{"webhook header", "tools:\n  - name: t\n    webhook:\n      url: http://h/\n      headers: {\"X:Y\": \"${S}\"}\n", map[string]string{"S": "s"}, []string{
 			`t.yaml:5:24: tools[0].webhook.headers.X:Y: "X:Y" is not a valid header name`}},
 		{"approval", tool + "    approval: sometimes\n", nil, []string{
-			`t.yaml:4:15: tools[0].approval: unknown value "sometimes" (want never or always)`}},
+			`t.yaml:4:15: tools[0].approval: unknown value "sometimes" (want never, always or admin)`}},
 		{"max_result_bytes", tool + "    max_result_bytes: 0KiB\n", nil, []string{
 			`t.yaml:4:23: tools[0].max_result_bytes: must be positive, got 0B`}},
 		{"redact empty", tool + "    redact: [password, \"\"]\n", nil, []string{
@@ -234,7 +234,7 @@ func TestValidateInCode(t *testing.T) {
 		`upstreams[1].base_url: required (an http or https URL)`,
 		`loop.display: unknown value "cards" (want events, markdown or none)`,
 		`tools[0].webhook.timeout: must be positive, got -1s (leave it out to use loop.tool_timeout)`,
-		`tools[0].approval: unknown value "" (want never or always)`,
+		`tools[0].approval: unknown value "" (want never, always or admin)`,
 		`tools[0].max_result_bytes: must be positive, got 0B`,
 	}
 	if diff := cmp.Diff(want, strings.Split(err.Error(), "\n")); diff != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // pending is one call of a round and, once it finished, its result.
@@ -18,9 +19,18 @@ type pending struct {
 	err error
 }
 
-// note tells the writing goroutine that a call finished.
+// note tells the writing goroutine that a call finished, or that it waits
+// for (or got) an approval.
 type note struct {
-	p *pending
+	p        *pending
+	approval *approvalNote
+}
+
+// approvalNote is an approval.requested or approval.resolved event to show.
+type approvalNote struct {
+	event  string
+	call   toolhost.Call
+	action store.Action
 }
 
 // calls runs a round's calls as their blocks close: in order of appearance,
@@ -71,6 +81,19 @@ func (c *calls) send(n note) bool {
 		return false
 	}
 }
+
+// ApprovalRequested implements toolhost.Progress: the writer shows the
+// approval.requested event at once.
+func (c *calls) ApprovalRequested(call toolhost.Call, a store.Action) {
+	c.send(note{approval: &approvalNote{event: "approval.requested", call: call, action: a}})
+}
+
+// ApprovalResolved implements toolhost.Progress.
+func (c *calls) ApprovalResolved(call toolhost.Call, a store.Action) {
+	c.send(note{approval: &approvalNote{event: "approval.resolved", call: call, action: a}})
+}
+
+var _ toolhost.Progress = (*calls)(nil)
 
 // finished shows a finished call to the client.
 func (tr *turnRun) finished(p *pending) error {

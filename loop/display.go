@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/config"
@@ -14,8 +15,8 @@ import (
 // Event is toolstream's extension object on a chunk (SPEC §6, display:
 // events). Standard SDKs ignore it; apps read it to show tool activity.
 type Event struct {
-	// Event is tool.started, tool.finished, round.started or mode.fallback
-	// (approval.* come with approvals).
+	// Event is tool.started, tool.finished, approval.requested,
+	// approval.resolved, round.started or mode.fallback.
 	Event  string `json:"event"`
 	CallID string `json:"call_id,omitempty"`
 	Name   string `json:"name,omitempty"`
@@ -33,10 +34,17 @@ type Event struct {
 	// DurationMS is the call's wall time (tool.finished).
 	DurationMS *int64 `json:"duration_ms,omitempty"`
 	// From, To and Reason describe a mode.fallback: the tool modes and
-	// the upstream's refusal.
+	// the upstream's refusal. Reason is also a deny's reason
+	// (approval.resolved).
 	From   string `json:"from,omitempty"`
 	To     string `json:"to,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// ActionID and ExpiresAt name the approval a call waits for
+	// (approval.requested; ActionID also on approval.resolved).
+	ActionID  string     `json:"action_id,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// Decision is approved, denied or expired (approval.resolved).
+	Decision string `json:"decision,omitempty"`
 }
 
 // MarshalJSON writes call_id and name on every tool.* and approval.* event,
@@ -62,6 +70,20 @@ func toolStarted(p *pending) Event {
 		ev.Arguments = p.call.Arguments
 	}
 	return ev
+}
+
+// approvalEvent shows that a call waits for a decision, or got one. Only
+// with display: events; with markdown or none an app finds pending
+// actions through GET /v1/actions.
+func (tr *turnRun) approvalEvent(n *approvalNote) error {
+	ev := Event{Event: n.event, CallID: n.call.ID, Name: n.call.Name, Round: n.call.Round, ActionID: n.action.ID}
+	if n.event == "approval.requested" {
+		at := n.action.ExpiresAt
+		ev.ExpiresAt = &at
+	} else {
+		ev.Decision, ev.Reason = n.action.Status, n.action.Reason
+	}
+	return tr.event(ev)
 }
 
 func roundStarted(n int) Event { return Event{Event: "round.started", Round: n} }

@@ -21,6 +21,9 @@ type Overrides struct {
 	Tools []string
 	// Display is events, markdown or none.
 	Display string
+	// Approve pre-approves this turn's calls of these server tools that
+	// have approval: always ("*": all of them); nil approves nothing.
+	Approve []string
 }
 
 func parseOverrides(v *fastjson.Value) (Overrides, error) {
@@ -42,23 +45,30 @@ func parseOverrides(v *fastjson.Value) (Overrides, error) {
 		case "display":
 			o.Display, err = overrideString(f, "toolstream.display")
 		case "tools":
-			if f.Type() != fastjson.TypeArray {
-				err = &RequestError{Param: "toolstream.tools", Message: "toolstream.tools must be an array of server tool names"}
-				return
-			}
-			o.Tools = []string{}
-			for _, n := range f.GetArray() {
-				if n.Type() != fastjson.TypeString {
-					err = &RequestError{Param: "toolstream.tools", Message: "toolstream.tools must be an array of server tool names"}
-					return
-				}
-				o.Tools = append(o.Tools, string(n.GetStringBytes()))
-			}
+			o.Tools, err = nameList(f, "toolstream.tools")
+		case "approve":
+			o.Approve, err = nameList(f, "toolstream.approve")
 		default:
-			err = &RequestError{Param: "toolstream." + string(k), Message: fmt.Sprintf("unknown field toolstream.%s (want tool_mode, tools or display)", k)}
+			err = &RequestError{Param: "toolstream." + string(k), Message: fmt.Sprintf("unknown field toolstream.%s (want tool_mode, tools, display or approve)", k)}
 		}
 	})
 	return o, err
+}
+
+// nameList reads an array of server tool names.
+func nameList(f *fastjson.Value, param string) ([]string, error) {
+	bad := &RequestError{Param: param, Message: param + " must be an array of server tool names"}
+	if f.Type() != fastjson.TypeArray {
+		return nil, bad
+	}
+	names := []string{}
+	for _, n := range f.GetArray() {
+		if n.Type() != fastjson.TypeString {
+			return nil, bad
+		}
+		names = append(names, string(n.GetStringBytes()))
+	}
+	return names, nil
 }
 
 func overrideString(v *fastjson.Value, param string) (string, error) {
@@ -105,6 +115,9 @@ func (o Overrides) Merge(under Overrides) Overrides {
 	}
 	if o.Display == "" {
 		o.Display = under.Display
+	}
+	if o.Approve == nil {
+		o.Approve = under.Approve
 	}
 	return o
 }

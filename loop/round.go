@@ -126,6 +126,14 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 				}
 			}
 		case nt := <-ex.notes:
+			if nt.approval != nil {
+				// A call waiting for a person is shown at once: the
+				// person must see it to decide.
+				if err := tr.approvalEvent(nt.approval); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			// Shown once the round's text is over: a card or event never
 			// lands in the middle of the model's sentence, and the stream
 			// reads the same however the network timed it.
@@ -166,6 +174,12 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	for ex.outstanding > 0 {
 		select {
 		case nt := <-ex.notes:
+			if nt.approval != nil {
+				if err := tr.approvalEvent(nt.approval); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			ex.outstanding--
 			if err := tr.finished(nt.p); err != nil {
 				return nil, err
@@ -349,6 +363,8 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 		TurnID:    tr.s.id,
 		Round:     round,
 		Model:     tr.t.Request.Model,
+		Origin:    tr.t.Origin,
+		Progress:  ex,
 	}}
 	ro.calls = append(ro.calls, p)
 	ro.order = append(ro.order, roundCall{id: id, name: name, args: string(args), p: p})

@@ -65,6 +65,9 @@ type Turn struct {
 	// History stores turns and stitches them back into later requests
 	// (SPEC §8); nil does neither.
 	History HistoryStore
+	// Origin is who asked: the client key, its pre-approvals and the
+	// retry group, handed to every call. Nil: none of them.
+	Origin *toolhost.Origin
 }
 
 // ModeMemory remembers, per upstream and model, that native tools were

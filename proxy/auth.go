@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // keySet holds client keys as SHA-256 digests, so plain and "sha256:" keys
@@ -53,12 +54,6 @@ func (ks keySet) check(key string) bool {
 	return found == 1
 }
 
-// keyID names a key in logs and the audit log without revealing it.
-func keyID(key string) string {
-	d := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(d[:6])
-}
-
 // presentedKey takes the key from "Authorization: Bearer" or, as Azure-style
 // clients send it, "api-key".
 func presentedKey(c echo.Context) string {
@@ -84,7 +79,7 @@ func (s *Server) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 		if k == "" || !s.keys.check(k) {
 			return errUnauthorized
 		}
-		c.Set(ctxKeyID, keyID(k))
+		c.Set(ctxKeyID, store.KeyID(k))
 		return next(c)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,6 +35,8 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	keyID, _ := c.Get(ctxKeyID).(string)
+	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
 	if !req.Stream {
 		if len(turn.Tools) == 0 {
 			err := s.relayJSON(c, up, req)
@@ -49,6 +53,11 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	ctx := c.Request().Context()
 	rep, err := s.runner.Run(ctx, turn, out)
 	s.logTurn(ctx, req, up, rep, err, time.Since(start))
+	if err != nil && rep.ToolsRan {
+		// Reaches the client only if nothing was streamed yet (display:
+		// none): a tool already acted, so the SDK must not replay.
+		c.Response().Header().Set("X-Should-Retry", "false")
+	}
 	return s.endStream(c, out, err)
 }
 
@@ -87,7 +96,51 @@ func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.
 			return nil, err
 		}
 	}
+	if err := checkApprove(t.Tools, o.Approve); err != nil {
+		return nil, err
+	}
+	t.Origin = &toolhost.Origin{Approve: o.Approve}
 	return t, nil
+}
+
+// checkApprove refuses a pre-approval the proxy would not honour: a name
+// that is not one of the turn's server tools, or a tool with approval:
+// admin, which only an admin key can approve (SPEC §2).
+func checkApprove(tools []toolhost.Tool, names []string) error {
+	for _, n := range names {
+		if n == "*" {
+			continue
+		}
+		i := slices.IndexFunc(tools, func(t toolhost.Tool) bool { return t.Name == n })
+		switch {
+		case i < 0:
+			return &loop.RequestError{Param: "toolstream.approve", Message: fmt.Sprintf("%q is not a server tool of this turn", n)}
+		case tools[i].Approval == toolhost.ApprovalAdmin:
+			return &loop.RequestError{Param: "toolstream.approve", Message: fmt.Sprintf("%q has approval: admin; only an admin key can approve its calls, one at a time", n)}
+		}
+	}
+	return nil
+}
+
+// origin completes the turn's Origin: the client key, and the retry group
+// (SPEC §7). A request with an Idempotency-Key belongs to that key's
+// group; any other to the group of its exact body, which a retry counts
+// as when it says x-stainless-retry-count ≥ 1.
+func origin(keyID string, h http.Header, body []byte, t *loop.Turn) *toolhost.Origin {
+	o := t.Origin
+	if o == nil { // no server tools: nothing to file or approve
+		return nil
+	}
+	o.KeyID = keyID
+	if k := h.Get("Idempotency-Key"); k != "" {
+		o.Attempt, o.Keyed, o.Retry = toolhost.AttemptFromKey(keyID, k), true, true
+		return o
+	}
+	o.Attempt = toolhost.AttemptFromBody(keyID, body)
+	if n, err := strconv.Atoi(h.Get("X-Stainless-Retry-Count")); err == nil && n >= 1 {
+		o.Retry = true
+	}
+	return o
 }
 
 // pickTools keeps the named server tools, in the order the config lists

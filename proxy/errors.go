@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/toolhost"
 )
 
 // statusClientClosed is nginx's and Caddy's status for a client that hung
@@ -91,10 +92,25 @@ func toAPIError(err error) apiError {
 		uf  *upstreamFailure
 		mnf *modelNotFound
 		mbe *http.MaxBytesError
+		de  *decidedError
+		nfe *notFoundError
 	)
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, loop.ErrClientGone):
 		return apiError{Status: statusClientClosed, Type: "invalid_request_error", Code: "client_closed_request", Message: "client closed the request"}
+	case errors.Is(err, errNoAdminKeys):
+		return apiError{Status: http.StatusForbidden, Type: "permission_error", Code: "admin_disabled",
+			Message: "no admin keys are configured (auth.admin_keys), so the admin routes are closed"}
+	case errors.Is(err, errAdminOnly), errors.Is(err, toolhost.ErrAdminOnly):
+		return apiError{Status: http.StatusForbidden, Type: "permission_error", Code: "admin_key_required", Message: "this needs an admin key (auth.admin_keys)"}
+	case errors.Is(err, toolhost.ErrActionNotFound):
+		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "action_not_found", Message: "no such action (or it is another key's)"}
+	case errors.As(err, &de):
+		return apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "action_already_decided", Message: de.Error()}
+	case errors.As(err, &nfe):
+		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "not_found", Message: nfe.Error()}
+	case errors.Is(err, errNoStorage):
+		return apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "no_storage", Message: "this proxy runs without storage"}
 	case errors.Is(err, errUnauthorized):
 		return apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "invalid_api_key",
 			Message: "Incorrect or missing API key. Send it as \"Authorization: Bearer <key>\"."}

@@ -12,11 +12,12 @@ const (
 	headerMode    = "X-Toolstream-Mode"
 	headerTools   = "X-Toolstream-Tools"
 	headerDisplay = "X-Toolstream-Display"
+	headerApprove = "X-Toolstream-Approve"
 )
 
-// headerOverrides reads the X-Toolstream-* headers. X-Toolstream-Tools is a
-// comma-separated list of server tool names; "none" or an empty value
-// means no server tools. The body's "toolstream" object wins where both
+// headerOverrides reads the X-Toolstream-* headers. X-Toolstream-Tools and
+// X-Toolstream-Approve are comma-separated lists of server tool names;
+// "none" or an empty value means no tools. The body's "toolstream" object wins where both
 // set a field.
 func headerOverrides(h http.Header) (loop.Overrides, error) {
 	var o loop.Overrides
@@ -27,15 +28,25 @@ func headerOverrides(h http.Header) (loop.Overrides, error) {
 	if o.Display, err = loop.OverrideValue(strings.TrimSpace(h.Get(headerDisplay)), "toolstream.display"); err != nil {
 		return o, err
 	}
-	if vs, ok := h[http.CanonicalHeaderKey(headerTools)]; ok {
-		o.Tools = []string{}
-		for _, v := range vs {
-			for _, n := range strings.Split(v, ",") {
-				if n = strings.TrimSpace(n); n != "" && !strings.EqualFold(n, "none") {
-					o.Tools = append(o.Tools, n)
-				}
+	o.Tools = headerNames(h, headerTools)
+	o.Approve = headerNames(h, headerApprove)
+	return o, nil
+}
+
+// headerNames reads a comma-separated list of tool names from every value
+// of header; nil when the header is absent, empty for "" or "none".
+func headerNames(h http.Header, header string) []string {
+	vs, ok := h[http.CanonicalHeaderKey(header)]
+	if !ok {
+		return nil
+	}
+	names := []string{}
+	for _, v := range vs {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" && !strings.EqualFold(n, "none") {
+				names = append(names, n)
 			}
 		}
 	}
-	return o, nil
+	return names
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// History stores turns and stitches them back into later requests
 	// (SPEC §8); nil does neither.
 	History loop.HistoryStore
+	// Records serves the actions API and the audit log (GET
+	// /v1/actions, /admin/calls); nil answers them with an error.
+	Records Records
+	// Approvals decides actions (POST /v1/actions/{id}/approve|deny).
+	Approvals Approvals
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -54,6 +59,9 @@ type Server struct {
 	log       *slog.Logger
 	echo      *echo.Echo
 	keys      keySet
+	adminKeys keySet
+	records   Records
+	approvals Approvals
 	upstreams []*upstream
 	def       *upstream
 	runner    *loop.Runner
@@ -73,15 +81,22 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	adminKeys, err := newKeySet(cfg.Auth.AdminKeys)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
-		cfg:     cfg,
-		log:     log,
-		keys:    keys,
-		runner:  &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
-		ready:   opts.Ready,
-		tools:   opts.Tools,
-		modes:   opts.Modes,
-		history: opts.History,
+		cfg:       cfg,
+		log:       log,
+		keys:      keys,
+		adminKeys: adminKeys,
+		records:   opts.Records,
+		approvals: opts.Approvals,
+		runner:    &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
+		ready:     opts.Ready,
+		tools:     opts.Tools,
+		modes:     opts.Modes,
+		history:   opts.History,
 	}
 	// An SSE event may carry a whole message or a large tool-call argument
 	// in one go; allow twice the largest tool block, at least 2MiB.
@@ -121,6 +136,16 @@ func (s *Server) routes() *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
+
+	actions := e.Group("/v1/actions", s.requireClientOrAdmin)
+	actions.GET("", s.listActions)
+	actions.GET("/:id", s.getAction)
+	actions.POST("/:id/approve", s.approveAction)
+	actions.POST("/:id/deny", s.denyAction)
+
+	admin := e.Group("/admin", s.requireAdmin)
+	admin.GET("/calls", s.listCalls)
+	admin.GET("/calls/:id", s.getCall)
 
 	v1 := e.Group("/v1", s.requireKey)
 	v1.POST("/chat/completions", s.chatCompletions)
