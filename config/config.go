@@ -58,8 +58,12 @@ type Auth struct {
 	Metrics string `yaml:"metrics"`
 }
 
-// Storage configures the badger database (SPEC §8).
+// Storage configures the storage backend (SPEC §8).
 type Storage struct {
+	// Backend names the storage backend: [BackendBadger] (default), an
+	// embedded database for one process. [BackendPostgres], shared by
+	// replicas, is reserved and refused until it is built.
+	Backend string `yaml:"backend"`
 	// Path is the badger directory. Default "./toolstream-data".
 	Path string `yaml:"path"`
 	// InMemory keeps everything in memory; nothing is written to disk.
@@ -70,6 +74,12 @@ type Storage struct {
 	// Default 168h.
 	TurnRetention time.Duration `yaml:"turn_retention"`
 }
+
+// Storage backends (storage.backend).
+const (
+	BackendBadger   = "badger"
+	BackendPostgres = "postgres"
+)
 
 // Tool modes (SPEC §4).
 const (
@@ -230,6 +240,7 @@ func Default() Config {
 		MaxRequestBytes: 10 * MiB,
 		Auth:            Auth{Metrics: "open"},
 		Storage: Storage{
+			Backend:        BackendBadger,
 			Path:           "./toolstream-data",
 			AuditRetention: 720 * time.Hour,
 			TurnRetention:  168 * time.Hour,

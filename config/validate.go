@@ -119,6 +119,13 @@ func (v *validator) keys(p string, keys []Secret) {
 }
 
 func (v *validator) storage(s Storage) {
+	switch s.Backend {
+	case BackendBadger:
+	case BackendPostgres:
+		v.add("storage.backend", "postgres is not built yet (use badger)")
+	default:
+		v.add("storage.backend", "unknown value %q (want badger)", s.Backend)
+	}
 	if s.Path == "" && !s.InMemory {
 		v.add("storage.path", "required unless storage.in_memory is true (e.g. ./toolstream-data)")
 	}

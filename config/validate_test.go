@@ -58,6 +58,10 @@ func TestValidate(t *testing.T) {
 			`t.yaml:2:19: auth.webhook_allow[0]: empty host glob (want e.g. hooks.example.com or *.internal)`}},
 
 		// storage.
+		{"storage backend unknown", "storage:\n  backend: sqlite\n", nil, []string{
+			`t.yaml:2:12: storage.backend: unknown value "sqlite" (want badger)`}},
+		{"storage backend postgres", "storage:\n  backend: postgres\n", nil, []string{
+			`t.yaml:2:12: storage.backend: postgres is not built yet (use badger)`}},
 		{"storage path empty", "storage:\n  path: \"\"\n", nil, []string{
 			`t.yaml:2:9: storage.path: required unless storage.in_memory is true (e.g. ./toolstream-data)`}},
 		{"retentions", "storage:\n  audit_retention: 0s\n  turn_retention: -1h\n", nil, []string{
@@ -187,6 +191,7 @@ func TestValidateAccepts(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, src string }{
 		{"in_memory needs no path", "storage: {path: \"\", in_memory: true}\n"},
+		{"badger backend", "storage: {backend: badger}\n"},
 		{"zero keepalive and retries", "loop: {keepalive: 0, parse_retries: 0, max_rounds: 1}\n"},
 		{"webhook timeout zero", "tools:\n  - name: t\n    webhook: {url: \"http://h/\", timeout: 0s}\n"},
 		{"open public with allow_open", "listen: 0.0.0.0:8080\nauth: {allow_open: true}\n"},

@@ -8,7 +8,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
-	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 func TestAppendJSONString(t *testing.T) {
@@ -124,16 +124,16 @@ func TestCollector(t *testing.T) {
 }
 
 // memHistory is an in-memory HistoryStore.
-type memHistory map[string]toolhost.TurnRecord
+type memHistory map[string]store.TurnRecord
 
-func (m memHistory) SaveTurn(_ context.Context, rec toolhost.TurnRecord) error {
+func (m memHistory) SaveTurn(_ context.Context, rec store.TurnRecord) error {
 	for _, k := range rec.Keys {
 		m[k] = rec
 	}
 	return nil
 }
 
-func (m memHistory) FindTurn(_ context.Context, key string) (toolhost.TurnRecord, bool, error) {
+func (m memHistory) FindTurn(_ context.Context, key string) (store.TurnRecord, bool, error) {
 	rec, ok := m[key]
 	return rec, ok, nil
 }
@@ -142,7 +142,7 @@ func (m memHistory) FindTurn(_ context.Context, key string) (toolhost.TurnRecord
 // others go upstream with their exact JSON, control characters included.
 func TestStitchKeepsOtherMessagesExact(t *testing.T) {
 	h := memHistory{}
-	h.SaveTurn(context.Background(), toolhost.TurnRecord{ID: "t1", Keys: []string{fingerprint("Added.")},
+	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1", Keys: []string{fingerprint("Added.")},
 		Messages: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"<tool_call>x</tool_call>"}`)}})
 	body := `{"model":"m","messages":[{"role":"assistant","content":"ansi \u001b[1m bold"},{"role":"user","content":"hi"},{"role":"assistant","content":"Added."}]}`
 	got, err := Stitch(context.Background(), h, []byte(body))

@@ -12,14 +12,14 @@ import (
 
 	"github.com/valyala/fastjson"
 
-	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // HistoryStore keeps finished turns so that a later request's history can
-// be put back together (SPEC §8). toolhost.Store implements it.
+// be put back together (SPEC §8). Every [store.Store] implements it.
 type HistoryStore interface {
-	SaveTurn(ctx context.Context, rec toolhost.TurnRecord) error
-	FindTurn(ctx context.Context, key string) (toolhost.TurnRecord, bool, error)
+	SaveTurn(ctx context.Context, rec store.TurnRecord) error
+	FindTurn(ctx context.Context, key string) (store.TurnRecord, bool, error)
 }
 
 // History stitching (SPEC §8). A client keeps only what it saw: the
@@ -53,12 +53,12 @@ var cardID = regexp.MustCompile(`<details type="tool_calls"[^>]*?\sid="([^"]+)"`
 // Stitch returns body with every assistant message that toolstream
 // recognises as one of its turns replaced by that turn's stored rounds.
 // It returns body itself when nothing was recognised.
-func Stitch(ctx context.Context, store HistoryStore, body []byte) ([]byte, error) {
+func Stitch(ctx context.Context, history HistoryStore, body []byte) ([]byte, error) {
 	// The first message of a conversation has no history to stitch: no
 	// parse for it. (A body that spells the role with escapes is parsed
 	// below only if it also says "assistant" plainly; a miss only means
 	// the message goes upstream as the client sent it.)
-	if store == nil || !bytes.Contains(body, []byte(`"assistant"`)) {
+	if history == nil || !bytes.Contains(body, []byte(`"assistant"`)) {
 		return body, nil
 	}
 	var p fastjson.Parser
@@ -77,7 +77,7 @@ func Stitch(ctx context.Context, store HistoryStore, body []byte) ([]byte, error
 			out = append(out, m)
 			continue
 		}
-		rec, ok, err := findTurn(ctx, store, m)
+		rec, ok, err := findTurn(ctx, history, m)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func Stitch(ctx context.Context, store HistoryStore, body []byte) ([]byte, error
 
 // findTurn looks an assistant message up by its calls' ids, its cards' call
 // ids and the fingerprint of its text, in that order.
-func findTurn(ctx context.Context, store HistoryStore, m *fastjson.Value) (toolhost.TurnRecord, bool, error) {
+func findTurn(ctx context.Context, history HistoryStore, m *fastjson.Value) (store.TurnRecord, bool, error) {
 	var keys []string
 	for _, tc := range m.GetArray("tool_calls") {
 		if id := tc.GetStringBytes("id"); len(id) > 0 {
@@ -124,12 +124,12 @@ func findTurn(ctx context.Context, store HistoryStore, m *fastjson.Value) (toolh
 		keys = append(keys, fp)
 	}
 	for _, k := range keys {
-		rec, ok, err := store.FindTurn(ctx, k)
+		rec, ok, err := history.FindTurn(ctx, k)
 		if err != nil || ok {
 			return rec, ok, err
 		}
 	}
-	return toolhost.TurnRecord{}, false, nil
+	return store.TurnRecord{}, false, nil
 }
 
 // messageText is a message's content as text: the string, or its text parts
@@ -182,7 +182,9 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 		msgs = append(msgs, tr.messages(rec, false)...)
 	}
 	msgs = append(msgs, tr.lastMessages(last)...)
-	rec := toolhost.TurnRecord{ID: tr.s.id, CreatedAt: tr.r.now()}
+	// CreatedAt is left to the store's clock: the record's expiry counts
+	// from it, and the runner's clock may be pinned (tests).
+	rec := store.TurnRecord{ID: tr.s.id}
 	for _, m := range msgs {
 		b, err := json.Marshal(m)
 		if err != nil {

@@ -72,7 +72,7 @@ type Turn struct {
 
 // ModeMemory remembers, per upstream and model, that native tools were
 // rejected, so that auto mode goes straight to text next time, also after
-// a restart (SPEC §4). toolhost.Store implements it.
+// a restart (SPEC §4). Every store.Store implements it.
 type ModeMemory interface {
 	TextFallback(ctx context.Context, upstream, model string) (bool, error)
 	RememberTextFallback(ctx context.Context, upstream, model string) error

@@ -11,12 +11,12 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
-	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
-func openStore(t *testing.T, cfg config.Storage, opts toolhost.StoreOptions) *toolhost.Store {
+func openStore(t *testing.T, cfg config.Storage, opts badger.Options) *badger.DB {
 	t.Helper()
-	st, err := toolhost.OpenStore(cfg, opts)
+	st, err := badger.Open(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +24,8 @@ func openStore(t *testing.T, cfg config.Storage, opts toolhost.StoreOptions) *to
 	return st
 }
 
-func memStore(t *testing.T) *toolhost.Store {
-	return openStore(t, config.Storage{InMemory: true, TurnRetention: time.Hour, AuditRetention: time.Hour}, toolhost.StoreOptions{})
+func memStore(t *testing.T) *badger.DB {
+	return openStore(t, config.Storage{InMemory: true, TurnRetention: time.Hour, AuditRetention: time.Hour}, badger.Options{})
 }
 
 // upstreamMessages returns the messages of the upstream's request i.
@@ -199,7 +199,7 @@ func TestStitchAfterRestart(t *testing.T) {
 	cfg := strings.Replace(turnConfig(""), "tool_mode: text", "tool_mode: auto", 1)
 	refuse := upstreamtest.Round{Status: 400, Body: `{"error":{"message":"model does not support tools","type":"api_error","param":null,"code":null}}`}
 
-	st := openStore(t, storage, toolhost.StoreOptions{})
+	st := openStore(t, storage, badger.Options{})
 	e := newTurnEnvStore(t, cfg, []upstreamtest.Round{refuse, textRound("c1", call("create_task", `{"title":"Gym"}`)), textRound("c2", "Added Gym.")}, st)
 	seen := joinedContent(t, readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest)))
 	if n := len(e.up.Requests()); n != 3 || seen != "Added Gym." {
@@ -207,7 +207,7 @@ func TestStitchAfterRestart(t *testing.T) {
 	}
 	st.Close()
 
-	st2 := openStore(t, storage, toolhost.StoreOptions{})
+	st2 := openStore(t, storage, badger.Options{})
 	e2 := newTurnEnvStore(t, cfg, []upstreamtest.Round{textRound("c3", "It was Gym.")}, st2)
 	next := `{"model":"m","stream":true,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":` + quoteJSON(seen) + `},{"role":"user","content":"which?"}]}`
 	body := readAll(t, e2.do(t, http.MethodPost, "/v1/chat/completions", next))
@@ -227,7 +227,7 @@ func TestStitchAfterRestart(t *testing.T) {
 // TestStitchExpired: a record past turn_retention is not used.
 func TestStitchExpired(t *testing.T) {
 	old := func() time.Time { return time.Now().Add(-2 * time.Hour) }
-	st := openStore(t, config.Storage{InMemory: true, TurnRetention: time.Hour, AuditRetention: time.Hour}, toolhost.StoreOptions{Now: old})
+	st := openStore(t, config.Storage{InMemory: true, TurnRetention: time.Hour, AuditRetention: time.Hour}, badger.Options{Now: old})
 	e := newTurnEnvStore(t, turnConfig(""), []upstreamtest.Round{textRound("c1", call("list_tasks", `{}`)), textRound("c2", "Empty."), textRound("c3", "ok")}, st)
 	seen := joinedContent(t, readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest)))
 	next := `{"model":"m","stream":true,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":` + quoteJSON(seen) + `},{"role":"user","content":"and?"}]}`

@@ -21,6 +21,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // turnEnv is a proxy with server tools: a scripted upstream, webhook tools
@@ -135,7 +136,7 @@ func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv
 
 // newTurnEnvStore is newTurnEnv with a store for history stitching and
 // the auto-mode memory.
-func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, store *toolhost.Store) *turnEnv {
+func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, store *badger.DB) *turnEnv {
 	t.Helper()
 	up := upstreamtest.New(rounds...)
 	hooks := newHookServer(t)

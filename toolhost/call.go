@@ -1,7 +1,7 @@
 // Package toolhost holds toolstream's server tools: the registry built from
 // config, the executors (webhook now, MCP later), argument coercion and JSON
-// Schema validation, Standard Webhooks signing, and later approvals and the
-// badger store.
+// Schema validation, Standard Webhooks signing, and later approvals. Durable
+// state (audit log, approvals, runtime tools) lives in toolhost/store.
 //
 // A tool failing is not an error of the turn: [Host.Execute] reports it as a
 // [Result] with Err set, which the model reads and can correct (SPEC §7).

@@ -18,13 +18,15 @@ import (
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
+	"github.com/toolstream/toolstream/toolhost/store/backend"
 )
 
 // Interface guards: toolhost implements what proxy and loop consume.
 var (
 	_ proxy.Tools       = (*toolhost.Host)(nil)
-	_ loop.ModeMemory   = (*toolhost.Store)(nil)
-	_ loop.HistoryStore = (*toolhost.Store)(nil)
+	_ loop.ModeMemory   = store.Store(nil)
+	_ loop.HistoryStore = store.Store(nil)
 )
 
 // shutdownGrace is how long running streams may finish after a signal.
@@ -89,17 +91,20 @@ func newLogger(lc config.Log, w io.Writer) *slog.Logger {
 // runServer serves until ctx is done, then lets running streams finish for
 // shutdownGrace before cutting them.
 func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
-	store, err := toolhost.OpenStore(cfg.Storage, toolhost.StoreOptions{Logger: log})
+	// instance marks the call records and actions of this process, so
+	// the next start-up knows which calls were left started.
+	st, instance, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: log})
 	if err != nil {
-		return fmt.Errorf("opening storage %s: %w", cfg.Storage.Path, err)
+		return err
 	}
-	defer store.Close() // last: after the server stopped writing to it
+	defer st.Close() // last: after the server stopped writing to it
+	log = log.With("instance", instance)
 	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: log})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	srv, err := proxy.New(cfg, proxy.Options{Logger: log, Tools: host, Modes: store, History: store, Ready: store.Ready})
+	srv, err := proxy.New(cfg, proxy.Options{Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready})
 	if err != nil {
 		return err
 	}

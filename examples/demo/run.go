@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store/backend"
 )
 
 // Options configure a demo run. The zero value prints to nowhere.
@@ -66,17 +67,17 @@ func Run(ctx context.Context, opts Options) error {
 	} else {
 		cfg.Listen = "127.0.0.1:0"
 	}
-	store, err := toolhost.OpenStore(cfg.Storage, toolhost.StoreOptions{Logger: opts.Log})
+	st, _, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: opts.Log})
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer st.Close()
 	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log, Modes: store, History: store, Ready: store.Ready})
+	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log, Modes: st, History: st, Ready: st.Ready})
 	if err != nil {
 		return err
 	}

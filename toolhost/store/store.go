@@ -38,7 +38,15 @@ var (
 	// ErrInvalidKey is returned when an id or name that becomes part of a
 	// key is empty, too long, or holds bytes outside [ValidName].
 	ErrInvalidKey = errors.New("store: invalid id or name")
+	// ErrBadCursor is returned by [Store.Calls] for a Before that is not a
+	// Next it returned: a client's mistake (HTTP 400), not a storage
+	// failure.
+	ErrBadCursor = errors.New("store: invalid page cursor")
 )
+
+// DecidedByRestart is the DecidedBy of an action that [Store.Recover]
+// expired: the process that waited for its decision is gone.
+const DecidedByRestart = "restart"
 
 // Call statuses in the audit log. A call is written StatusStarted before
 // its executor runs and updated once it finished; a call that failed
@@ -160,8 +168,9 @@ type Replay struct {
 }
 
 // AttemptRef files a call under its turn's retry group. TTL bounds how
-// long a retry can find it: 10 minutes for a group made from the body,
-// longer for an Idempotency-Key.
+// long a retry can find it, counted from Replay.StartedAt (the call's
+// StartedAt when zero): 10 minutes for a group made from the body, longer
+// for an Idempotency-Key. Attempt must pass [ValidName].
 type AttemptRef struct {
 	Attempt string
 	TTL     time.Duration
@@ -174,7 +183,8 @@ type AttemptRef struct {
 // Messages before forwarding, so the model still knows what its tools
 // returned.
 type TurnRecord struct {
-	// ID is the turn id (chatcmpl-…).
+	// ID is the turn id (chatcmpl-…). It comes from the upstream's
+	// chunks, so it may be any non-empty text; backends hash it into keys.
 	ID string `json:"id"`
 	// Keys are the lookup keys of the turn: "fp:<hex>" (a fingerprint of
 	// the text the client received), "call:<call id>" (a call the client
@@ -185,6 +195,7 @@ type TurnRecord struct {
 	// every result. Each is stored as compact JSON.
 	Messages []json.RawMessage `json:"messages"`
 	// CreatedAt is when the turn was saved; SaveTurn sets it when zero.
+	// The record expires storage.turn_retention after it.
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -232,8 +243,9 @@ type Recovered struct {
 // proxy use. Implementations are safe for concurrent use.
 type Store interface {
 	// SaveTurn stores rec under its id and each of its keys, all expiring
-	// together after storage.turn_retention. Saving an id again replaces
-	// the record.
+	// together storage.turn_retention after rec.CreatedAt. Saving an id
+	// again replaces the record; a key the new record no longer lists
+	// stops finding it.
 	SaveTurn(ctx context.Context, rec TurnRecord) error
 	// FindTurn returns the turn listing key among its Keys.
 	FindTurn(ctx context.Context, key string) (TurnRecord, bool, error)
@@ -246,6 +258,9 @@ type Store interface {
 	// StartCall writes rec (Status started) and, when ref is not nil, its
 	// replay entry, in one transaction that is durable when StartCall
 	// returns: a process crash right after it still finds the record.
+	// Audit records expire storage.audit_retention after StartedAt (now
+	// when zero); updates keep that expiry. With a ref, rec.Attempt is
+	// set from it when empty.
 	StartCall(ctx context.Context, rec CallRecord, ref *AttemptRef) error
 	// FinishCall replaces a started record with its final state and
 	// updates its replay entry (ref may be nil). ErrNotFound when the
@@ -257,12 +272,14 @@ type Store interface {
 	// Call returns one audit record by id.
 	Call(ctx context.Context, id string) (CallRecord, bool, error)
 	// Calls returns a page of the audit log, newest first, and the cursor
-	// of the next page ("" when this is the last).
+	// of the next page ("" when this is the last). A Before that is not
+	// such a cursor fails with ErrBadCursor.
 	Calls(ctx context.Context, q CallQuery) ([]CallRecord, string, error)
 	// Replays returns the calls filed under attempt, oldest first.
 	Replays(ctx context.Context, attempt string) ([]Replay, error)
 
-	// CreateAction stores a pending action.
+	// CreateAction stores a pending action. It expires
+	// storage.audit_retention after CreatedAt (now when zero).
 	CreateAction(ctx context.Context, a Action) error
 	// Action returns one action by id.
 	Action(ctx context.Context, id string) (Action, bool, error)
@@ -281,7 +298,9 @@ type Store interface {
 
 	// Recover resolves what a dead process left behind: started calls of
 	// any instance but current become outcome_unknown (and are never run
-	// again), pending actions become expired. Called once at start-up.
+	// again; their replay entries say so too), pending actions of any
+	// instance but current become expired (DecidedBy [DecidedByRestart]).
+	// Called once at start-up.
 	// With a store shared by replicas (PostgreSQL), "dead" is decided by
 	// the backend, never by a live replica's id.
 	Recover(ctx context.Context, current string) (Recovered, error)

@@ -1,4 +1,4 @@
-package toolhost
+package badger
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // TestGCPass runs one value-log GC pass by hand over a value log with
@@ -15,31 +16,30 @@ import (
 // after rewriting, never with an error.
 func TestGCPass(t *testing.T) {
 	t.Parallel()
-	s, err := OpenStore(config.Storage{Path: t.TempDir(), TurnRetention: time.Hour},
-		StoreOptions{GCInterval: time.Hour})
+	d, err := Open(config.Storage{Path: t.TempDir(), TurnRetention: time.Hour}, Options{GCInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
+		if err := d.Close(); err != nil {
 			t.Error(err)
 		}
 	})
-	big := strings.Repeat("r", storeValueThreshold*2)
+	big := strings.Repeat("r", valueThreshold*2)
 	for i := range 30 {
-		rec := TurnRecord{
+		rec := store.TurnRecord{
 			ID:       "chatcmpl-gc",
 			Keys:     []string{"fp:gc"},
 			Messages: []json.RawMessage{json.RawMessage(strconv.Quote(big + strconv.Itoa(i)))},
 		}
-		if err := s.SaveTurn(t.Context(), rec); err != nil {
+		if err := d.SaveTurn(t.Context(), rec); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.gcPass(); err != nil {
+	if _, err := d.gcPass(); err != nil {
 		t.Errorf("gcPass = %v, want nil", err)
 	}
-	if _, ok, err := s.FindTurn(t.Context(), "fp:gc"); err != nil || !ok {
+	if _, ok, err := d.FindTurn(t.Context(), "fp:gc"); err != nil || !ok {
 		t.Errorf("FindTurn after GC = %v, %v", ok, err)
 	}
 }

@@ -1,13 +1,11 @@
-package toolhost
+package badger
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
+	dgbadger "github.com/dgraph-io/badger/v4"
 
 	"github.com/toolstream/toolstream/config"
 )
@@ -28,36 +26,33 @@ type modeRecord struct {
 	Since time.Time `json:"since"`
 }
 
-// errNULInUpstream rejects an upstream name that would make the
-// <upstream>\x00<model> key ambiguous. Config names never contain one.
-var errNULInUpstream = errors.New("upstream name contains NUL")
-
-// modeKey is mode/<upstream>\x00<model>. The NUL separates the two parts
-// unambiguously as long as the upstream name has none.
+// modeKey is mode/<upstream>/<sha256 model>: the upstream is a config
+// name, the model whatever a client asked for.
 func modeKey(upstream, model string) ([]byte, error) {
-	if strings.Contains(upstream, "\x00") {
-		return nil, errNULInUpstream
+	if err := checkNames("upstream", upstream); err != nil {
+		return nil, err
 	}
-	return storeKey(prefixMode, upstream, "\x00", model), nil
+	return key(prefixMode, upstream, "/", hashed(model)), nil
 }
 
 // TextFallback reports whether auto mode should go straight to text mode
 // for model on upstream, because a native-tools attempt was rejected within
-// the last week (see [Store.RememberTextFallback]).
-func (s *Store) TextFallback(ctx context.Context, upstream, model string) (bool, error) {
-	key, err := modeKey(upstream, model)
+// the last week (see [DB.RememberTextFallback]). An upstream name that
+// fails [store.ValidName] is an error; config names always pass.
+func (d *DB) TextFallback(ctx context.Context, upstream, model string) (bool, error) {
+	k, err := modeKey(upstream, model)
 	if err != nil {
-		return false, fmt.Errorf("reading tool mode of %s %s: %w", upstream, model, err)
+		return false, fmt.Errorf("reading tool mode: %w", err)
 	}
 	var rec modeRecord
 	found := false
-	err = s.view(ctx, func(txn *badger.Txn) error {
+	err = d.view(ctx, func(txn *dgbadger.Txn) error {
 		var err error
-		found, err = getJSON(txn, key, &rec)
+		found, err = getJSON(txn, k, &rec)
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("reading tool mode of %s %s: %w", upstream, model, err)
+		return false, fmt.Errorf("reading tool mode of %s: %w", upstream, err)
 	}
 	return found && rec.Mode == config.ToolModeText, nil
 }
@@ -66,18 +61,18 @@ func (s *Store) TextFallback(ctx context.Context, upstream, model string) (bool,
 // model, so auto mode uses text mode for it. The memory lasts 7 days
 // (counted from this call) so that a server upgrade gets a new chance;
 // calling it again restarts the week.
-func (s *Store) RememberTextFallback(ctx context.Context, upstream, model string) error {
-	key, err := modeKey(upstream, model)
+func (d *DB) RememberTextFallback(ctx context.Context, upstream, model string) error {
+	k, err := modeKey(upstream, model)
 	if err != nil {
-		return fmt.Errorf("remembering text fallback for %s %s: %w", upstream, model, err)
+		return fmt.Errorf("remembering text fallback: %w", err)
 	}
-	rec := modeRecord{Mode: config.ToolModeText, Since: s.now()}
-	exp := s.expiresAt(textFallbackTTL)
-	err = s.update(ctx, func(txn *badger.Txn) error {
-		return s.putJSON(txn, key, rec, exp)
+	rec := modeRecord{Mode: config.ToolModeText, Since: d.now()}
+	exp := expireAt(rec.Since.Add(textFallbackTTL))
+	err = d.update(ctx, func(txn *dgbadger.Txn) error {
+		return d.putJSON(txn, k, rec, exp)
 	})
 	if err != nil {
-		return fmt.Errorf("remembering text fallback for %s %s: %w", upstream, model, err)
+		return fmt.Errorf("remembering text fallback for %s: %w", upstream, err)
 	}
 	return nil
 }
