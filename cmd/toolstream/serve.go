@@ -27,6 +27,9 @@ var (
 	_ proxy.Tools       = (*toolhost.Host)(nil)
 	_ loop.ModeMemory   = store.Store(nil)
 	_ loop.HistoryStore = store.Store(nil)
+	_ toolhost.Records  = store.Store(nil)
+	_ proxy.Records     = store.Store(nil)
+	_ proxy.Approvals   = (*toolhost.Host)(nil)
 )
 
 // shutdownGrace is how long running streams may finish after a signal.
@@ -99,12 +102,21 @@ func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error 
 	}
 	defer st.Close() // last: after the server stopped writing to it
 	log = log.With("instance", instance)
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: log})
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{
+		ToolTimeout:     cfg.Loop.ToolTimeout,
+		Logger:          log,
+		Records:         st,
+		Instance:        instance,
+		ApprovalTimeout: cfg.Loop.ApprovalTimeout,
+	})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	srv, err := proxy.New(cfg, proxy.Options{Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready})
+	srv, err := proxy.New(cfg, proxy.Options{
+		Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready,
+		Records: st, Approvals: host,
+	})
 	if err != nil {
 		return err
 	}
