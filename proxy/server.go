@@ -69,6 +69,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = slog.New(MaskingHandler(log.Handler(), cfg))
 	keys, err := newKeySet(cfg.Auth.Keys)
 	if err != nil {
 		return nil, err

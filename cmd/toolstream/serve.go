@@ -53,7 +53,8 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
-	log := newLogger(cfg.Log, stderr)
+	// Every secret of cfg is masked in every line (SPEC §9).
+	log := slog.New(proxy.MaskingHandler(newLogger(cfg.Log, stderr).Handler(), cfg))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
