@@ -152,7 +152,7 @@ func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 	if !out.committed {
 		return err // errorHandler writes status and body
 	}
-	_ = out.fail(ae)
+	_ = out.fail(s.mask.Bytes(ae.body()))
 	return nil
 }
 
@@ -170,7 +170,7 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) erro
 		return err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return up.errorFrom(resp)
+		return up.errorFrom(resp, "/chat/completions")
 	}
 	defer resp.Body.Close()
 	h := c.Response().Header()

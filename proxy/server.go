@@ -61,6 +61,8 @@ type Server struct {
 	tools     Tools
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
+	// mask hides the config's secrets in what the proxy relays (SPEC §9).
+	mask *masker
 }
 
 // New builds a Server from a validated configuration.
@@ -84,14 +86,17 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		modes:   opts.Modes,
 		history: opts.History,
 	}
+	s.mask = newMasker(configSecrets(cfg))
 	// An SSE event may carry a whole message or a large tool-call argument
 	// in one go; allow twice the largest tool block, at least 2MiB.
 	maxEvent := max(2*cfg.Loop.MaxBlockBytes.Int(), 2<<20)
-	for _, uc := range cfg.Upstreams {
+	for i, uc := range cfg.Upstreams {
 		u, err := newUpstream(uc, maxEvent, log)
 		if err != nil {
 			return nil, err
 		}
+		u.keyHint = keyHint(cfg, i)
+		u.mask = s.mask
 		s.upstreams = append(s.upstreams, u)
 	}
 	if name := cfg.DefaultUpstreamName(); name != "" {
@@ -117,7 +122,7 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.HTTPErrorHandler = errorHandler
+	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.recoverPanic, limitBody(int64(s.cfg.MaxRequestBytes)))
 
 	e.GET("/healthz", s.healthz)

@@ -86,11 +86,11 @@ func (s *sseSink) Done() error {
 	return s.send(&m)
 }
 
-// fail ends a committed stream: one error event and no [DONE], so a cut
-// stream never looks complete (SPEC §3).
-func (s *sseSink) fail(ae apiError) error {
+// fail ends a committed stream with the error body: one error event and no
+// [DONE], so a cut stream never looks complete (SPEC §3).
+func (s *sseSink) fail(body []byte) error {
 	var m sse.Message
-	m.AppendData(string(ae.body()))
+	m.AppendData(string(body))
 	return s.send(&m)
 }
 
