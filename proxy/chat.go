@@ -46,6 +46,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	out.bytes = s.metrics.streamBytes
+	s.metrics.activeStreams.Inc()
+	defer s.metrics.activeStreams.Dec()
 	ctx := c.Request().Context()
 	rep, err := s.runner.Run(ctx, turn, out)
 	s.logTurn(ctx, req, up, rep, err, time.Since(start))
@@ -185,9 +188,11 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) erro
 	return nil
 }
 
-// logTurn writes the one info line per turn (SPEC §10).
+// logTurn writes the one info line per turn (SPEC §10) and counts the
+// turn in the metrics.
 func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, rep loop.Report, err error, d time.Duration) {
-	status := "ok"
+	status := turnStatus(err)
+	s.metrics.turnDone(up.cfg.Name, status, rep, s.hasTool)
 	attrs := []slog.Attr{
 		slog.String("turn_id", rep.ID),
 		slog.String("model", req.Model),
@@ -198,16 +203,39 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, r
 		slog.Int64("duration_ms", d.Milliseconds()),
 	}
 	level := slog.LevelInfo
-	if err != nil {
-		ae := toAPIError(err)
-		status = "error"
-		if ae.Status == statusClientClosed {
-			status = "client_closed"
-		} else {
-			level = slog.LevelWarn
-			attrs = append(attrs, slog.Int("code", ae.Status), slog.String("error", err.Error()))
-		}
+	if err != nil && status != turnClientClosed {
+		level = slog.LevelWarn
+		attrs = append(attrs, slog.Int("code", toAPIError(err).Status), slog.String("error", err.Error()))
 	}
 	attrs = append(attrs, slog.String("status", status))
 	s.log.LogAttrs(ctx, level, "turn", attrs...)
+}
+
+// turnStatus is how a turn ended, in the words of the log line and of
+// toolstream_turns_total.
+func turnStatus(err error) string {
+	if err == nil {
+		return turnOK
+	}
+	switch ae := toAPIError(err); {
+	case ae.Status == statusClientClosed:
+		return turnClientClosed
+	case ae.Code == "shutting_down": // SPEC §9: cut by a graceful shutdown
+		return turnShutdown
+	}
+	return turnError
+}
+
+// hasTool reports whether name is a server tool of the proxy, so that
+// metrics label calls of any other name "unknown".
+func (s *Server) hasTool(name string) bool {
+	if s.tools == nil {
+		return false
+	}
+	for _, t := range s.tools.Tools() {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// History stores turns and stitches them back into later requests
 	// (SPEC §8); nil does neither.
 	History loop.HistoryStore
+	// ApprovalsPending reports how many calls wait for an approval, for
+	// the toolstream_approvals_pending gauge; it is called at every
+	// scrape of /metrics and must be safe for concurrent use. Nil reports
+	// 0.
+	ApprovalsPending func() int
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -61,6 +66,8 @@ type Server struct {
 	tools     Tools
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
+	metrics   *metrics
+	adminKeys keySet
 	// mask hides the config's secrets in what the proxy relays (SPEC §9).
 	mask *masker
 }
@@ -86,6 +93,10 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		modes:   opts.Modes,
 		history: opts.History,
 	}
+	if s.adminKeys, err = newKeySet(cfg.Auth.AdminKeys); err != nil {
+		return nil, err
+	}
+	s.metrics = newMetrics(opts.ApprovalsPending)
 	s.mask = newMasker(configSecrets(cfg))
 	// An SSE event may carry a whole message or a large tool-call argument
 	// in one go; allow twice the largest tool block, at least 2MiB.
@@ -97,6 +108,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		}
 		u.keyHint = keyHint(cfg, i)
 		u.mask = s.mask
+		u.ttfb = s.metrics.ttfb.WithLabelValues(uc.Name)
 		s.upstreams = append(s.upstreams, u)
 	}
 	if name := cfg.DefaultUpstreamName(); name != "" {
@@ -127,6 +139,7 @@ func (s *Server) routes() *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", s.metrics.handler(), s.metricsAuth)
 
 	v1 := e.Group("/v1", s.requireKey)
 	v1.POST("/chat/completions", s.chatCompletions)

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tmaxmax/go-sse"
 
 	"github.com/toolstream/toolstream/config"
@@ -51,6 +52,9 @@ type upstream struct {
 	keyHint string
 	// mask hides secrets in the error bodies it relays; nil masks nothing.
 	mask *masker
+	// ttfb observes the time to the first byte of each answer; nil
+	// observes nothing.
+	ttfb prometheus.Observer
 
 	// retryBase is the first backoff; sleep waits (tests record it).
 	retryBase time.Duration
@@ -134,6 +138,7 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 		// would hold SSE bytes back in its compressor blocks.
 		req.Header.Set("Accept-Encoding", "identity")
 
+		sent := time.Now()
 		resp, err := u.client.Do(req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -162,6 +167,9 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 				}
 				continue
 			}
+		}
+		if u.ttfb != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			resp.Body = &firstByte{ReadCloser: resp.Body, start: sent, obs: u.ttfb}
 		}
 		return resp, nil
 	}
