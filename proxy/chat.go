@@ -25,7 +25,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	up, err := s.route(req.Model)
+	up, err := s.route(c.Request().Context(), req.Model)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,9 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) erro
 }
 
 // logTurn writes the one info line per turn (SPEC §10) and counts the
-// turn in the metrics.
+// turn in the metrics. tool_calls counts every call, client calls
+// included; calls_ok, calls_error, calls_denied, calls_cancelled and
+// calls_client split it by status and appear when not zero.
 func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, rep loop.Report, err error, d time.Duration) {
 	status := turnStatus(err)
 	s.metrics.turnDone(up.cfg.Name, status, rep, s.hasTool)
@@ -198,10 +200,13 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, r
 		slog.String("model", req.Model),
 		slog.String("upstream", up.cfg.Name),
 		slog.Int("rounds", rep.Rounds),
-		slog.Int("tool_calls", rep.ToolCalls),
+		slog.Int("tool_calls", len(rep.Calls)),
+	}
+	attrs = append(attrs, callCounts(rep.Calls)...)
+	attrs = append(attrs,
 		slog.String("finish", rep.Finish),
 		slog.Int64("duration_ms", d.Milliseconds()),
-	}
+	)
 	level := slog.LevelInfo
 	if err != nil && status != turnClientClosed {
 		level = slog.LevelWarn
@@ -224,6 +229,34 @@ func turnStatus(err error) string {
 		return turnShutdown
 	}
 	return turnError
+}
+
+// callCounts counts a turn's calls by status, as calls_<status> attributes
+// in a fixed order, leaving out the statuses no call had.
+func callCounts(calls []loop.CallSummary) []slog.Attr {
+	if len(calls) == 0 {
+		return nil
+	}
+	statuses := []string{toolhost.StatusOK, toolhost.StatusError, toolhost.StatusDenied, toolhost.StatusCancelled, loop.StatusClient}
+	counts := make([]int, len(statuses))
+	for _, c := range calls {
+		st := c.Status
+		if !c.Client {
+			st = callStatus(st)
+		}
+		for i, s := range statuses {
+			if st == s {
+				counts[i]++
+			}
+		}
+	}
+	var attrs []slog.Attr
+	for i, n := range counts {
+		if n > 0 {
+			attrs = append(attrs, slog.Int("calls_"+statuses[i], n))
+		}
+	}
+	return attrs
 }
 
 // hasTool reports whether name is a server tool of the proxy, so that
