@@ -2,10 +2,14 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"syscall"
 
 	"github.com/labstack/echo/v4"
 	"github.com/valyala/fastjson"
@@ -174,16 +178,48 @@ func toAPIError(err error) apiError {
 			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout",
 				Message: fmt.Sprintf("upstream %s did not finish the round within its timeout", se.Upstream)}
 		}
-		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: se.Error()}
-	case errors.As(err, &uf):
-		if errors.Is(uf.err, context.DeadlineExceeded) || isTimeout(uf.err) {
-			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: uf.Error()}
+		msg := fmt.Sprintf("upstream %s: %s", se.Upstream, se.Reason)
+		if se.Err != nil {
+			msg += ": " + netReason(se.Err, "the connection failed")
 		}
-		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: uf.Error()}
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: msg}
+	case errors.As(err, &uf):
+		msg := fmt.Sprintf("upstream %s: %s", uf.upstream, netReason(uf.err, "could not be reached"))
+		if errors.Is(uf.err, context.DeadlineExceeded) || isTimeout(uf.err) {
+			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: msg}
+		}
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: msg}
 	case errors.As(err, &he):
 		return fromEcho(he)
 	}
 	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error: " + err.Error()}
+}
+
+// netReason says in a few words what went wrong talking to an upstream,
+// or fallback when it cannot tell. The Go error it reads names addresses
+// and ports ("dial tcp 10.0.0.7:11434: connect: connection refused"),
+// which clients must not read (SPEC §9); the log keeps the whole error.
+func netReason(err error, fallback string) string {
+	var (
+		dnsErr *net.DNSError
+		tlsErr *tls.CertificateVerificationError
+		recErr tls.RecordHeaderError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return "timed out"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(err, &dnsErr):
+		return "host name not found"
+	case errors.As(err, &tlsErr), errors.As(err, &recErr):
+		return "TLS handshake failed"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "connection closed unexpectedly"
+	}
+	return fallback
 }
 
 func tooLarge(limit int64) apiError {
