@@ -93,6 +93,9 @@ func (v *validator) auth(c *Config) {
 		}
 	}
 	v.oneOf("auth.metrics", a.Metrics, "open", "admin")
+	if a.Metrics == "admin" && !hasKey(a.AdminKeys) {
+		v.add("auth.metrics", "admin, but there are no auth.admin_keys: nobody could read /metrics (add an admin key, or set metrics: open)")
+	}
 }
 
 // keys checks client or admin keys. Empty entries are skipped: they are

@@ -40,6 +40,8 @@ func TestValidate(t *testing.T) {
 		// auth.
 		{"metrics", "auth:\n  metrics: everyone\n", nil, []string{
 			`t.yaml:2:12: auth.metrics: unknown value "everyone" (want open or admin)`}},
+		{"metrics admin without admin keys", "auth:\n  metrics: admin\n  admin_keys: [\"${A:-}\"]\n", nil, []string{
+			`t.yaml:2:12: auth.metrics: admin, but there are no auth.admin_keys: nobody could read /metrics (add an admin key, or set metrics: open)`}},
 		{"sha256 key too short", "auth:\n  keys: [\"sha256:abcd\"]\n", nil, []string{
 			`t.yaml:2:10: auth.keys[0]: sha256 key must be "sha256:" and 64 hex digits (the SHA-256 of the key), got 4 characters after the prefix`}},
 		{"sha256 key not hex", "auth:\n  admin_keys:\n    - ok\n    - sha256:" + strings.Repeat("zz", 32) + "\n", nil, []string{

@@ -368,6 +368,7 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 	}}
 	ro.calls = append(ro.calls, p)
 	ro.order = append(ro.order, roundCall{id: id, name: name, args: string(args), p: p})
+	tr.found = append(tr.found, foundCall{name: name, p: p})
 	tr.rep.ToolCalls++
 	// tool.started goes out when the call is found, from this goroutine,
 	// so it sits in the stream right where the block was.
@@ -393,6 +394,7 @@ func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *call
 			ro.order = append(ro.order, roundCall{id: c.id, name: c.name, args: c.arguments()})
 			ro.clientCalls++
 			tr.clientCallIDs = append(tr.clientCallIDs, c.id)
+			tr.found = append(tr.found, foundCall{name: c.name})
 			continue
 		}
 		if final || ro.finish == "length" {
@@ -421,6 +423,7 @@ func (tr *turnRun) toClient(ro *roundOutcome, id, name, args string) error {
 	ro.order = append(ro.order, roundCall{id: id, name: name, args: args})
 	ro.clientCalls++
 	tr.clientCallIDs = append(tr.clientCallIDs, id)
+	tr.found = append(tr.found, foundCall{name: name})
 	frag := encodeFragments([]clientFragment{{Index: idx, ID: id, Type: "function", Function: fragmentFunction{Name: name, Arguments: args}}})
 	if err := tr.s.sendToolCalls(frag); err != nil {
 		return fmt.Errorf("%w: %w", ErrClientGone, err)

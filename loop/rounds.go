@@ -45,6 +45,8 @@ type turnRun struct {
 	usageInline bool
 
 	rep Report
+	// found lists the turn's calls as they were found, for Report.Calls.
+	found []foundCall
 	// wrote is set by every write; the keepalive ticker clears it.
 	wrote bool
 	// committed is set once anything reached the client: from then on

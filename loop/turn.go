@@ -92,6 +92,9 @@ type Report struct {
 	// ToolsRan reports whether any executor started: a failed turn must
 	// then not be replayed by the client (side effects).
 	ToolsRan bool
+	// Calls summarises every call of the turn, server and client, in the
+	// order the calls were found.
+	Calls []CallSummary
 }
 
 // Run runs t and writes what the client sees to out. An error returned
@@ -106,6 +109,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	tr := newTurnRun(r, t, s)
 	rep, err := tr.run(ctx)
 	rep.ID = s.id
+	rep.Calls = tr.summaries()
 	return rep, err
 }
 

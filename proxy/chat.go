@@ -27,7 +27,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	up, err := s.route(req.Model)
+	up, err := s.route(c.Request().Context(), req.Model)
 	if err != nil {
 		return err
 	}
@@ -50,6 +50,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	out.bytes = s.metrics.streamBytes
+	s.metrics.activeStreams.Inc()
+	defer s.metrics.activeStreams.Dec()
 	ctx := c.Request().Context()
 	rep, err := s.runner.Run(ctx, turn, out)
 	s.logTurn(ctx, req, up, rep, err, time.Since(start))
@@ -205,7 +208,7 @@ func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 	if !out.committed {
 		return err // errorHandler writes status and body
 	}
-	_ = out.fail(ae)
+	_ = out.fail(s.mask.Bytes(ae.body()))
 	return nil
 }
 
@@ -223,7 +226,7 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) erro
 		return err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return up.errorFrom(resp)
+		return up.errorFrom(resp, "/chat/completions")
 	}
 	defer resp.Body.Close()
 	h := c.Response().Header()
@@ -238,29 +241,87 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) erro
 	return nil
 }
 
-// logTurn writes the one info line per turn (SPEC §10).
+// logTurn writes the one info line per turn (SPEC §10) and counts the
+// turn in the metrics. tool_calls counts every call, client calls
+// included; calls_ok, calls_error, calls_denied, calls_cancelled and
+// calls_client split it by status and appear when not zero.
 func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, rep loop.Report, err error, d time.Duration) {
-	status := "ok"
+	status := turnStatus(err)
+	s.metrics.turnDone(up.cfg.Name, status, rep, s.hasTool)
 	attrs := []slog.Attr{
 		slog.String("turn_id", rep.ID),
 		slog.String("model", req.Model),
 		slog.String("upstream", up.cfg.Name),
 		slog.Int("rounds", rep.Rounds),
-		slog.Int("tool_calls", rep.ToolCalls),
+		slog.Int("tool_calls", len(rep.Calls)),
+	}
+	attrs = append(attrs, callCounts(rep.Calls)...)
+	attrs = append(attrs,
 		slog.String("finish", rep.Finish),
 		slog.Int64("duration_ms", d.Milliseconds()),
-	}
+	)
 	level := slog.LevelInfo
-	if err != nil {
-		ae := toAPIError(err)
-		status = "error"
-		if ae.Status == statusClientClosed {
-			status = "client_closed"
-		} else {
-			level = slog.LevelWarn
-			attrs = append(attrs, slog.Int("code", ae.Status), slog.String("error", err.Error()))
-		}
+	if err != nil && status != turnClientClosed {
+		level = slog.LevelWarn
+		attrs = append(attrs, slog.Int("code", toAPIError(err).Status), slog.String("error", err.Error()))
 	}
 	attrs = append(attrs, slog.String("status", status))
 	s.log.LogAttrs(ctx, level, "turn", attrs...)
+}
+
+// turnStatus is how a turn ended, in the words of the log line and of
+// toolstream_turns_total.
+func turnStatus(err error) string {
+	if err == nil {
+		return turnOK
+	}
+	switch ae := toAPIError(err); {
+	case ae.Status == statusClientClosed:
+		return turnClientClosed
+	case ae.Code == "shutting_down": // SPEC §9: cut by a graceful shutdown
+		return turnShutdown
+	}
+	return turnError
+}
+
+// callCounts counts a turn's calls by status, as calls_<status> attributes
+// in a fixed order, leaving out the statuses no call had.
+func callCounts(calls []loop.CallSummary) []slog.Attr {
+	if len(calls) == 0 {
+		return nil
+	}
+	statuses := []string{toolhost.StatusOK, toolhost.StatusError, toolhost.StatusDenied, toolhost.StatusCancelled, loop.StatusClient}
+	counts := make([]int, len(statuses))
+	for _, c := range calls {
+		st := c.Status
+		if !c.Client {
+			st = callStatus(st)
+		}
+		for i, s := range statuses {
+			if st == s {
+				counts[i]++
+			}
+		}
+	}
+	var attrs []slog.Attr
+	for i, n := range counts {
+		if n > 0 {
+			attrs = append(attrs, slog.Int("calls_"+statuses[i], n))
+		}
+	}
+	return attrs
+}
+
+// hasTool reports whether name is a server tool of the proxy, so that
+// metrics label calls of any other name "unknown".
+func (s *Server) hasTool(name string) bool {
+	if s.tools == nil {
+		return false
+	}
+	for _, t := range s.tools.Tools() {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -2,10 +2,14 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"syscall"
 
 	"github.com/labstack/echo/v4"
 	"github.com/valyala/fastjson"
@@ -70,6 +74,56 @@ func (e *upstreamFailure) Error() string {
 
 func (e *upstreamFailure) Unwrap() error { return e.err }
 
+// upstreamAuthError is an upstream that refused toolstream's own key with
+// 401 or 403. That is the proxy's configuration problem, not the client's:
+// relayed as it came, a client SDK would report the client's key as wrong
+// (SPEC §9), so it becomes a 502 naming the upstream and where its key is
+// set.
+type upstreamAuthError struct {
+	ue *loop.UpstreamError
+	// keySet says an api_key is configured; without one, the upstream
+	// wants one.
+	keySet  bool
+	keyHint string
+}
+
+// message is what the client reads; it holds nothing of the upstream's
+// body, which may quote the key.
+func (e *upstreamAuthError) message() string {
+	if !e.keySet {
+		return fmt.Sprintf("upstream %s refused toolstream's request without an API key (%d); set %s", e.ue.Upstream, e.ue.Status, e.keyHint)
+	}
+	return fmt.Sprintf("upstream %s rejected toolstream's API key for it (%d); check %s", e.ue.Upstream, e.ue.Status, e.keyHint)
+}
+
+// Error is the message plus the upstream's own answer, for the log (whose
+// handler masks the key if the answer repeats it).
+func (e *upstreamAuthError) Error() string { return e.message() + ": " + e.ue.Error() }
+
+func (e *upstreamAuthError) Unwrap() error { return e.ue }
+
+// upstreamPathError is a 404 from an upstream whose base_url has no
+// version path: most likely "http://host:11434" where
+// "http://host:11434/v1" was meant.
+type upstreamPathError struct {
+	ue   *loop.UpstreamError
+	path string // the path asked for, relative to base_url
+	base string // the base_url as used
+}
+
+// message is what the client reads: the hint without the upstream's
+// address (SPEC §9).
+func (e *upstreamPathError) message() string {
+	return fmt.Sprintf("upstream %s answered 404 for %s; its base_url has no /v1 path (OpenAI-compatible servers usually serve under /v1)", e.ue.Upstream, e.path)
+}
+
+// Error is the hint with the address, for the log.
+func (e *upstreamPathError) Error() string {
+	return fmt.Sprintf("upstream %s answered 404 for %s; its base_url %s has no /v1 — did you mean %s/v1?", e.ue.Upstream, e.path, e.base, e.base)
+}
+
+func (e *upstreamPathError) Unwrap() error { return e.ue }
+
 // modelNotFound is a model no upstream is configured to serve.
 type modelNotFound struct{ model string }
 
@@ -94,6 +148,8 @@ func toAPIError(err error) apiError {
 		mbe *http.MaxBytesError
 		de  *decidedError
 		nfe *notFoundError
+		uae *upstreamAuthError
+		upe *upstreamPathError
 	)
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, loop.ErrClientGone):
@@ -127,6 +183,10 @@ func toAPIError(err error) apiError {
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: re.Param, Message: re.Message}
 	case errors.As(err, &mnf):
 		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: mnf.Error()}
+	case errors.As(err, &uae):
+		return apiError{Status: http.StatusBadGateway, Type: "api_error", Code: "upstream_auth_failed", Message: uae.message()}
+	case errors.As(err, &upe):
+		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "upstream_not_found", Message: upe.message(), Header: upe.ue.Header}
 	case errors.As(err, &ue):
 		return fromUpstream(ue)
 	case errors.As(err, &se):
@@ -134,16 +194,48 @@ func toAPIError(err error) apiError {
 			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout",
 				Message: fmt.Sprintf("upstream %s did not finish the round within its timeout", se.Upstream)}
 		}
-		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: se.Error()}
-	case errors.As(err, &uf):
-		if errors.Is(uf.err, context.DeadlineExceeded) || isTimeout(uf.err) {
-			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: uf.Error()}
+		msg := fmt.Sprintf("upstream %s: %s", se.Upstream, se.Reason)
+		if se.Err != nil {
+			msg += ": " + netReason(se.Err, "the connection failed")
 		}
-		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: uf.Error()}
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: msg}
+	case errors.As(err, &uf):
+		msg := fmt.Sprintf("upstream %s: %s", uf.upstream, netReason(uf.err, "could not be reached"))
+		if errors.Is(uf.err, context.DeadlineExceeded) || isTimeout(uf.err) {
+			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: msg}
+		}
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: msg}
 	case errors.As(err, &he):
 		return fromEcho(he)
 	}
 	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error: " + err.Error()}
+}
+
+// netReason says in a few words what went wrong talking to an upstream,
+// or fallback when it cannot tell. The Go error it reads names addresses
+// and ports ("dial tcp 10.0.0.7:11434: connect: connection refused"),
+// which clients must not read (SPEC §9); the log keeps the whole error.
+func netReason(err error, fallback string) string {
+	var (
+		dnsErr *net.DNSError
+		tlsErr *tls.CertificateVerificationError
+		recErr tls.RecordHeaderError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return "timed out"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.As(err, &dnsErr):
+		return "host name not found"
+	case errors.As(err, &tlsErr), errors.As(err, &recErr):
+		return "TLS handshake failed"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "connection closed unexpectedly"
+	}
+	return fallback
 }
 
 func tooLarge(limit int64) apiError {
@@ -224,8 +316,9 @@ func fromEcho(he *echo.HTTPError) apiError {
 	return apiError{Status: he.Code, Type: typ, Message: msg}
 }
 
-// writeError answers a request that has not started its response.
-func writeError(c echo.Context, err error) error {
+// writeError answers a request that has not started its response, with
+// the config's secrets masked wherever the body came from.
+func (s *Server) writeError(c echo.Context, err error) error {
 	ae := toAPIError(err)
 	if ae.Status == statusClientClosed {
 		return nil
@@ -233,16 +326,16 @@ func writeError(c echo.Context, err error) error {
 	for k, vs := range ae.Header {
 		c.Response().Header()[k] = vs
 	}
-	return c.JSONBlob(ae.Status, ae.body())
+	return c.JSONBlob(ae.Status, s.mask.Bytes(ae.body()))
 }
 
 // errorHandler replaces echo's default, which writes {"message": …}, so that
 // every error (echo's own 404 and 405 included) has OpenAI's shape.
-func errorHandler(err error, c echo.Context) {
+func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	writeError(c, err)
+	s.writeError(c, err)
 }
 
 func excerpt(b []byte, n int) string {

@@ -149,8 +149,12 @@ func TestUpstreamUnreachable(t *testing.T) {
 		t.Fatalf("status %d, want 502: %s", resp.StatusCode, body)
 	}
 	got := decodeError(t, body)
-	if got.Error.Code != "upstream_unavailable" || !strings.Contains(got.Error.Message, "upstream up") {
-		t.Errorf("error %+v, want code upstream_unavailable naming the upstream", got.Error)
+	if got.Error.Code != "upstream_unavailable" || got.Error.Message != "upstream up: connection refused" {
+		t.Errorf("error %+v, want code upstream_unavailable, \"upstream up: connection refused\"", got.Error)
+	}
+	// SPEC §9: the upstream's address stays in the log.
+	if strings.Contains(body, addr) {
+		t.Errorf("the client reads the upstream's address %s: %s", addr, body)
 	}
 }
 

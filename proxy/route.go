@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"context"
+	"log/slog"
 	"path"
 	"strings"
 )
@@ -30,8 +32,10 @@ func isLiteral(pattern string) bool {
 }
 
 // route picks the upstream for a model: the first whose patterns match, in
-// config order, else the default upstream.
-func (s *Server) route(model string) (*upstream, error) {
+// config order, else the default upstream. A model it cannot place is
+// logged with its name: the client only learns it was not found, the
+// operator may want to route it.
+func (s *Server) route(ctx context.Context, model string) (*upstream, error) {
 	for _, u := range s.upstreams {
 		for _, p := range u.patterns {
 			if globMatch(p, model) {
@@ -42,5 +46,7 @@ func (s *Server) route(model string) (*upstream, error) {
 	if s.def != nil {
 		return s.def, nil
 	}
+	s.log.LogAttrs(ctx, slog.LevelWarn, "no upstream for model", slog.String("model", model),
+		slog.String("hint", "add it to an upstream's models, or set default_upstream"))
 	return nil, &modelNotFound{model: model}
 }

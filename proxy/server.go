@@ -43,6 +43,11 @@ type Options struct {
 	Records Records
 	// Approvals decides actions (POST /v1/actions/{id}/approve|deny).
 	Approvals Approvals
+	// ApprovalsPending reports how many calls wait for an approval, for
+	// the toolstream_approvals_pending gauge; it is called at every
+	// scrape of /metrics and must be safe for concurrent use. Nil reports
+	// 0.
+	ApprovalsPending func() int
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -69,6 +74,9 @@ type Server struct {
 	tools     Tools
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
+	metrics   *metrics
+	// mask hides the config's secrets in what the proxy relays (SPEC §9).
+	mask *masker
 }
 
 // New builds a Server from a validated configuration.
@@ -77,6 +85,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = slog.New(MaskingHandler(log.Handler(), cfg))
 	keys, err := newKeySet(cfg.Auth.Keys)
 	if err != nil {
 		return nil, err
@@ -98,14 +107,19 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		modes:     opts.Modes,
 		history:   opts.History,
 	}
+	s.metrics = newMetrics(opts.ApprovalsPending)
+	s.mask = newMasker(configSecrets(cfg))
 	// An SSE event may carry a whole message or a large tool-call argument
 	// in one go; allow twice the largest tool block, at least 2MiB.
 	maxEvent := max(2*cfg.Loop.MaxBlockBytes.Int(), 2<<20)
-	for _, uc := range cfg.Upstreams {
+	for i, uc := range cfg.Upstreams {
 		u, err := newUpstream(uc, maxEvent, log)
 		if err != nil {
 			return nil, err
 		}
+		u.keyHint = keyHint(cfg, i)
+		u.mask = s.mask
+		u.ttfb = s.metrics.ttfb.WithLabelValues(uc.Name)
 		s.upstreams = append(s.upstreams, u)
 	}
 	if name := cfg.DefaultUpstreamName(); name != "" {
@@ -131,11 +145,12 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.HTTPErrorHandler = errorHandler
+	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.recoverPanic, limitBody(int64(s.cfg.MaxRequestBytes)))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", s.metrics.handler(), s.metricsAuth)
 
 	actions := e.Group("/v1/actions", s.requireClientOrAdmin)
 	actions.GET("", s.listActions)

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tmaxmax/go-sse"
 
 	"github.com/toolstream/toolstream/loop"
@@ -26,6 +27,10 @@ type sseSink struct {
 	rc        *http.ResponseController
 	res       *echo.Response
 	committed bool
+	// bytes counts what reaches the client; nil counts nothing. counted
+	// is how much of res.Size it has been given.
+	bytes   prometheus.Counter
+	counted int64
 }
 
 func newSSESink(c echo.Context) (*sseSink, error) {
@@ -57,10 +62,15 @@ func (s *sseSink) send(m *sse.Message) error {
 	// Not supported by every ResponseWriter (httptest's recorder); the
 	// deadline is a safeguard, not part of the protocol.
 	_ = s.rc.SetWriteDeadline(time.Now().Add(writeIdle))
-	if err := s.sess.Send(m); err != nil {
-		return err
+	err := s.sess.Send(m)
+	if err == nil {
+		err = s.sess.Flush()
 	}
-	return s.sess.Flush()
+	if s.bytes != nil && s.res.Size > s.counted {
+		s.bytes.Add(float64(s.res.Size - s.counted))
+		s.counted = s.res.Size
+	}
+	return err
 }
 
 // Send writes one "data:" event and flushes it.
@@ -86,11 +96,11 @@ func (s *sseSink) Done() error {
 	return s.send(&m)
 }
 
-// fail ends a committed stream: one error event and no [DONE], so a cut
-// stream never looks complete (SPEC §3).
-func (s *sseSink) fail(ae apiError) error {
+// fail ends a committed stream with the error body: one error event and no
+// [DONE], so a cut stream never looks complete (SPEC §3).
+func (s *sseSink) fail(body []byte) error {
 	var m sse.Message
-	m.AppendData(string(ae.body()))
+	m.AppendData(string(body))
 	return s.send(&m)
 }
 

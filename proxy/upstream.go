@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tmaxmax/go-sse"
 
 	"github.com/toolstream/toolstream/config"
@@ -46,6 +47,14 @@ type upstream struct {
 	patterns []string
 	// maxEvent bounds one SSE event read from the stream.
 	maxEvent int
+	// keyHint says where the upstream's key is configured, for the error
+	// a 401 or 403 becomes (see [keyHint]).
+	keyHint string
+	// mask hides secrets in the error bodies it relays; nil masks nothing.
+	mask *masker
+	// ttfb observes the time to the first byte of each answer; nil
+	// observes nothing.
+	ttfb prometheus.Observer
 
 	// retryBase is the first backoff; sleep waits (tests record it).
 	retryBase time.Duration
@@ -101,7 +110,7 @@ func (u *upstream) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer cancel()
-		return nil, u.errorFrom(resp)
+		return nil, u.errorFrom(resp, "/chat/completions")
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
@@ -129,6 +138,7 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 		// would hold SSE bytes back in its compressor blocks.
 		req.Header.Set("Accept-Encoding", "identity")
 
+		sent := time.Now()
 		resp, err := u.client.Do(req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -158,6 +168,9 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 				continue
 			}
 		}
+		if u.ttfb != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			resp.Body = &firstByte{ReadCloser: resp.Body, start: sent, obs: u.ttfb}
+		}
 		return resp, nil
 	}
 }
@@ -182,8 +195,10 @@ func (u *upstream) ctxErr(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
-// errorFrom reads a non-2xx answer into an UpstreamError and closes it.
-func (u *upstream) errorFrom(resp *http.Response) error {
+// errorFrom reads a non-2xx answer to a request for rel into an
+// UpstreamError, with what the proxy can add to it (see [upstream.explain]),
+// and closes it.
+func (u *upstream) errorFrom(resp *http.Response, rel string) error {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	h := http.Header{}
@@ -192,7 +207,43 @@ func (u *upstream) errorFrom(resp *http.Response) error {
 			h[k] = vs
 		}
 	}
-	return &loop.UpstreamError{Upstream: u.cfg.Name, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: b, Header: h}
+	return u.explain(&loop.UpstreamError{Upstream: u.cfg.Name, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: b, Header: h}, rel)
+}
+
+// explain turns the upstream errors that are the proxy's configuration
+// problem rather than the client's into errors saying so: a 401 or 403
+// (the upstream refused toolstream's own key, SPEC §9), and a 404 from an
+// upstream whose base_url has no version path (a base_url missing its
+// "/v1" is the usual cause). Other errors are returned as they are.
+func (u *upstream) explain(ue *loop.UpstreamError, rel string) error {
+	switch {
+	case ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden:
+		return &upstreamAuthError{ue: ue, keySet: u.cfg.APIKey.Value() != "", keyHint: u.keyHint}
+	case ue.Status == http.StatusNotFound && !hasVersionPath(u.base.Path):
+		return &upstreamPathError{ue: ue, path: rel, base: u.base.String()}
+	}
+	return ue
+}
+
+// hasVersionPath reports whether a base_url path has a segment like "v1"
+// or "v1beta": "/v1", "/api/v1", "/openai/v1" and Gemini's
+// "/v1beta/openai" have one; "" and "/api" do not.
+func hasVersionPath(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if len(seg) >= 2 && seg[0] == 'v' && seg[1] >= '0' && seg[1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// keyHint says where the key of upstream i is set: its place in the config
+// file, or the environment variable the built-in defaults read it from.
+func keyHint(cfg *config.Config, i int) string {
+	if cfg.File == "" {
+		return "OPENAI_API_KEY"
+	}
+	return fmt.Sprintf("upstreams[%d].api_key", i)
 }
 
 // backoff is exponential from retryBase with ±50% jitter, so that many

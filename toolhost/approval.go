@@ -151,8 +151,8 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 		res := ErrorResult(call, CodeDenied, "the approval could not be stored, so the call was not run")
 		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "storage-error", At: now}, &res, nil
 	}
-	h.obs.ApprovalsPending(+1)
-	defer h.obs.ApprovalsPending(-1)
+	h.pending.Add(1)
+	defer h.pending.Add(-1)
 	if call.Progress != nil {
 		call.Progress.ApprovalRequested(call, a)
 	}

@@ -48,7 +48,6 @@ func (h *Host) Execute(ctx context.Context, call Call) (Result, error) {
 	res, err := c.run(ctx)
 	res.Duration = time.Since(start)
 	c.log(ctx, res)
-	h.obs.CallFinished(call.Name, res.Status, res.Duration)
 	return res, err
 }
 
@@ -257,8 +256,3 @@ func cancelled(ctx context.Context, call Call, args json.RawMessage) (Result, er
 	res.Arguments = args
 	return res, fmt.Errorf("executing tool %q (call %s): %w", call.Name, call.ID, context.Cause(ctx))
 }
-
-type nopObserver struct{}
-
-func (nopObserver) CallFinished(string, string, time.Duration) {}
-func (nopObserver) ApprovalsPending(int)                       {}

@@ -65,20 +65,6 @@ type Options struct {
 	// ApprovalTimeout turns an undecided approval into DENIED. Zero means
 	// [DefaultApprovalTimeout].
 	ApprovalTimeout time.Duration
-	// Observer hears of every finished call and of approvals coming and
-	// going (metrics). Nil hears nothing.
-	Observer Observer
-}
-
-// Observer hears what the Host does, for metrics. Methods must be cheap
-// and safe for concurrent use.
-type Observer interface {
-	// CallFinished is called once per call with its tool (as the model
-	// named it), final status and duration.
-	CallFinished(tool, status string, d time.Duration)
-	// ApprovalsPending is called with +1 when a call starts waiting for
-	// a decision and -1 when it stops.
-	ApprovalsPending(delta int)
 }
 
 // Host is the registry of server tools and runs their calls.
@@ -97,8 +83,9 @@ type Host struct {
 	records     Records
 	instance    string
 	approvalTTL time.Duration
-	obs         Observer
 	waiters     waiters
+	// pending counts calls waiting for an approval (a metric).
+	pending atomic.Int64
 
 	mu  sync.Mutex // serialises writers of reg
 	reg atomic.Pointer[registry]
@@ -115,7 +102,6 @@ func New(tools []config.Tool, opts Options) (*Host, error) {
 		records:     opts.Records,
 		instance:    opts.Instance,
 		approvalTTL: opts.ApprovalTimeout,
-		obs:         opts.Observer,
 	}
 	if h.client == nil {
 		h.client, h.ownClient = defaultClient(), true
@@ -135,9 +121,6 @@ func New(tools []config.Tool, opts Options) (*Host, error) {
 	}
 	if h.approvalTTL <= 0 {
 		h.approvalTTL = DefaultApprovalTimeout
-	}
-	if h.obs == nil {
-		h.obs = nopObserver{}
 	}
 	h.reg.Store(&registry{tools: map[string]*entry{}})
 	if err := h.SetConfigTools(tools); err != nil {
@@ -268,6 +251,10 @@ func (h *Host) Webhook(t config.Tool, client *http.Client) (Executor, error) {
 	}
 	return w, nil
 }
+
+// PendingApprovals reports how many calls of this process wait for an
+// approval now.
+func (h *Host) PendingApprovals() int { return int(h.pending.Load()) }
 
 // Close releases idle webhook connections of the default client. The Host
 // stays usable; a caller-supplied client is left alone.

@@ -58,7 +58,8 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
-	log := newLogger(cfg.Log, stderr)
+	// Every secret of cfg is masked in every line (SPEC §9).
+	log := slog.New(proxy.MaskingHandler(newLogger(cfg.Log, stderr).Handler(), cfg))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -115,7 +116,7 @@ func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error 
 	defer host.Close()
 	srv, err := proxy.New(cfg, proxy.Options{
 		Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready,
-		Records: st, Approvals: host,
+		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
 	})
 	if err != nil {
 		return err

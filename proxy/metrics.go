@@ -1,0 +1,178 @@
+package proxy
+
+import (
+	"io"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// Statuses of toolstream_turns_total, and of the turn's log line.
+const (
+	turnOK           = "ok"
+	turnError        = "error"
+	turnClientClosed = "client_closed"
+	turnShutdown     = "shutdown"
+)
+
+// unknownTool labels calls of a tool the proxy does not have: the model
+// may write any name, and a label value the model chooses would let one
+// turn create unbounded series.
+const unknownTool = "unknown"
+
+// durationBuckets spans a loopback webhook (sub-millisecond) to a long
+// prompt processed by a local model before its first byte (minutes).
+var durationBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}
+
+// metrics are one Server's Prometheus collectors, in a registry of its own
+// so that tests and several Servers in one process do not collide. Label
+// values come only from the config (upstream and tool names) and from
+// fixed status sets; client-supplied strings such as the model are never
+// labels.
+type metrics struct {
+	reg *prometheus.Registry
+
+	turns         *prometheus.CounterVec   // upstream, status
+	rounds        *prometheus.CounterVec   // upstream
+	toolCalls     *prometheus.CounterVec   // tool, status
+	ttfb          *prometheus.HistogramVec // upstream
+	toolDuration  *prometheus.HistogramVec // tool
+	activeStreams prometheus.Gauge
+	streamBytes   prometheus.Counter
+	// mcpServerUp has no series until MCP servers exist (SPEC §11); it is
+	// registered now so that dashboards can be built against its name.
+	mcpServerUp *prometheus.GaugeVec
+}
+
+// newMetrics registers toolstream's metrics (SPEC §10) plus the Go and
+// process collectors. approvalsPending, when set, is read at every scrape.
+func newMetrics(approvalsPending func() int) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolstream_turns_total",
+			Help: "Chat-completion turns by upstream and how they ended (ok, error, client_closed, shutdown).",
+		}, []string{"upstream", "status"}),
+		rounds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolstream_rounds_total",
+			Help: "Upstream rounds opened by turns.",
+		}, []string{"upstream"}),
+		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolstream_tool_calls_total",
+			Help: `Server-tool calls by tool and status (ok, error, denied, cancelled); tool="unknown" for names the proxy does not have.`,
+		}, []string{"tool", "status"}),
+		ttfb: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolstream_upstream_ttfb_seconds",
+			Help:    "Time from sending a round's request to the first byte of the upstream's answer.",
+			Buckets: durationBuckets,
+		}, []string{"upstream"}),
+		toolDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolstream_tool_duration_seconds",
+			Help:    "Wall time of server-tool calls that ran, retries included.",
+			Buckets: durationBuckets,
+		}, []string{"tool"}),
+		activeStreams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "toolstream_active_streams",
+			Help: "Streaming turns in progress.",
+		}),
+		streamBytes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "toolstream_stream_bytes_total",
+			Help: "Bytes written to clients' event streams.",
+		}),
+		mcpServerUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "toolstream_mcp_server_up",
+			Help: "1 when the MCP server is connected, 0 when not.",
+		}, []string{"server"}),
+	}
+	pending := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "toolstream_approvals_pending",
+		Help: "Tool calls waiting for an approval decision.",
+	}, func() float64 {
+		if approvalsPending == nil {
+			return 0
+		}
+		return float64(approvalsPending())
+	})
+	m.reg.MustRegister(
+		m.turns, m.rounds, m.toolCalls, m.ttfb, m.toolDuration,
+		m.activeStreams, m.streamBytes, m.mcpServerUp, pending,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// handler serves the registry in Prometheus' exposition formats.
+func (m *metrics) handler() echo.HandlerFunc {
+	return echo.WrapHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+}
+
+// turnDone counts a finished turn: the turn, its rounds, and each server
+// call. known reports whether a tool name is one the proxy has.
+func (m *metrics) turnDone(upstream, status string, rep loop.Report, known func(string) bool) {
+	m.turns.WithLabelValues(upstream, status).Inc()
+	m.rounds.WithLabelValues(upstream).Add(float64(rep.Rounds))
+	for _, c := range rep.Calls {
+		if c.Client {
+			continue // the client runs it; its name is the client's
+		}
+		tool := c.Name
+		if !known(tool) {
+			tool = unknownTool
+		}
+		m.toolCalls.WithLabelValues(tool, callStatus(c.Status)).Inc()
+		// A call that never reached the executor (a parse error, an
+		// unknown tool) has no duration to observe.
+		if c.Duration > 0 {
+			m.toolDuration.WithLabelValues(tool).Observe(c.Duration.Seconds())
+		}
+	}
+}
+
+// callStatus keeps the status label to its fixed set.
+func callStatus(s string) string {
+	switch s {
+	case toolhost.StatusOK, toolhost.StatusDenied, toolhost.StatusCancelled:
+		return s
+	}
+	return toolhost.StatusError
+}
+
+// firstByte observes the time to the first byte read from an upstream's
+// answer. It is read by one goroutine, the round's reader.
+type firstByte struct {
+	io.ReadCloser
+	start time.Time
+	obs   prometheus.Observer
+	seen  bool
+}
+
+func (f *firstByte) Read(p []byte) (int, error) {
+	n, err := f.ReadCloser.Read(p)
+	if n > 0 && !f.seen {
+		f.seen = true
+		f.obs.Observe(time.Since(f.start).Seconds())
+	}
+	return n, err
+}
+
+// metricsAuth guards /metrics when auth.metrics is "admin": an admin key
+// is required, presented like a client key. With no admin keys configured
+// nobody may read it.
+func (s *Server) metricsAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.cfg.Auth.Metrics == "admin" {
+			k := presentedKey(c)
+			if k == "" || s.adminKeys.open() || !s.adminKeys.check(k) {
+				return errUnauthorized
+			}
+		}
+		return next(c)
+	}
+}

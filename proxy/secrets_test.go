@@ -1,0 +1,235 @@
+package proxy_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy"
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// lockedBuffer is a log destination the test reads while handlers may
+// still write.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Distinctive secrets, one of each kind the config holds.
+const (
+	grepClientKey   = "cli-KEY-7f3a9c21e5"
+	grepAdminKey    = "adm-KEY-0b8d6e4f1a"
+	grepGoodKey     = "sk-good-UPKEY-5c2e9a7d13"
+	grepAuthKey     = "sk-auth-UPKEY-8e1f3b6c42"
+	grepStreamKey   = "sk-strm-UPKEY-2a9d4c7e58"
+	grepHookSecret  = "whsec_dG9vbHN0cmVhbS1ncmVwLXRlc3Qtc2VjcmV0"
+	grepHookToken   = "hook-TOKEN-4d7b2e9f16"
+	grepHookAuthHdr = "Bearer " + grepHookToken
+)
+
+const secretsYAML = `
+loop: {keepalive: 0s}
+auth:
+  keys: ["${CLIENT_KEY}"]
+  admin_keys: ["${ADMIN_KEY}"]
+  metrics: admin
+default_upstream: auth
+upstreams:
+  - name: good
+    base_url: ${GOOD}
+    api_key: ${GOOD_KEY}
+    models: ["good"]
+    tool_mode: text
+    text_format: hermes
+  - name: auth
+    base_url: ${AUTH}
+    api_key: ${AUTH_KEY}
+    models: ["bad-auth"]
+  - name: stream
+    base_url: ${STREAM}
+    api_key: ${STREAM_KEY}
+    models: ["bad-stream"]
+tools:
+  - name: list_tasks
+    description: List the user's tasks.
+    webhook:
+      url: "${WEBHOOK}/list_tasks"
+      secret: ${HOOK_SECRET}
+      headers: {Authorization: "Bearer ${HOOK_TOKEN}"}
+`
+
+// TestSecretsNeverLeak configures a distinctive secret of every kind, runs
+// turns with tool calls, upstreams that repeat toolstream's key in a 401
+// body (whole and abbreviated the way OpenAI does) and in an error event
+// inside a stream, a pass-through route and /metrics, and then looks for
+// the secrets in everything that left the proxy: the log, every response
+// body and header, every webhook request, every upstream request (except
+// the one header each party must get).
+//
+// TODO(#8): grep the store too (audit log, turn records) once storage has
+// moved to toolhost/store.
+func TestSecretsNeverLeak(t *testing.T) {
+	good := upstreamtest.New(
+		upstreamtest.Round{Events: []string{upstreamtest.Chunk("g1", "good", `{"role":"assistant","content":""}`, ""), hermes("g1", "list_tasks"), upstreamtest.Chunk("g1", "good", `{}`, "stop")}},
+		upstreamtest.Round{Events: upstreamtest.Text("g2", "good", "No tasks.")},
+		upstreamtest.Round{Events: []string{upstreamtest.Chunk("g3", "good", `{"role":"assistant","content":""}`, ""), hermes("g3", "list_tasks"), upstreamtest.Chunk("g3", "good", `{}`, "stop")}},
+		upstreamtest.Round{Events: upstreamtest.Text("g4", "good", "Still none.")},
+	)
+	// auth refuses every request, repeating the key it got the way
+	// OpenAI (abbreviated) and others (whole) do.
+	refuse := func(h http.Header) (int, string) {
+		auth := h.Get("Authorization")
+		key := strings.TrimPrefix(auth, "Bearer ")
+		abbrev := key
+		if len(key) > 12 {
+			abbrev = key[:8] + strings.Repeat("*", 20) + key[len(key)-4:]
+		}
+		msg := fmt.Sprintf("Incorrect API key provided: %s. You sent %q.", abbrev, auth)
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": "invalid_api_key"}})
+		return http.StatusUnauthorized, string(b)
+	}
+	authUp := upstreamtest.NewFunc(func(r upstreamtest.Request) upstreamtest.Round {
+		status, body := refuse(r.Header)
+		return upstreamtest.Round{Status: status, Body: body}
+	})
+	for _, p := range []string{"/v1/embeddings", "/v1/models"} {
+		authUp.Handle(p, func(w http.ResponseWriter, r *http.Request) {
+			status, body := refuse(r.Header)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			w.Write([]byte(body))
+		})
+	}
+	// stream starts answering, then reports the key inside the stream.
+	streamUp := upstreamtest.NewFunc(func(r upstreamtest.Request) upstreamtest.Round {
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": "key " + r.Header.Get("Authorization") + " was revoked mid-stream", "type": "invalid_request_error"}})
+		return upstreamtest.Round{Events: []string{upstreamtest.Chunk("s1", "bad-stream", `{"role":"assistant","content":"Hel"}`, ""), string(b)}, NoDone: true}
+	})
+	t.Cleanup(func() { authUp.Close(); streamUp.Close() })
+	hooks := newHookServer(t)
+
+	vars := map[string]string{
+		"GOOD": good.URL, "AUTH": authUp.URL, "STREAM": streamUp.URL, "WEBHOOK": hooks.srv.URL,
+		"CLIENT_KEY": grepClientKey, "ADMIN_KEY": grepAdminKey,
+		"GOOD_KEY": grepGoodKey, "AUTH_KEY": grepAuthKey, "STREAM_KEY": grepStreamKey,
+		"HOOK_SECRET": grepHookSecret, "HOOK_TOKEN": grepHookToken,
+	}
+	cfg, err := config.Parse("toolstream.yaml", []byte(secretsYAML), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	base := slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})
+	// Wired the way cmd does it for the tool host; the proxy gets the bare
+	// handler and must mask its lines itself.
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(base, cfg))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Close() })
+	e := serve(t, cfg, good, proxy.Options{Tools: host, Logger: slog.New(base)})
+
+	var seen strings.Builder // everything a client received
+	call := func(method, path, body string, wantStatus int, headers ...string) string {
+		t.Helper()
+		resp := e.do(t, method, path, body, headers...)
+		got := readAll(t, resp)
+		if resp.StatusCode != wantStatus {
+			t.Errorf("%s %s: status %d, want %d: %s", method, path, resp.StatusCode, wantStatus, got)
+		}
+		fmt.Fprintf(&seen, "%s %s\n%v\n%s\n", method, path, resp.Header, got)
+		return got
+	}
+	auth := "Authorization: Bearer " + grepClientKey
+	chat := func(model string, stream bool, extra string) string {
+		return fmt.Sprintf(`{"model":%q,"stream":%v,"messages":[{"role":"user","content":"list my tasks"}]%s}`, model, stream, extra)
+	}
+
+	if got := call("POST", "/v1/chat/completions", chat("good", true, ""), 200, auth); !strings.Contains(got, "[DONE]") {
+		t.Errorf("streamed tool turn did not finish: %s", got)
+	}
+	call("POST", "/v1/chat/completions", chat("good", false, ""), 200, auth)
+	for _, stream := range []bool{true, false} {
+		got := call("POST", "/v1/chat/completions", chat("bad-auth", stream, ""), http.StatusBadGateway, auth)
+		if e := decodeError(t, got); e.Error.Code != "upstream_auth_failed" || e.Error.Type != "api_error" ||
+			!strings.Contains(e.Error.Message, "upstream auth") || !strings.Contains(e.Error.Message, "upstreams[1].api_key") {
+			t.Errorf("stream %v: error %+v, want upstream_auth_failed naming upstream auth and upstreams[1].api_key", stream, e.Error)
+		}
+	}
+	// Without server tools a non-streaming request is relayed as JSON.
+	call("POST", "/v1/chat/completions", chat("bad-auth", false, `,"tool_choice":"none"`), http.StatusBadGateway, auth)
+	if got := call("POST", "/v1/embeddings", `{"model":"e","input":"x"}`, http.StatusBadGateway, auth); !strings.Contains(got, "upstream_auth_failed") {
+		t.Errorf("pass-through 401: %s, want upstream_auth_failed", got)
+	}
+	if got := call("POST", "/v1/chat/completions", chat("bad-stream", true, ""), 200, auth); !strings.Contains(got, `"error"`) || strings.Contains(got, "[DONE]") {
+		t.Errorf("stream with an error event: %s, want the error in-band and no [DONE]", got)
+	}
+	call("GET", "/v1/models", "", 200, auth)
+	call("GET", "/metrics", "", 200, "Authorization: Bearer "+grepAdminKey)
+	call("GET", "/metrics", "", 401, "Authorization: Bearer "+grepClientKey)
+
+	// Every handler has returned, and so has written its log line, once
+	// the proxy's server is closed.
+	e.srv.Close()
+
+	var sent strings.Builder // everything the proxy sent to webhooks and upstreams
+	hookCalls := hooks.received()
+	if len(hookCalls) != 2 {
+		t.Errorf("webhook called %d times, want 2", len(hookCalls))
+	}
+	for _, c := range hookCalls {
+		if got := c.Header.Get("Authorization"); got != grepHookAuthHdr {
+			t.Errorf("webhook got Authorization %q, want its configured header", got)
+		}
+		h := c.Header.Clone()
+		h.Del("Authorization") // the one place this secret belongs
+		b, _ := json.Marshal(c.Body)
+		fmt.Fprintf(&sent, "webhook %s\n%v\n%s\n", c.Tool, h, b)
+	}
+	for name, up := range map[string]*upstreamtest.Server{grepGoodKey: good, grepAuthKey: authUp, grepStreamKey: streamUp} {
+		for _, r := range up.Requests() {
+			if got := r.Header.Get("Authorization"); got != "Bearer "+name {
+				t.Errorf("upstream request %s %s had Authorization %q, want its own key", r.Method, r.Path, got)
+			}
+			h := r.Header.Clone()
+			h.Del("Authorization")
+			fmt.Fprintf(&sent, "upstream %s %s\n%v\n%s\n", r.Method, r.Path, h, r.Body)
+		}
+	}
+
+	secrets := []string{grepClientKey, grepAdminKey, grepGoodKey, grepAuthKey, grepStreamKey, grepHookSecret, grepHookToken}
+	for where, text := range map[string]string{"log": logs.String(), "responses": seen.String(), "requests sent": sent.String()} {
+		for _, s := range secrets {
+			// The whole secret, and its last eight characters: a leak
+			// of an abbreviated key shows its tail.
+			for _, needle := range []string{s, s[len(s)-8:]} {
+				if i := strings.Index(text, needle); i >= 0 {
+					t.Errorf("%s holds %q:\n…%s…", where, needle, text[max(0, i-200):min(len(text), i+len(needle)+100)])
+				}
+			}
+		}
+	}
+	if !strings.Contains(logs.String(), "[redacted]") {
+		t.Error("the log shows no redaction: the upstreams' echoes never reached it, and the test proves nothing")
+	}
+}
