@@ -55,7 +55,12 @@ func (c *Config) check(at func(string) position) []Problem {
 	v.storage(c.Storage)
 	v.upstreams(c)
 	v.loop(c.Loop)
-	v.tools(c)
+	v.tools(c.Tools)
+	for i, t := range c.Tools {
+		if t.Approval == "admin" && !hasKey(c.Auth.AdminKeys) {
+			v.add(fmt.Sprintf("tools[%d].approval", i), "admin needs auth.admin_keys: without an admin key nobody could approve its calls")
+		}
+	}
 	v.oneOf("log.format", c.Log.Format, "text", "json")
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	return v.problems
@@ -141,15 +146,25 @@ func (v *validator) storage(s Storage) {
 // name is good and new.
 func (v *validator) uniqueName(first map[string]int, list string, i int, name string, re *regexp.Regexp, missing, shape string) bool {
 	p := fmt.Sprintf("%s[%d].name", list, i)
-	switch j, dup := first[name]; {
+	if !v.name(p, name, re, missing, shape) {
+		return false
+	}
+	if j, dup := first[name]; dup {
+		v.add(p, "duplicate name %q (first used by %s)", name, v.where(fmt.Sprintf("%s[%d]", list, j)))
+		return false
+	}
+	first[name] = i
+	return true
+}
+
+// name checks a name is present and shaped like re.
+func (v *validator) name(p, name string, re *regexp.Regexp, missing, shape string) bool {
+	switch {
 	case name == "":
 		v.add(p, "%s", missing)
 	case !re.MatchString(name):
 		v.add(p, "%q %s", name, shape)
-	case dup:
-		v.add(p, "duplicate name %q (first used by %s)", name, v.where(fmt.Sprintf("%s[%d]", list, j)))
 	default:
-		first[name] = i
 		return true
 	}
 	return false
@@ -219,36 +234,51 @@ func (v *validator) loop(l Loop) {
 // toolName is OpenAI's rule for function names.
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-func (v *validator) tools(c *Config) {
-	tools := c.Tools
+// Messages for a tool's name, shared by the file's list and [CheckTool].
+const (
+	toolNameMissing = "required (what the model calls, e.g. get_weather)"
+	toolNameShape   = "must be 1 to 64 letters, digits, '_' or '-' (OpenAI's rule for function names)"
+)
+
+func (v *validator) tools(tools []Tool) {
 	first := map[string]int{}
 	for i := range tools {
-		t := &tools[i]
-		p := fmt.Sprintf("tools[%d]", i)
-		v.uniqueName(first, "tools", i, t.Name, toolName,
-			"required (what the model calls, e.g. get_weather)",
-			"must be 1 to 64 letters, digits, '_' or '-' (OpenAI's rule for function names)")
-		if msg := checkSchema(t.Parameters); msg != "" {
-			v.add(p+".parameters", "%s", msg)
+		v.uniqueName(first, "tools", i, tools[i].Name, toolName, toolNameMissing, toolNameShape)
+		v.tool(fmt.Sprintf("tools[%d]", i), &tools[i])
+	}
+}
+
+// CheckTool checks one tools entry by the rules of the file, its name
+// included; path prefixes the problems' paths ("tools[2]" in a file, ""
+// for a tool on its own, such as one registered through the admin API).
+// Problems have no file or position. Uniqueness is the caller's to check:
+// it depends on the tools beside this one.
+func CheckTool(t Tool, path string) []Problem {
+	v := &validator{}
+	v.name(join(path, "name"), t.Name, toolName, toolNameMissing, toolNameShape)
+	v.tool(path, &t)
+	return v.problems
+}
+
+// tool checks everything of a tools entry but its name.
+func (v *validator) tool(p string, t *Tool) {
+	if msg := checkSchema(t.Parameters); msg != "" {
+		v.add(join(p, "parameters"), "%s", msg)
+	}
+	if w := t.Webhook; w == nil {
+		v.add(join(p, "webhook"), "required (a webhook with at least url: http://…)")
+	} else {
+		v.httpURL(join(p, "webhook.url"), w.URL)
+		v.headers(join(p, "webhook.headers"), secretValues(w.Headers))
+		if w.Timeout < 0 {
+			v.add(join(p, "webhook.timeout"), "must be positive, got %s (leave it out to use loop.tool_timeout)", w.Timeout)
 		}
-		if w := t.Webhook; w == nil {
-			v.add(p+".webhook", "required (a webhook with at least url: http://…)")
-		} else {
-			v.httpURL(p+".webhook.url", w.URL)
-			v.headers(p+".webhook.headers", secretValues(w.Headers))
-			if w.Timeout < 0 {
-				v.add(p+".webhook.timeout", "must be positive, got %s (leave it out to use loop.tool_timeout)", w.Timeout)
-			}
-		}
-		v.oneOf(p+".approval", t.Approval, "never", "always", "admin")
-		if t.Approval == "admin" && !hasKey(c.Auth.AdminKeys) {
-			v.add(p+".approval", "admin needs auth.admin_keys: without an admin key nobody could approve its calls")
-		}
-		v.positiveSize(p+".max_result_bytes", t.MaxResultBytes)
-		for k, r := range t.Redact {
-			if r == "" {
-				v.add(fmt.Sprintf("%s.redact[%d]", p, k), "empty field name (want an argument name like password)")
-			}
+	}
+	v.oneOf(join(p, "approval"), t.Approval, "never", "always", "admin")
+	v.positiveSize(join(p, "max_result_bytes"), t.MaxResultBytes)
+	for k, r := range t.Redact {
+		if r == "" {
+			v.add(fmt.Sprintf("%s[%d]", join(p, "redact"), k), "empty field name (want an argument name like password)")
 		}
 	}
 }

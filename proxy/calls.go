@@ -32,7 +32,7 @@ func (s *Server) listCalls(c echo.Context) error {
 	}
 	list, next, err := s.records.Calls(c.Request().Context(), q)
 	if err != nil {
-		if q.Before != "" && errors.Is(err, store.ErrInvalidKey) {
+		if q.Before != "" && errors.Is(err, store.ErrBadCursor) {
 			return &loop.RequestError{Param: "before", Message: "before must be the next cursor of an earlier page"}
 		}
 		return err

@@ -65,6 +65,13 @@ type Options struct {
 	// ApprovalTimeout turns an undecided approval into DENIED. Zero means
 	// [DefaultApprovalTimeout].
 	ApprovalTimeout time.Duration
+	// ToolStore keeps runtime tools (the admin API) across restarts. Nil
+	// keeps them in memory only: they are gone after a restart.
+	ToolStore ToolStore
+	// WebhookAllow is auth.webhook_allow: the host globs runtime webhooks
+	// may call (guard.go has the whole rule). Empty refuses every runtime
+	// webhook. Config tools are not subject to it.
+	WebhookAllow []string
 }
 
 // Host is the registry of server tools and runs their calls.
@@ -89,6 +96,8 @@ type Host struct {
 
 	mu  sync.Mutex // serialises writers of reg
 	reg atomic.Pointer[registry]
+
+	rt runtimeTools
 }
 
 // New builds a Host from the configured tools, compiling every schema
@@ -122,6 +131,7 @@ func New(tools []config.Tool, opts Options) (*Host, error) {
 	if h.approvalTTL <= 0 {
 		h.approvalTTL = DefaultApprovalTimeout
 	}
+	h.rt.init(opts.ToolStore, opts.WebhookAllow, h.log)
 	h.reg.Store(&registry{tools: map[string]*entry{}})
 	if err := h.SetConfigTools(tools); err != nil {
 		return nil, err
@@ -187,7 +197,12 @@ func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastR
 // defaultClient is a pooled keep-alive client for webhooks. It has no
 // overall Timeout: each call's context carries the tool's timeout.
 func defaultClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
+	return &http.Client{Transport: webhookTransport()}
+}
+
+// webhookTransport is the pooled keep-alive transport of webhook clients.
+func webhookTransport() *http.Transport {
+	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
@@ -196,7 +211,7 @@ func defaultClient() *http.Client {
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
-	}}
+	}
 }
 
 // Webhook builds the executor of a webhook tool. client sends its
@@ -256,12 +271,14 @@ func (h *Host) Webhook(t config.Tool, client *http.Client) (Executor, error) {
 // approval now.
 func (h *Host) PendingApprovals() int { return int(h.pending.Load()) }
 
-// Close releases idle webhook connections of the default client. The Host
-// stays usable; a caller-supplied client is left alone.
+// Close releases idle webhook connections of the default client and of
+// runtime tools. The Host stays usable; a caller-supplied client is left
+// alone.
 func (h *Host) Close() error {
 	if h.ownClient {
 		h.client.CloseIdleConnections()
 	}
+	h.rt.client.CloseIdleConnections()
 	return nil
 }
 

@@ -125,6 +125,12 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out Outc
 		if ctx.Err() != nil {
 			return w.contextOutcome(ctx), false
 		}
+		// The runtime tools' guard refused the address (guard.go): say
+		// only that, never the address; resending would be refused again.
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			return Failure(CodeExecutionFailed, refused.Error()), false
+		}
 		return Failure(CodeExecutionFailed, "calling the webhook: "+errorText(err)), !connected.Load()
 	}
 	defer resp.Body.Close()
