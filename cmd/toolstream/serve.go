@@ -24,12 +24,13 @@ import (
 
 // Interface guards: toolhost implements what proxy and loop consume.
 var (
-	_ proxy.Tools       = (*toolhost.Host)(nil)
-	_ loop.ModeMemory   = store.Store(nil)
-	_ loop.HistoryStore = store.Store(nil)
-	_ toolhost.Records  = store.Store(nil)
-	_ proxy.Records     = store.Store(nil)
-	_ proxy.Approvals   = (*toolhost.Host)(nil)
+	_ proxy.Tools        = (*toolhost.Host)(nil)
+	_ loop.ModeMemory    = store.Store(nil)
+	_ loop.HistoryStore  = store.Store(nil)
+	_ toolhost.Records   = store.Store(nil)
+	_ proxy.Records      = store.Store(nil)
+	_ proxy.Approvals    = (*toolhost.Host)(nil)
+	_ toolhost.ToolStore = store.Store(nil)
 )
 
 // shutdownGrace is how long running streams may finish after a signal.
@@ -109,11 +110,16 @@ func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error 
 		Records:         st,
 		Instance:        instance,
 		ApprovalTimeout: cfg.Loop.ApprovalTimeout,
+		ToolStore:       st,
+		WebhookAllow:    cfg.Auth.WebhookAllow,
 	})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
+	if err := host.LoadRuntimeTools(ctx); err != nil {
+		return fmt.Errorf("loading runtime tools: %w", err)
+	}
 	srv, err := proxy.New(cfg, proxy.Options{
 		Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready,
 		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
