@@ -249,14 +249,14 @@ func (d *jsonDecoder) value(p string, data []byte, want string, dst any) {
 	}
 }
 
-// jsonKind names the kind of a JSON value by its first byte, for
-// messages: "an object", "a list", "a string", "a number", "true or
-// false", "null".
+// jsonKind names the kind of a JSON value, for messages: "an object", "a
+// list", "a string", "a number", "true or false", "null", or "not valid
+// JSON".
 func jsonKind(data []byte) string {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return "nothing"
+	if !json.Valid(data) {
+		return "not valid JSON"
 	}
+	data = bytes.TrimSpace(data)
 	switch c := data[0]; {
 	case c == '{':
 		return "an object"
@@ -268,8 +268,6 @@ func jsonKind(data []byte) string {
 		return "true or false"
 	case c == 'n':
 		return "null"
-	case c == '-' || (c >= '0' && c <= '9'):
-		return "a number"
 	}
-	return "not JSON: " + strconv.Quote(string(data[:min(len(data), 20)]))
+	return "a number"
 }

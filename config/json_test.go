@@ -96,6 +96,7 @@ func TestToolJSONProblems(t *testing.T) {
 		want      []string
 	}{
 		{"not JSON", `{"name":`, []string{`not valid JSON: unexpected end of JSON input`}},
+		{"not JSON, starting like null", `name=t`, []string{`not valid JSON: invalid character 'a' in literal null (expecting 'u')`}},
 		{"not an object", `["get_weather"]`, []string{`want a JSON object, got a list`}},
 		{"unknown fields", `{"nmae":"t","webhook":{"url":"http://h/","tmeout":"1s"},"executor":"x"}`, []string{
 			`nmae: unknown field (did you mean name?)`,
