@@ -18,17 +18,17 @@ import (
 )
 
 const (
-	clientKey = "sk-client-approvals"
+	apClientKey = "sk-client-approvals"
 	otherKey  = "sk-client-other"
-	adminKey  = "sk-admin-approvals"
+	apAdminKey  = "sk-admin-approvals"
 )
 
 // approvalConfig has create_task with the given approval setting, client
 // and admin keys.
 func approvalConfig(approval string) string {
 	return `auth:
-  keys: ["` + clientKey + `", "` + otherKey + `"]
-  admin_keys: ["` + adminKey + `"]
+  keys: ["` + apClientKey + `", "` + otherKey + `"]
+  admin_keys: ["` + apAdminKey + `"]
 loop:
   keepalive: 0s
 upstreams:
@@ -147,7 +147,7 @@ func twoRounds() []upstreamtest.Round {
 // and keeps the redacted field masked.
 func TestApprovalHoldsCallUntilApproved(t *testing.T) {
 	e, _ := newStoredEnv(t, approvalConfig("always"), twoRounds())
-	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+clientKey)
+	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+apClientKey)
 	ev := event(t, st.until(t, `"approval.requested"`))
 	id, _ := ev["action_id"].(string)
 	if id == "" || ev["expires_at"] == nil || ev["name"] != "create_task" {
@@ -157,7 +157,7 @@ func TestApprovalHoldsCallUntilApproved(t *testing.T) {
 		t.Fatalf("webhook called before approval: %v", got)
 	}
 
-	code, list := e.jsonDo(t, "GET", "/v1/actions?status=pending", "", clientKey)
+	code, list := e.jsonDo(t, "GET", "/v1/actions?status=pending", "", apClientKey)
 	data, _ := list["data"].([]any)
 	if code != 200 || len(data) != 1 || data[0].(map[string]any)["id"] != id {
 		t.Fatalf("pending actions: %d %v", code, list)
@@ -171,10 +171,10 @@ func TestApprovalHoldsCallUntilApproved(t *testing.T) {
 	if code, _ := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", "", otherKey); code != 404 {
 		t.Errorf("another key approving: %d, want 404", code)
 	}
-	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", "", clientKey); code != 200 || a["status"] != "approved" {
+	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", "", apClientKey); code != 200 || a["status"] != "approved" {
 		t.Fatalf("approve: %d %v", code, a)
 	}
-	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/deny", "", clientKey); code != 409 {
+	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/deny", "", apClientKey); code != 409 {
 		t.Errorf("second decision: %d %v, want 409", code, a)
 	}
 
@@ -191,20 +191,20 @@ func TestApprovalHoldsCallUntilApproved(t *testing.T) {
 		t.Fatalf("webhook calls = %d, want 1", len(got))
 	}
 
-	code, calls := e.jsonDo(t, "GET", "/admin/calls", "", adminKey)
+	code, calls := e.jsonDo(t, "GET", "/admin/calls", "", apAdminKey)
 	recs, _ := calls["data"].([]any)
 	if code != 200 || len(recs) != 1 {
 		t.Fatalf("audit log: %d %v", code, calls)
 	}
 	rec := recs[0].(map[string]any)
 	approval, _ := rec["approval"].(map[string]any)
-	if rec["status"] != "ok" || approval["decided_by"] != store.KeyID(clientKey) || approval["action_id"] != id {
+	if rec["status"] != "ok" || approval["decided_by"] != store.KeyID(apClientKey) || approval["action_id"] != id {
 		t.Errorf("audit record = %v", rec)
 	}
 	if strings.Contains(calls["data"].([]any)[0].(map[string]any)["arguments"].(map[string]any)["secret_note"].(string), "s3cr3t") {
 		t.Errorf("audit record keeps a redacted field: %v", rec["arguments"])
 	}
-	if code, _ := e.jsonDo(t, "GET", "/admin/calls", "", clientKey); code != 403 {
+	if code, _ := e.jsonDo(t, "GET", "/admin/calls", "", apClientKey); code != 403 {
 		t.Errorf("client key on /admin/calls: %d, want 403", code)
 	}
 }
@@ -213,9 +213,9 @@ func TestApprovalHoldsCallUntilApproved(t *testing.T) {
 // the next round, and the call is on record as denied.
 func TestDeniedCallReachesModel(t *testing.T) {
 	e, _ := newStoredEnv(t, approvalConfig("always"), twoRounds())
-	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+clientKey)
+	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+apClientKey)
 	id := event(t, st.until(t, `"approval.requested"`))["action_id"].(string)
-	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/deny", `{"reason":"not on a Sunday"}`, clientKey); code != 200 || a["status"] != "denied" {
+	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/deny", `{"reason":"not on a Sunday"}`, apClientKey); code != 200 || a["status"] != "denied" {
 		t.Fatalf("deny: %d %v", code, a)
 	}
 	fin := event(t, st.until(t, `"tool.finished"`))
@@ -230,7 +230,7 @@ func TestDeniedCallReachesModel(t *testing.T) {
 	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "not on a Sunday") || !strings.Contains(string(reqs[1].Body), "DENIED") {
 		t.Fatalf("round 2 request lacks the deny reason: %d requests", len(reqs))
 	}
-	_, calls := e.jsonDo(t, "GET", "/admin/calls?status=denied", "", adminKey)
+	_, calls := e.jsonDo(t, "GET", "/admin/calls?status=denied", "", apAdminKey)
 	if recs := calls["data"].([]any); len(recs) != 1 || recs[0].(map[string]any)["error_code"] != "DENIED" {
 		t.Errorf("audit log: %v", calls)
 	}
@@ -240,7 +240,7 @@ func TestDeniedCallReachesModel(t *testing.T) {
 // tool run at once; an admin tool cannot be pre-approved.
 func TestPreApprovedTurnDoesNotPause(t *testing.T) {
 	e, _ := newStoredEnv(t, approvalConfig("always"), twoRounds())
-	resp := e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+clientKey, "X-Toolstream-Approve: create_task")
+	resp := e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+apClientKey, "X-Toolstream-Approve: create_task")
 	body := readAll(t, resp)
 	if strings.Contains(body, "approval.requested") || !strings.Contains(body, `"status":"ok"`) {
 		t.Fatalf("pre-approved turn:\n%s", body)
@@ -250,7 +250,7 @@ func TestPreApprovedTurnDoesNotPause(t *testing.T) {
 	}
 
 	admin, _ := newStoredEnv(t, approvalConfig("admin"), twoRounds())
-	resp = admin.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+clientKey, "X-Toolstream-Approve: create_task")
+	resp = admin.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+apClientKey, "X-Toolstream-Approve: create_task")
 	if body := readAll(t, resp); resp.StatusCode != 400 || !strings.Contains(body, "toolstream.approve") {
 		t.Errorf("pre-approving an admin tool: %d %s", resp.StatusCode, body)
 	}
@@ -259,12 +259,12 @@ func TestPreApprovedTurnDoesNotPause(t *testing.T) {
 // TestAdminApproval: only an admin key decides an approval: admin call.
 func TestAdminApproval(t *testing.T) {
 	e, _ := newStoredEnv(t, approvalConfig("admin"), twoRounds())
-	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+clientKey)
+	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+apClientKey)
 	id := event(t, st.until(t, `"approval.requested"`))["action_id"].(string)
-	if code, _ := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", "", clientKey); code != 403 {
+	if code, _ := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", "", apClientKey); code != 403 {
 		t.Errorf("client key approving an admin action: %d, want 403", code)
 	}
-	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", "", adminKey); code != 200 || a["decided_by"] != store.KeyID(adminKey) {
+	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", "", apAdminKey); code != 200 || a["decided_by"] != store.KeyID(apAdminKey) {
 		t.Fatalf("admin approve: %d %v", code, a)
 	}
 	st.until(t, "[DONE]")
@@ -278,7 +278,7 @@ func TestAdminApproval(t *testing.T) {
 func TestClientLeavesDuringApproval(t *testing.T) {
 	e, db := newStoredEnv(t, approvalConfig("always"), twoRounds())
 	ctx, cancel := context.WithCancel(context.Background())
-	st := openStream(t, e, ctx, toolRequest, "Authorization: Bearer "+clientKey)
+	st := openStream(t, e, ctx, toolRequest, "Authorization: Bearer "+apClientKey)
 	id := event(t, st.until(t, `"approval.requested"`))["action_id"].(string)
 	cancel()
 	// The handler records on its way out; wait for the action to settle.
@@ -319,7 +319,7 @@ func TestRetrySameIdempotencyKey(t *testing.T) {
 	}
 	e, _ := newStoredEnv(t, approvalConfig("never"), rounds)
 	for i := range 2 {
-		resp := e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+clientKey, "Idempotency-Key: stainless-node-retry-1")
+		resp := e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+apClientKey, "Idempotency-Key: stainless-node-retry-1")
 		if body := readAll(t, resp); !strings.Contains(body, "[DONE]") {
 			t.Fatalf("attempt %d:\n%s", i+1, body)
 		}
@@ -333,7 +333,7 @@ func TestRetrySameIdempotencyKey(t *testing.T) {
 	}
 	// Another key, or no Idempotency-Key, is another turn.
 	e.up.Add(rounds[:2]...)
-	resp := e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+clientKey)
+	resp := e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+apClientKey)
 	readAll(t, resp)
 	if got := e.hooks.received(); len(got) != 2 {
 		t.Fatalf("webhook calls = %d, want 2", len(got))

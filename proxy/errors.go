@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 
 	"github.com/labstack/echo/v4"
@@ -208,7 +209,39 @@ func toAPIError(err error) apiError {
 	case errors.As(err, &he):
 		return fromEcho(he)
 	}
+	if ae, ok := adminError(err); ok {
+		return ae
+	}
 	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error: " + err.Error()}
+}
+
+// adminError maps the errors of the runtime tools of toolhost.
+func adminError(err error) (apiError, bool) {
+	var (
+		spec *toolhost.SpecError
+		ro   *toolhost.ReadOnlyError
+	)
+	switch {
+	case errors.As(err, &spec):
+		ae := apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_tool", Message: spec.Error()}
+		if len(spec.Problems) > 0 {
+			ae.Param = spec.Problems[0].Path
+		}
+		return ae, true
+	case errors.As(err, &ro):
+		msg := fmt.Sprintf("tool %q comes from the config file; config tools are read-only: edit the config file and reload", ro.Name)
+		if server, ok := strings.CutPrefix(ro.Source, toolhost.SourceMCPPrefix); ok {
+			msg = fmt.Sprintf("tool %q comes from MCP server %q; MCP tools are read-only: change the server or its mcp_servers entry and reload", ro.Name, server)
+		}
+		return apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "tool_read_only", Param: "name", Message: msg}, true
+	case errors.Is(err, toolhost.ErrToolExists):
+		return apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "tool_exists", Param: "name",
+			Message: "a tool of that name exists; PUT /admin/tools/{name} replaces a runtime tool"}, true
+	case errors.Is(err, toolhost.ErrToolNotFound):
+		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "tool_not_found",
+			Message: "no tool of that name; GET /admin/tools lists them"}, true
+	}
+	return apiError{}, false
 }
 
 // netReason says in a few words what went wrong talking to an upstream,

@@ -48,6 +48,8 @@ type Options struct {
 	// scrape of /metrics and must be safe for concurrent use. Nil reports
 	// 0.
 	ApprovalsPending func() int
+	// RuntimeTools serves /admin/tools; nil leaves those routes out.
+	RuntimeTools RuntimeTools
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -67,6 +69,7 @@ type Server struct {
 	adminKeys keySet
 	records   Records
 	approvals Approvals
+	runtime   RuntimeTools
 	upstreams []*upstream
 	def       *upstream
 	runner    *loop.Runner
@@ -101,6 +104,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		adminKeys: adminKeys,
 		records:   opts.Records,
 		approvals: opts.Approvals,
+		runtime:   opts.RuntimeTools,
 		runner:    &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
 		ready:     opts.Ready,
 		tools:     opts.Tools,
@@ -161,6 +165,9 @@ func (s *Server) routes() *echo.Echo {
 	admin := e.Group("/admin", s.requireAdmin)
 	admin.GET("/calls", s.listCalls)
 	admin.GET("/calls/:id", s.getCall)
+	if s.runtime != nil {
+		s.adminToolRoutes(admin)
+	}
 
 	v1 := e.Group("/v1", s.requireKey)
 	v1.POST("/chat/completions", s.chatCompletions)

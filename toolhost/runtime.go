@@ -254,9 +254,10 @@ func (h *Host) DeleteRuntimeTool(ctx context.Context, name string) error {
 // — its name is now a config tool's, its webhook no longer passes
 // auth.webhook_allow, or it breaks a rule — is skipped with a warning and
 // stays in the store; only a store failure is an error. Without a
-// [ToolStore] there is nothing to load.
+// [ToolStore] there is nothing to load, which is logged.
 func (h *Host) LoadRuntimeTools(ctx context.Context) error {
 	if h.rt.store == nil {
+		h.log.Info("runtime tools are kept in memory only: no tool store")
 		return nil
 	}
 	recs, err := h.rt.store.Tools(ctx)

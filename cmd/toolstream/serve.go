@@ -31,6 +31,7 @@ var (
 	_ proxy.Records      = store.Store(nil)
 	_ proxy.Approvals    = (*toolhost.Host)(nil)
 	_ toolhost.ToolStore = store.Store(nil)
+	_ proxy.RuntimeTools = (*toolhost.Host)(nil)
 )
 
 // shutdownGrace is how long running streams may finish after a signal.
@@ -123,6 +124,7 @@ func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error 
 	srv, err := proxy.New(cfg, proxy.Options{
 		Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready,
 		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
+		RuntimeTools: host,
 	})
 	if err != nil {
 		return err
