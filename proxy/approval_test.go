@@ -19,7 +19,7 @@ import (
 
 const (
 	apClientKey = "sk-client-approvals"
-	otherKey  = "sk-client-other"
+	otherKey    = "sk-client-other"
 	apAdminKey  = "sk-admin-approvals"
 )
 
