@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
@@ -28,13 +27,7 @@ func adminConfig() string {
   webhook_allow: ["127.0.0.1"]
 loop:
   keepalive: 0s
-upstreams:
-  - name: up
-    base_url: ${UPSTREAM}
-    models: ["*"]
-    tool_mode: text
-    text_format: hermes
-tools:
+` + textUpstream + `tools:
   - name: create_task
     description: Creates a task.
     webhook: {url: "${WEBHOOK}/create_task"}
@@ -45,19 +38,9 @@ tools:
 // runtime tools.
 func newAdminEnv(t *testing.T, yaml string, rounds ...upstreamtest.Round) *turnEnv {
 	t.Helper()
-	up := upstreamtest.New(rounds...)
-	hooks := newHookServer(t)
-	vars := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
-	cfg, err := config.Parse("config", []byte(yaml), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{WebhookAllow: cfg.Auth.WebhookAllow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	return &turnEnv{env: serve(t, cfg, up, proxy.Options{Tools: host, RuntimeTools: host}), hooks: hooks}
+	p := newParts(t, yaml, rounds, nil)
+	host := p.host(t, toolhost.Options{})
+	return p.serve(t, proxy.Options{Tools: host, RuntimeTools: host})
 }
 
 // apiErr is the OpenAI error body.

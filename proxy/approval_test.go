@@ -31,13 +31,7 @@ func approvalConfig(approval string) string {
   admin_keys: ["` + apAdminKey + `"]
 loop:
   keepalive: 0s
-upstreams:
-  - name: up
-    base_url: ${UPSTREAM}
-    models: ["*"]
-    tool_mode: text
-    text_format: hermes
-tools:
+` + textUpstream + `tools:
   - name: create_task
     parameters:
       type: object
@@ -55,24 +49,14 @@ tools:
 // in-memory store, as serve wires it.
 func newStoredEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) (*turnEnv, *badger.DB) {
 	t.Helper()
-	up := upstreamtest.New(rounds...)
-	hooks := newHookServer(t)
-	vars := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
-	cfg, err := config.Parse("config", []byte(yaml), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newParts(t, yaml, rounds, nil)
 	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Records: db, Instance: "inst_test", ApprovalTimeout: cfg.Loop.ApprovalTimeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close(); db.Close() })
-	env := serve(t, cfg, up, proxy.Options{Tools: host, Records: db, Approvals: host, History: db, Modes: db})
-	return &turnEnv{env: env, hooks: hooks}, db
+	t.Cleanup(func() { db.Close() })
+	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
+	return p.serve(t, proxy.Options{Tools: host, Records: db, Approvals: host, History: db, Modes: db}), db
 }
 
 // streamReader reads a turn's SSE stream event by event.

@@ -21,34 +21,14 @@ import (
 // the proxy and the tool host, a pending-approvals gauge.
 func newToolEnv(t *testing.T, yaml string, rounds []upstreamtest.Round, vars map[string]string, opts proxy.Options) *turnEnv {
 	t.Helper()
-	up := upstreamtest.New(rounds...)
-	hooks := newHookServer(t)
-	all := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
-	for k, v := range vars {
-		all[k] = v
-	}
-	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(k string) (string, bool) { v, ok := all[k]; return v, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
-	opts.Tools = host
-	return &turnEnv{env: serve(t, cfg, up, opts), hooks: hooks}
+	p := newParts(t, yaml, rounds, vars)
+	opts.Tools = p.host(t, toolhost.Options{Logger: opts.Logger})
+	return p.serve(t, opts)
 }
 
 const toolsYAML = `
 loop: {keepalive: 0s}
-upstreams:
-  - name: up
-    base_url: ${UPSTREAM}
-    models: ["*"]
-    tool_mode: text
-    text_format: hermes
-tools:
+` + textUpstream + `tools:
   - name: list_tasks
     description: List the user's tasks.
     webhook: {url: "${WEBHOOK}/list_tasks"}

@@ -19,13 +19,7 @@ import (
 func turnConfig(loopExtra string) string {
 	return `loop:
   keepalive: 0s
-` + loopExtra + `upstreams:
-  - name: up
-    base_url: ${UPSTREAM}
-    models: ["*"]
-    tool_mode: text
-    text_format: hermes
-tools:
+` + loopExtra + textUpstream + `tools:
   - name: create_task
     parameters:
       type: object
@@ -37,6 +31,16 @@ tools:
     webhook: {url: "${WEBHOOK}/list_tasks"}
 `
 }
+
+// textUpstream routes every model to the scripted upstream in text mode
+// with the hermes format.
+const textUpstream = `upstreams:
+  - name: up
+    base_url: ${UPSTREAM}
+    models: ["*"]
+    tool_mode: text
+    text_format: hermes
+`
 
 func call(name, args string) string {
 	return "<tool_call>\n{\"name\": \"" + name + "\", \"arguments\": " + args + "}\n</tool_call>"

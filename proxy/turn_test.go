@@ -138,21 +138,11 @@ func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv
 // the auto-mode memory.
 func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, store *badger.DB) *turnEnv {
 	t.Helper()
-	up := upstreamtest.New(rounds...)
-	hooks := newHookServer(t)
-	vars := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
-	cfg, err := config.Parse("config", []byte(yaml), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newParts(t, yaml, rounds, nil)
 	var mu sync.Mutex
 	ids := map[string]int{}
 	opts := proxy.Options{
-		Tools: host,
+		Tools: p.host(t, toolhost.Options{}),
 		NewID: func(prefix string) string {
 			mu.Lock()
 			defer mu.Unlock()
@@ -164,8 +154,52 @@ func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, sto
 	if store != nil {
 		opts.History, opts.Modes = store, store
 	}
+	return p.serve(t, opts)
+}
+
+// parts are what every turn env is built from: a scripted upstream, a
+// webhook server, and the config parsed with ${UPSTREAM} and ${WEBHOOK}
+// (and vars) naming them.
+type parts struct {
+	up    *upstreamtest.Server
+	hooks *hookServer
+	cfg   *config.Config
+}
+
+func newParts(t *testing.T, yaml string, rounds []upstreamtest.Round, vars map[string]string) parts {
+	t.Helper()
+	up := upstreamtest.New(rounds...)
+	hooks := newHookServer(t)
+	all := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
+	for k, v := range vars {
+		all[k] = v
+	}
+	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(k string) (string, bool) { v, ok := all[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parts{up: up, hooks: hooks, cfg: cfg}
+}
+
+// host builds the tool host from the config's tools; opts add to the
+// config's settings. It is closed when the test ends.
+func (p parts) host(t *testing.T, opts toolhost.Options) *toolhost.Host {
+	t.Helper()
+	opts.ToolTimeout = p.cfg.Loop.ToolTimeout
+	opts.ApprovalTimeout = p.cfg.Loop.ApprovalTimeout
+	opts.WebhookAllow = p.cfg.Auth.WebhookAllow
+	host, err := toolhost.New(p.cfg.Tools, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { host.Close() })
-	return &turnEnv{env: serve(t, cfg, up, opts), hooks: hooks}
+	return host
+}
+
+// serve starts the proxy in front of the parts' upstream.
+func (p parts) serve(t *testing.T, opts proxy.Options) *turnEnv {
+	t.Helper()
+	return &turnEnv{env: serve(t, p.cfg, p.up, opts), hooks: p.hooks}
 }
 
 var durationRE = regexp.MustCompile(`"duration_ms":\d+|\d+ ms</summary>`)
