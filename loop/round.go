@@ -126,19 +126,16 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 				}
 			}
 		case nt := <-ex.notes:
-			if nt.approval != nil {
-				// A call waiting for a person is shown at once: the
-				// person must see it to decide.
-				if err := tr.approvalEvent(nt.approval); err != nil {
-					return nil, err
-				}
-				continue
+			p, err := tr.take(nt, ex)
+			if err != nil {
+				return nil, err
 			}
-			// Shown once the round's text is over: a card or event never
-			// lands in the middle of the model's sentence, and the stream
-			// reads the same however the network timed it.
-			ex.outstanding--
-			later = append(later, nt.p)
+			if p != nil {
+				// Shown once the round's text is over: a card or event
+				// never lands in the middle of the model's sentence, and
+				// the stream reads the same however the network timed it.
+				later = append(later, p)
+			}
 		case <-tick:
 			if err := tr.keepalive(); err != nil {
 				return nil, err
@@ -174,14 +171,11 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	for ex.outstanding > 0 {
 		select {
 		case nt := <-ex.notes:
-			if nt.approval != nil {
-				if err := tr.approvalEvent(nt.approval); err != nil {
-					return nil, err
-				}
-				continue
+			p, err := tr.take(nt, ex)
+			if err == nil && p != nil {
+				err = tr.finished(p)
 			}
-			ex.outstanding--
-			if err := tr.finished(nt.p); err != nil {
+			if err != nil {
 				return nil, err
 			}
 		case <-tick:
@@ -197,6 +191,17 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		tr.usageInline = ro.usageInline
 	}
 	return ro, nil
+}
+
+// take handles a note from a call: an approval event is shown at once
+// (the person must see it to decide); a finished call is returned for the
+// caller to show.
+func (tr *turnRun) take(nt note, ex *calls) (*pending, error) {
+	if nt.approval != nil {
+		return nil, tr.approvalEvent(nt.approval)
+	}
+	ex.outstanding--
+	return nt.p, nil
 }
 
 // read opens the round and passes its events on until the stream ends, an
