@@ -122,6 +122,18 @@ tools:
 	}
 }
 
+// TestShutdownGrace: shutdown_grace is a top-level duration, 30s when left
+// out.
+func TestShutdownGrace(t *testing.T) {
+	t.Parallel()
+	if d := config.Default().ShutdownGrace; d != 30*time.Second {
+		t.Errorf("default shutdown_grace %v, want 30s", d)
+	}
+	if d := mustParse(t, "shutdown_grace: 300ms\n", nil).ShutdownGrace; d != 300*time.Millisecond {
+		t.Errorf("shutdown_grace %v, want 300ms", d)
+	}
+}
+
 func TestParseNullKeepsDefault(t *testing.T) {
 	t.Parallel()
 	got := mustParse(t, "listen: ~\nloop:\n  max_rounds: null\n  display:\nauth:\n", nil)
