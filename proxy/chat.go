@@ -25,11 +25,12 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	up, err := s.route(req.Model)
+	st := s.stateOf(c)
+	up, err := st.route(req.Model)
 	if err != nil {
 		return err
 	}
-	turn, err := s.newTurn(req, up, c.Request().Header)
+	turn, err := s.newTurn(st, req, up, c.Request().Header)
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 // the server tools it may call and the loop settings, after the request's
 // overrides (SPEC §2: the body's "toolstream" object, then the
 // X-Toolstream-* headers).
-func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
+func (s *Server) newTurn(st *state, req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
 	ho, err := headerOverrides(h)
 	if err != nil {
 		return nil, err
@@ -67,7 +68,7 @@ func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.
 		Upstream:     up,
 		UpstreamName: up.cfg.Name,
 		Format:       detect.Format(up.cfg.TextFormat),
-		Loop:         s.cfg.Loop,
+		Loop:         st.cfg.Loop,
 		Mode:         up.cfg.ToolMode,
 		Modes:        s.modes,
 		History:      s.history,

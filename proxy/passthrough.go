@@ -16,10 +16,11 @@ import (
 // is replaced by the upstream's. Streaming bodies are flushed as they
 // arrive.
 func (s *Server) passThrough(c echo.Context) error {
-	if s.def == nil {
+	def := s.stateOf(c).def
+	if def == nil {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	s.def.reverseProxy().ServeHTTP(c.Response(), c.Request())
+	def.reverseProxy().ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 

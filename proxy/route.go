@@ -31,16 +31,16 @@ func isLiteral(pattern string) bool {
 
 // route picks the upstream for a model: the first whose patterns match, in
 // config order, else the default upstream.
-func (s *Server) route(model string) (*upstream, error) {
-	for _, u := range s.upstreams {
+func (st *state) route(model string) (*upstream, error) {
+	for _, u := range st.upstreams {
 		for _, p := range u.patterns {
 			if globMatch(p, model) {
 				return u, nil
 			}
 		}
 	}
-	if s.def != nil {
-		return s.def, nil
+	if st.def != nil {
+		return st.def, nil
 	}
 	return nil, &modelNotFound{model: model}
 }

@@ -4,9 +4,12 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -48,19 +51,20 @@ type Tools interface {
 }
 
 // Server serves the OpenAI-compatible API. Create it with [New]; it is an
-// http.Handler.
+// http.Handler. [Server.Reload] swaps its configuration while it serves.
 type Server struct {
-	cfg       *config.Config
-	log       *slog.Logger
-	echo      *echo.Echo
-	keys      keySet
-	upstreams []*upstream
-	def       *upstream
-	runner    *loop.Runner
-	ready     func() error
-	tools     Tools
-	modes     loop.ModeMemory
-	history   loop.HistoryStore
+	log     *slog.Logger
+	echo    *echo.Echo
+	runner  *loop.Runner
+	ready   func() error
+	tools   Tools
+	modes   loop.ModeMemory
+	history loop.HistoryStore
+
+	// state is what a reload may change; each request reads it once
+	// (stateOf), so a turn keeps the configuration it started with.
+	state    atomic.Pointer[state]
+	reloadMu sync.Mutex // serialises Reload
 }
 
 // New builds a Server from a validated configuration.
@@ -69,47 +73,28 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	keys, err := newKeySet(cfg.Auth.Keys)
+	st, err := newState(cfg, log, nil)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		cfg:     cfg,
 		log:     log,
-		keys:    keys,
 		runner:  &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
 		ready:   opts.Ready,
 		tools:   opts.Tools,
 		modes:   opts.Modes,
 		history: opts.History,
 	}
-	// An SSE event may carry a whole message or a large tool-call argument
-	// in one go; allow twice the largest tool block, at least 2MiB.
-	maxEvent := max(2*cfg.Loop.MaxBlockBytes.Int(), 2<<20)
-	for _, uc := range cfg.Upstreams {
-		u, err := newUpstream(uc, maxEvent, log)
-		if err != nil {
-			return nil, err
-		}
-		s.upstreams = append(s.upstreams, u)
-	}
-	if name := cfg.DefaultUpstreamName(); name != "" {
-		for _, u := range s.upstreams {
-			if u.cfg.Name == name {
-				s.def = u
-			}
-		}
-		if s.def == nil {
-			return nil, fmt.Errorf("default_upstream %q names no upstream", name)
-		}
-	}
+	s.state.Store(st)
 	s.echo = s.routes()
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Every request runs with the
+// configuration current when it arrived.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.echo.ServeHTTP(w, r)
+	ctx := context.WithValue(r.Context(), stateKey{}, s.state.Load())
+	s.echo.ServeHTTP(w, r.WithContext(ctx))
 }
 
 func (s *Server) routes() *echo.Echo {
@@ -117,7 +102,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler
-	e.Use(s.recoverPanic, limitBody(int64(s.cfg.MaxRequestBytes)))
+	e.Use(s.recoverPanic, s.limitBody)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
@@ -166,7 +151,7 @@ func (s *Server) readyz(c echo.Context) error {
 // Close releases idle upstream connections. In-flight requests are not
 // affected; shut the http.Server down first.
 func (s *Server) Close() {
-	for _, u := range s.upstreams {
+	for _, u := range s.state.Load().upstreams {
 		u.client.CloseIdleConnections()
 	}
 }
