@@ -34,10 +34,11 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
 	if !req.Stream {
 		if len(turn.Tools) == 0 {
-			err := s.relayJSON(c, up, req)
-			s.logTurn(c.Request().Context(), req, up, loop.Report{Rounds: 1}, err, time.Since(start))
+			err := cutCause(ctx, s.relayJSON(c, up, req))
+			s.logTurn(ctx, req, up, loop.Report{Rounds: 1}, err, time.Since(start))
 			return err
 		}
 		return s.collect(c, turn, up, start)
@@ -47,8 +48,8 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	rep, err := s.runner.Run(ctx, turn, out)
+	err = cutCause(ctx, err)
 	s.logTurn(ctx, req, up, rep, err, time.Since(start))
 	return s.endStream(c, out, err)
 }
@@ -119,6 +120,7 @@ func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream, start ti
 	ctx := c.Request().Context()
 	out := &loop.Collector{Events: turn.Loop.Display == config.DisplayEvents}
 	rep, err := s.runner.Run(ctx, turn, out)
+	err = cutCause(ctx, err)
 	s.logTurn(ctx, turn.Request, up, rep, err, time.Since(start))
 	if err != nil {
 		if rep.ToolsRan {
@@ -142,12 +144,14 @@ func readRequest(c echo.Context) (*loop.Request, error) {
 // endStream is the commit point, decided in one place (STYLE §5.1): before
 // the first byte an error is an HTTP status with OpenAI's body; after it,
 // one in-band error event and no [DONE]; a client that left gets nothing.
+// A turn cut by a shutdown (err is [ErrShuttingDown], see cutCause) is
+// not a client that left: the client is still there and is told.
 func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 	if err == nil {
 		return nil
 	}
 	ae := toAPIError(err)
-	if ae.Status == statusClientClosed || c.Request().Context().Err() != nil {
+	if ae.Status == statusClientClosed || c.Request().Context().Err() != nil && !errors.Is(err, ErrShuttingDown) {
 		return nil
 	}
 	if !out.committed {
@@ -177,7 +181,10 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) erro
 	h := c.Response().Header()
 	h.Set("Content-Type", resp.Header.Get("Content-Type"))
 	c.Response().WriteHeader(resp.StatusCode)
-	if _, err := io.Copy(c.Response(), resp.Body); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := io.Copy(c.Response(), resp.Body); err != nil {
+		if toAPIError(cutCause(ctx, err)).Status == statusClientClosed {
+			return nil // nobody left to read it
+		}
 		// Headers are out; all that is left is to cut the response so the
 		// client sees a broken body rather than a short one.
 		s.log.LogAttrs(ctx, slog.LevelWarn, "relay cut", slog.String("upstream", up.cfg.Name), slog.String("error", err.Error()))
@@ -202,6 +209,9 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, r
 	if err != nil {
 		ae := toAPIError(err)
 		status = "error"
+		if errors.Is(err, ErrShuttingDown) {
+			status = "shutdown" // cut by CutStreams, the client told so
+		}
 		if ae.Status == statusClientClosed {
 			status = "client_closed"
 		} else {

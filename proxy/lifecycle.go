@@ -1,14 +1,24 @@
 package proxy
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/config"
 )
+
+// ErrShuttingDown is the cause a request's context is cancelled with when
+// [Server.CutStreams] ends what the shutdown grace did not let finish. A
+// turn cut this way is not a client that left: a stream ends with one
+// "shutting_down" error event and no [DONE], a request not yet answered
+// gets 503, and the turn is logged with status "shutdown" (SPEC §9).
+var ErrShuttingDown = errors.New("proxy: shutting down")
 
 // state is everything a reload may change, built whole from one
 // configuration and never modified after: a request reads it once and
@@ -108,4 +118,89 @@ func (s *Server) Reload(cfg *config.Config) error {
 		}
 	}
 	return nil
+}
+
+// inflight counts the requests being served, so that a shutdown can cut
+// them and wait for their handlers to return.
+type inflight struct {
+	mu     sync.Mutex
+	next   uint64
+	active map[uint64]context.CancelCauseFunc
+	// cut is set by CutStreams; requests arriving later are cut at once.
+	cut bool
+	// idle is closed once cut is set and no request is active.
+	idle chan struct{}
+}
+
+// begin registers a request; done must be called when its handler
+// returned.
+func (f *inflight) begin(parent context.Context) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cut {
+		cancel(ErrShuttingDown)
+		return ctx, func() {}
+	}
+	id := f.next
+	f.next++
+	f.active[id] = cancel
+	return ctx, func() {
+		f.mu.Lock()
+		delete(f.active, id)
+		if f.cut && len(f.active) == 0 {
+			close(f.idle)
+		}
+		f.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// CutStreams ends what is still running when the shutdown grace is over.
+// Every request in flight has its context cancelled with
+// [ErrShuttingDown]: a stream gets one "shutting_down" error event and
+// ends without [DONE], a request not yet answered gets 503, and running
+// tool calls are cancelled (and recorded so). CutStreams then waits until
+// their handlers have returned, or ctx is done, and reports how many
+// requests it cut. Requests arriving afterwards are cut at once.
+//
+// Call it after http.Server.Shutdown gave up, then call Shutdown again
+// with a short deadline: the cut handlers' last bytes are written when
+// they return, and Shutdown closes each connection once it is idle.
+func (s *Server) CutStreams(ctx context.Context) (int, error) {
+	f := &s.inflight
+	f.mu.Lock()
+	n := len(f.active)
+	if !f.cut {
+		f.cut = true
+		f.idle = make(chan struct{})
+		if n == 0 {
+			close(f.idle)
+		}
+	}
+	for _, cancel := range f.active {
+		cancel(ErrShuttingDown)
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return n, nil
+	case <-ctx.Done():
+		f.mu.Lock()
+		left := len(f.active)
+		f.mu.Unlock()
+		return n, fmt.Errorf("%d of %d cut requests still running: %w", left, n, ctx.Err())
+	}
+}
+
+// cutCause reports a turn stopped by [Server.CutStreams] as
+// ErrShuttingDown, whatever error the cut surfaced as (a cancelled
+// upstream request, a cancelled tool call): the cause of the turn's
+// context tells a shutdown apart from a client that left.
+func cutCause(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, ErrShuttingDown) || !errors.Is(context.Cause(ctx), ErrShuttingDown) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrShuttingDown, err)
 }

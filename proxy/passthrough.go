@@ -45,11 +45,13 @@ func (u *upstream) reverseProxy() *httputil.ReverseProxy {
 		// type (not only text/event-stream) arrive as they are produced.
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if errors.Is(err, context.Canceled) {
-				return
-			}
+			err = cutCause(r.Context(), err)
 			var mbe *http.MaxBytesError
-			if !errors.As(err, &mbe) {
+			switch {
+			case errors.Is(err, ErrShuttingDown), errors.As(err, &mbe):
+			case errors.Is(err, context.Canceled):
+				return
+			default:
 				u.log.LogAttrs(r.Context(), slog.LevelWarn, "pass-through", slog.String("upstream", u.cfg.Name), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 				err = &upstreamFailure{upstream: u.cfg.Name, err: err}
 			}

@@ -51,7 +51,8 @@ type Tools interface {
 }
 
 // Server serves the OpenAI-compatible API. Create it with [New]; it is an
-// http.Handler. [Server.Reload] swaps its configuration while it serves.
+// http.Handler. [Server.Reload] swaps its configuration while it serves;
+// [Server.CutStreams] ends what still runs at the end of a shutdown.
 type Server struct {
 	log     *slog.Logger
 	echo    *echo.Echo
@@ -65,6 +66,7 @@ type Server struct {
 	// (stateOf), so a turn keeps the configuration it started with.
 	state    atomic.Pointer[state]
 	reloadMu sync.Mutex // serialises Reload
+	inflight inflight
 }
 
 // New builds a Server from a validated configuration.
@@ -78,12 +80,13 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		log:     log,
-		runner:  &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
-		ready:   opts.Ready,
-		tools:   opts.Tools,
-		modes:   opts.Modes,
-		history: opts.History,
+		log:      log,
+		runner:   &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
+		ready:    opts.Ready,
+		tools:    opts.Tools,
+		modes:    opts.Modes,
+		history:  opts.History,
+		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
 	s.state.Store(st)
 	s.echo = s.routes()
@@ -91,9 +94,12 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 }
 
 // ServeHTTP implements http.Handler. Every request runs with the
-// configuration current when it arrived.
+// configuration current when it arrived and a context that
+// [Server.CutStreams] can cancel.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := context.WithValue(r.Context(), stateKey{}, s.state.Load())
+	ctx, done := s.inflight.begin(r.Context())
+	defer done()
+	ctx = context.WithValue(ctx, stateKey{}, s.state.Load())
 	s.echo.ServeHTTP(w, r.WithContext(ctx))
 }
 
