@@ -41,8 +41,8 @@ type Config struct {
 	// Log selects the log format and level.
 	Log Log `yaml:"log"`
 
-	// File is the path the configuration was read from; empty for the
-	// built-in defaults. Not a YAML key.
+	// File is the path the configuration was read from; empty for a
+	// configuration built in code. Not a YAML key.
 	File string `yaml:"-"`
 }
 

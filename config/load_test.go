@@ -290,39 +290,6 @@ func TestExampleLoads(t *testing.T) {
 	}
 }
 
-func TestBuiltin(t *testing.T) {
-	t.Parallel()
-	openai := func(base, key string) []config.Upstream {
-		u := config.DefaultUpstreamEntry()
-		u.Name, u.BaseURL, u.APIKey, u.Models = "openai", base, config.Secret(key), []string{"*"}
-		return []config.Upstream{u}
-	}
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		want []config.Upstream
-	}{
-		{"nothing set", nil, nil},
-		{"empty values", map[string]string{"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}, nil},
-		{"key only", map[string]string{"OPENAI_API_KEY": "sk-1"}, openai("https://api.openai.com/v1", "sk-1")},
-		{"base only", map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}, openai("http://127.0.0.1:8000/v1", "")},
-		{"both", map[string]string{"OPENAI_API_KEY": "sk-2", "OPENAI_BASE_URL": "https://x.test/v1"}, openai("https://x.test/v1", "sk-2")},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := config.Builtin(env(tc.env))
-			want := config.Default()
-			want.Upstreams = tc.want
-			if diff := cmp.Diff(&want, got); diff != "" {
-				t.Errorf("Builtin (-want +got):\n%s", diff)
-			}
-			if err := got.Validate(); err != nil {
-				t.Errorf("Builtin does not validate: %v", err)
-			}
-		})
-	}
-}
-
 // yamlKeys lists every yaml key of v's type, nested ones included.
 func yamlKeys(t *testing.T, v any) []string {
 	t.Helper()
