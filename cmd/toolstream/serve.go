@@ -201,7 +201,7 @@ func shutdown(hs *http.Server, srv *proxy.Server, sigs <-chan os.Signal, grace t
 	cctx, ccancel := context.WithTimeout(context.Background(), cutWait)
 	defer ccancel()
 	n, cerr := srv.CutStreams(cctx)
-	log.Warn("shutdown grace over: open requests cut", "requests", n)
+	log.Warn("open requests cut", "requests", n)
 	if cerr != nil {
 		log.Error("cut requests did not end", "error", cerr)
 	}
