@@ -209,6 +209,16 @@ upstreams:
 ` + extra
 }
 
+// serveUpstream writes serveConfig for up into a new directory and starts
+// serve on it; up is closed when the test ends.
+func serveUpstream(t *testing.T, up *upstreamtest.Server) (*proc, string) {
+	t.Helper()
+	t.Cleanup(up.Close)
+	file := filepath.Join(t.TempDir(), "toolstream.yaml")
+	writeFile(t, file, serveConfig(up.URL, ""))
+	return startServe(t, file), file
+}
+
 // TestServeReload: SIGHUP with a new tool in the file makes it part of the
 // next turn while a stream opened before stays open and finishes with
 // [DONE]; SIGHUP with a broken file keeps the running configuration and
@@ -220,10 +230,7 @@ func TestServeReload(t *testing.T) {
 		upstreamtest.Round{Events: upstreamtest.Text("c2", "m", "after")},
 		upstreamtest.Round{Events: upstreamtest.Text("c3", "m", "still")},
 	)
-	defer up.Close()
-	file := filepath.Join(t.TempDir(), "toolstream.yaml")
-	writeFile(t, file, serveConfig(up.URL, ""))
-	p := startServe(t, file)
+	p, file := serveUpstream(t, up)
 
 	held := p.open(t, "one")
 	held.next(t, 2)
@@ -269,10 +276,7 @@ func TestServeReload(t *testing.T) {
 // 0.
 func TestServeShutdown(t *testing.T) {
 	up := upstreamtest.New(upstreamtest.Round{Events: upstreamtest.Text("c1", "m", "Hello", " world"), StallAfter: 2})
-	defer up.Close()
-	file := filepath.Join(t.TempDir(), "toolstream.yaml")
-	writeFile(t, file, serveConfig(up.URL, ""))
-	p := startServe(t, file)
+	p, _ := serveUpstream(t, up)
 
 	held := p.open(t, "hold")
 	held.next(t, 2)
