@@ -18,6 +18,10 @@ type Config struct {
 	// MaxRequestBytes bounds a request body; larger bodies get 413.
 	// Default 10MiB.
 	MaxRequestBytes Size `yaml:"max_request_bytes"`
+	// ShutdownGrace is how long open streams and running tools may finish
+	// after SIGTERM or SIGINT before they are cut with a "shutting_down"
+	// error. Default 30s; must be positive.
+	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 	// Auth holds client and admin keys.
 	Auth Auth `yaml:"auth"`
 	// Storage configures the embedded badger database.
@@ -37,8 +41,8 @@ type Config struct {
 	// Log selects the log format and level.
 	Log Log `yaml:"log"`
 
-	// File is the path the configuration was read from; empty for the
-	// built-in defaults. Not a YAML key.
+	// File is the path the configuration was read from; empty for a
+	// configuration built in code. Not a YAML key.
 	File string `yaml:"-"`
 }
 
@@ -238,6 +242,7 @@ func Default() Config {
 	return Config{
 		Listen:          "127.0.0.1:8080",
 		MaxRequestBytes: 10 * MiB,
+		ShutdownGrace:   30 * time.Second,
 		Auth:            Auth{Metrics: "open"},
 		Storage: Storage{
 			Backend:        BackendBadger,

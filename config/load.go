@@ -181,30 +181,3 @@ func dropEmpty(keys []Secret) []Secret {
 	}
 	return out
 }
-
-// Builtin is the configuration "toolstream serve" runs on when there is
-// no file (SPEC §1): [Default], plus an upstream named "openai" when
-// OPENAI_BASE_URL or OPENAI_API_KEY is set to something non-empty, with
-// base_url from OPENAI_BASE_URL (default https://api.openai.com/v1),
-// api_key from OPENAI_API_KEY, models ["*"] and upstream defaults
-// otherwise. It is not validated; call [Config.Validate].
-func Builtin(lookupEnv func(string) (string, bool)) *Config {
-	if lookupEnv == nil {
-		lookupEnv = noEnv
-	}
-	cfg := Default()
-	base, _ := lookupEnv("OPENAI_BASE_URL")
-	key, _ := lookupEnv("OPENAI_API_KEY")
-	if base != "" || key != "" {
-		u := DefaultUpstreamEntry()
-		u.Name = "openai"
-		u.BaseURL = base
-		if u.BaseURL == "" {
-			u.BaseURL = "https://api.openai.com/v1"
-		}
-		u.APIKey = Secret(key)
-		u.Models = []string{"*"}
-		cfg.Upstreams = []Upstream{u}
-	}
-	return &cfg
-}

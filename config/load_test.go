@@ -122,6 +122,18 @@ tools:
 	}
 }
 
+// TestShutdownGrace: shutdown_grace is a top-level duration, 30s when left
+// out.
+func TestShutdownGrace(t *testing.T) {
+	t.Parallel()
+	if d := config.Default().ShutdownGrace; d != 30*time.Second {
+		t.Errorf("default shutdown_grace %v, want 30s", d)
+	}
+	if d := mustParse(t, "shutdown_grace: 300ms\n", nil).ShutdownGrace; d != 300*time.Millisecond {
+		t.Errorf("shutdown_grace %v, want 300ms", d)
+	}
+}
+
 func TestParseNullKeepsDefault(t *testing.T) {
 	t.Parallel()
 	got := mustParse(t, "listen: ~\nloop:\n  max_rounds: null\n  display:\nauth:\n", nil)
@@ -275,39 +287,6 @@ func TestExampleLoads(t *testing.T) {
 		if !strings.Contains(string(data), key+":") {
 			t.Errorf("config.example.yaml does not mention %s", key)
 		}
-	}
-}
-
-func TestBuiltin(t *testing.T) {
-	t.Parallel()
-	openai := func(base, key string) []config.Upstream {
-		u := config.DefaultUpstreamEntry()
-		u.Name, u.BaseURL, u.APIKey, u.Models = "openai", base, config.Secret(key), []string{"*"}
-		return []config.Upstream{u}
-	}
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		want []config.Upstream
-	}{
-		{"nothing set", nil, nil},
-		{"empty values", map[string]string{"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}, nil},
-		{"key only", map[string]string{"OPENAI_API_KEY": "sk-1"}, openai("https://api.openai.com/v1", "sk-1")},
-		{"base only", map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}, openai("http://127.0.0.1:8000/v1", "")},
-		{"both", map[string]string{"OPENAI_API_KEY": "sk-2", "OPENAI_BASE_URL": "https://x.test/v1"}, openai("https://x.test/v1", "sk-2")},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := config.Builtin(env(tc.env))
-			want := config.Default()
-			want.Upstreams = tc.want
-			if diff := cmp.Diff(&want, got); diff != "" {
-				t.Errorf("Builtin (-want +got):\n%s", diff)
-			}
-			if err := got.Validate(); err != nil {
-				t.Errorf("Builtin does not validate: %v", err)
-			}
-		})
 	}
 }
 

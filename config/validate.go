@@ -51,6 +51,7 @@ func (c *Config) check(at func(string) position) []Problem {
 	v := &validator{file: c.File, at: at}
 	v.listen("listen", c.Listen)
 	v.positiveSize("max_request_bytes", c.MaxRequestBytes)
+	v.positiveDuration("shutdown_grace", c.ShutdownGrace)
 	v.auth(c)
 	v.storage(c.Storage)
 	v.upstreams(c)

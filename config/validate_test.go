@@ -36,6 +36,10 @@ func TestValidate(t *testing.T) {
 			`t.yaml:1:9: listen: port "70000" of "127.0.0.1:70000" is not a number from 0 to 65535`}},
 		{"max_request_bytes zero", "max_request_bytes: 0\n", nil, []string{
 			`t.yaml:1:20: max_request_bytes: must be positive, got 0B`}},
+		{"shutdown_grace zero", "shutdown_grace: 0s\n", nil, []string{
+			`t.yaml:1:17: shutdown_grace: must be positive, got 0s`}},
+		{"shutdown_grace negative", "shutdown_grace: -5s\n", nil, []string{
+			`t.yaml:1:17: shutdown_grace: must be positive, got -5s`}},
 
 		// auth.
 		{"metrics", "auth:\n  metrics: everyone\n", nil, []string{

@@ -72,11 +72,12 @@ func presentedKey(c echo.Context) string {
 // loopback, or auth.allow_open).
 func (s *Server) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.keys.open() {
+		keys := s.stateOf(c).keys
+		if keys.open() {
 			return next(c)
 		}
 		k := presentedKey(c)
-		if k == "" || !s.keys.check(k) {
+		if k == "" || !keys.check(k) {
 			return errUnauthorized
 		}
 		c.Set(ctxKeyID, store.KeyID(k))

@@ -27,20 +27,27 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	up, err := s.route(c.Request().Context(), req.Model)
+	st := s.stateOf(c)
+	up, err := st.route(req.Model)
+	var mnf *modelNotFound
+	if errors.As(err, &mnf) {
+		s.log.LogAttrs(c.Request().Context(), slog.LevelWarn, "no upstream for model", slog.String("model", req.Model),
+			slog.String("hint", "add it to an upstream's models, or set default_upstream"))
+	}
 	if err != nil {
 		return err
 	}
-	turn, err := s.newTurn(req, up, c.Request().Header)
+	turn, err := s.newTurn(st, req, up, c.Request().Header)
 	if err != nil {
 		return err
 	}
 	keyID, _ := c.Get(ctxKeyID).(string)
 	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
+	ctx := c.Request().Context()
 	if !req.Stream {
 		if len(turn.Tools) == 0 {
-			err := s.relayJSON(c, up, req)
-			s.logTurn(c.Request().Context(), req, up, loop.Report{Rounds: 1}, err, time.Since(start))
+			err := cutCause(ctx, s.relayJSON(c, up, req))
+			s.logTurn(ctx, req, up, loop.Report{Rounds: 1}, err, time.Since(start))
 			return err
 		}
 		return s.collect(c, turn, up, start)
@@ -53,8 +60,8 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	out.bytes = s.metrics.streamBytes
 	s.metrics.activeStreams.Inc()
 	defer s.metrics.activeStreams.Dec()
-	ctx := c.Request().Context()
 	rep, err := s.runner.Run(ctx, turn, out)
+	err = cutCause(ctx, err)
 	s.logTurn(ctx, req, up, rep, err, time.Since(start))
 	if err != nil && rep.ToolsRan {
 		// Reaches the client only if nothing was streamed yet (display:
@@ -68,7 +75,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 // the server tools it may call and the loop settings, after the request's
 // overrides (SPEC §2: the body's "toolstream" object, then the
 // X-Toolstream-* headers).
-func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
+func (s *Server) newTurn(st *state, req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
 	ho, err := headerOverrides(h)
 	if err != nil {
 		return nil, err
@@ -79,7 +86,7 @@ func (s *Server) newTurn(req *loop.Request, up *upstream, h http.Header) (*loop.
 		Upstream:     up,
 		UpstreamName: up.cfg.Name,
 		Format:       detect.Format(up.cfg.TextFormat),
-		Loop:         s.cfg.Loop,
+		Loop:         st.cfg.Loop,
 		Mode:         up.cfg.ToolMode,
 		Modes:        s.modes,
 		History:      s.history,
@@ -174,6 +181,7 @@ func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream, start ti
 	ctx := c.Request().Context()
 	out := &loop.Collector{Events: turn.Loop.Display == config.DisplayEvents}
 	rep, err := s.runner.Run(ctx, turn, out)
+	err = cutCause(ctx, err)
 	s.logTurn(ctx, turn.Request, up, rep, err, time.Since(start))
 	if err != nil {
 		if rep.ToolsRan {
@@ -197,18 +205,20 @@ func readRequest(c echo.Context) (*loop.Request, error) {
 // endStream is the commit point, decided in one place (STYLE §5.1): before
 // the first byte an error is an HTTP status with OpenAI's body; after it,
 // one in-band error event and no [DONE]; a client that left gets nothing.
+// A turn cut by a shutdown (err is [ErrShuttingDown], see cutCause) is
+// not a client that left: the client is still there and is told.
 func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 	if err == nil {
 		return nil
 	}
 	ae := toAPIError(err)
-	if ae.Status == statusClientClosed || c.Request().Context().Err() != nil {
+	if ae.Status == statusClientClosed || c.Request().Context().Err() != nil && !errors.Is(err, ErrShuttingDown) {
 		return nil
 	}
 	if !out.committed {
 		return err // errorHandler writes status and body
 	}
-	_ = out.fail(s.mask.Bytes(ae.body()))
+	_ = out.fail(s.stateOf(c).mask.Bytes(ae.body()))
 	return nil
 }
 
@@ -232,7 +242,10 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request) erro
 	h := c.Response().Header()
 	h.Set("Content-Type", resp.Header.Get("Content-Type"))
 	c.Response().WriteHeader(resp.StatusCode)
-	if _, err := io.Copy(c.Response(), resp.Body); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := io.Copy(c.Response(), resp.Body); err != nil {
+		if toAPIError(cutCause(ctx, err)).Status == statusClientClosed {
+			return nil // nobody left to read it
+		}
 		// Headers are out; all that is left is to cut the response so the
 		// client sees a broken body rather than a short one.
 		s.log.LogAttrs(ctx, slog.LevelWarn, "relay cut", slog.String("upstream", up.cfg.Name), slog.String("error", err.Error()))

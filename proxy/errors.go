@@ -153,6 +153,12 @@ func toAPIError(err error) apiError {
 		upe *upstreamPathError
 	)
 	switch {
+	case errors.Is(err, ErrShuttingDown):
+		// Before context.Canceled: a turn cut by a shutdown surfaces as a
+		// cancellation too, but its client is still there. Retrying is
+		// fine: another replica, or this one restarted, will answer.
+		return apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
+			Message: "the proxy is shutting down; the request was ended before it finished"}
 	case errors.Is(err, context.Canceled), errors.Is(err, loop.ErrClientGone):
 		return apiError{Status: statusClientClosed, Type: "invalid_request_error", Code: "client_closed_request", Message: "client closed the request"}
 	case errors.Is(err, errNoAdminKeys):
@@ -359,7 +365,7 @@ func (s *Server) writeError(c echo.Context, err error) error {
 	for k, vs := range ae.Header {
 		c.Response().Header()[k] = vs
 	}
-	return c.JSONBlob(ae.Status, s.mask.Bytes(ae.body()))
+	return c.JSONBlob(ae.Status, s.stateOf(c).mask.Bytes(ae.body()))
 }
 
 // errorHandler replaces echo's default, which writes {"message": …}, so that

@@ -21,14 +21,15 @@ var (
 // client keys, or — when the proxy has no client keys — anyone, with an
 // empty key id. ok is false for a key that is neither.
 func (s *Server) identify(c echo.Context) (toolhost.Decider, bool) {
+	st := s.stateOf(c)
 	k := presentedKey(c)
-	if k != "" && !s.adminKeys.open() && s.adminKeys.check(k) {
+	if k != "" && !st.adminKeys.open() && st.adminKeys.check(k) {
 		return toolhost.Decider{KeyID: store.KeyID(k), Admin: true}, true
 	}
-	if s.keys.open() {
+	if st.keys.open() {
 		return toolhost.Decider{}, true
 	}
-	if k != "" && s.keys.check(k) {
+	if k != "" && st.keys.check(k) {
 		return toolhost.Decider{KeyID: store.KeyID(k)}, true
 	}
 	return toolhost.Decider{}, false
@@ -51,15 +52,16 @@ func (s *Server) requireClientOrAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 // admin routes are closed to everyone.
 func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.adminKeys.open() {
+		st := s.stateOf(c)
+		if st.adminKeys.open() {
 			return errNoAdminKeys
 		}
 		k := presentedKey(c)
 		if k == "" {
 			return errUnauthorized
 		}
-		if !s.adminKeys.check(k) {
-			if !s.keys.open() && s.keys.check(k) {
+		if !st.adminKeys.check(k) {
+			if !st.keys.open() && st.keys.check(k) {
 				return errAdminOnly
 			}
 			return errUnauthorized

@@ -10,17 +10,16 @@ import (
 // refused at once, and any body is read through http.MaxBytesReader so a
 // chunked upload that grows past it fails with *http.MaxBytesError, which
 // toAPIError turns into 413.
-func limitBody(limit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			if r.ContentLength > limit {
-				return &http.MaxBytesError{Limit: limit}
-			}
-			if r.Body != nil && r.Body != http.NoBody {
-				r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
-			}
-			return next(c)
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		limit := int64(s.stateOf(c).cfg.MaxRequestBytes)
+		r := c.Request()
+		if r.ContentLength > limit {
+			return &http.MaxBytesError{Limit: limit}
 		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+		}
+		return next(c)
 	}
 }

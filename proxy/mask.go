@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/toolstream/toolstream/config"
 )
@@ -262,19 +263,34 @@ func (m *masker) suffixAfter(text string) int {
 // process's handler with it once; [New] wraps its Options.Logger itself
 // unless it already masks.
 //
-// The set of secrets is taken from cfg when MaskingHandler is called. A
-// reloaded configuration with new keys needs a new handler.
+// The set of secrets is taken from cfg when MaskingHandler is called;
+// [UpdateMasking] replaces it after a reload, for this handler and every
+// one derived from it with With.
 func MaskingHandler(h slog.Handler, cfg *config.Config) slog.Handler {
 	if _, ok := h.(*maskingHandler); ok {
 		return h
 	}
-	return &maskingHandler{next: h, m: newMasker(configSecrets(cfg))}
+	ref := new(atomic.Pointer[masker])
+	ref.Store(newMasker(configSecrets(cfg)))
+	return &maskingHandler{next: h, ref: ref}
 }
 
-// maskingHandler is the slog.Handler MaskingHandler returns.
+// UpdateMasking makes h, a handler from [MaskingHandler], mask the secrets
+// of cfg from now on (a reloaded configuration's new keys). It reports
+// false when h does not mask.
+func UpdateMasking(h slog.Handler, cfg *config.Config) bool {
+	mh, ok := h.(*maskingHandler)
+	if ok {
+		mh.ref.Store(newMasker(configSecrets(cfg)))
+	}
+	return ok
+}
+
+// maskingHandler is the slog.Handler MaskingHandler returns. Handlers
+// derived with With share ref, so an update reaches them all.
 type maskingHandler struct {
 	next slog.Handler
-	m    *masker
+	ref  *atomic.Pointer[masker]
 }
 
 func (h *maskingHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -282,10 +298,11 @@ func (h *maskingHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h *maskingHandler) Handle(ctx context.Context, r slog.Record) error {
-	if h.m == nil {
+	m := h.ref.Load()
+	if m == nil {
 		return h.next.Handle(ctx, r)
 	}
-	out := slog.NewRecord(r.Time, r.Level, h.m.String(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, m.String(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(h.attr(a))
 		return true
@@ -298,11 +315,11 @@ func (h *maskingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	for i, a := range attrs {
 		masked[i] = h.attr(a)
 	}
-	return &maskingHandler{next: h.next.WithAttrs(masked), m: h.m}
+	return &maskingHandler{next: h.next.WithAttrs(masked), ref: h.ref}
 }
 
 func (h *maskingHandler) WithGroup(name string) slog.Handler {
-	return &maskingHandler{next: h.next.WithGroup(name), m: h.m}
+	return &maskingHandler{next: h.next.WithGroup(name), ref: h.ref}
 }
 
 // attr masks one attribute. Values that are neither strings nor groups
@@ -311,13 +328,14 @@ func (h *maskingHandler) WithGroup(name string) slog.Handler {
 // with encoding/json) and replaced by their masked text only when one of
 // those forms held a secret.
 func (h *maskingHandler) attr(a slog.Attr) slog.Attr {
-	if h.m == nil {
+	m := h.ref.Load()
+	if m == nil {
 		return a
 	}
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, h.m.String(v.String()))
+		return slog.String(a.Key, m.String(v.String()))
 	case slog.KindGroup:
 		g := v.Group()
 		masked := make([]slog.Attr, len(g))
@@ -329,19 +347,19 @@ func (h *maskingHandler) attr(a slog.Attr) slog.Attr {
 		x := v.Any()
 		switch x := x.(type) {
 		case error:
-			return slog.String(a.Key, h.m.String(x.Error()))
+			return slog.String(a.Key, m.String(x.Error()))
 		case []byte: // the text handler prints it as a string
-			if mb := h.m.Bytes(x); !bytes.Equal(mb, x) {
+			if mb := m.Bytes(x); !bytes.Equal(mb, x) {
 				return slog.String(a.Key, string(mb))
 			}
 			return a
 		}
 		text := fmt.Sprintf("%+v", x)
-		if masked := h.m.String(text); masked != text {
+		if masked := m.String(text); masked != text {
 			return slog.String(a.Key, masked)
 		}
 		if j, err := json.Marshal(x); err == nil {
-			if mj := h.m.Bytes(j); !bytes.Equal(mj, j) {
+			if mj := m.Bytes(j); !bytes.Equal(mj, j) {
 				return slog.String(a.Key, string(mj))
 			}
 		}

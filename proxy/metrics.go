@@ -167,9 +167,9 @@ func (f *firstByte) Read(p []byte) (int, error) {
 // nobody may read it.
 func (s *Server) metricsAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.cfg.Auth.Metrics == "admin" {
+		if st := s.stateOf(c); st.cfg.Auth.Metrics == "admin" {
 			k := presentedKey(c)
-			if k == "" || s.adminKeys.open() || !s.adminKeys.check(k) {
+			if k == "" || st.adminKeys.open() || !st.adminKeys.check(k) {
 				return errUnauthorized
 			}
 		}

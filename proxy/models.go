@@ -24,9 +24,10 @@ func (s *Server) models(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), modelsTimeout)
 	defer cancel()
 
-	listed := make([][]json.RawMessage, len(s.upstreams))
+	upstreams := s.stateOf(c).upstreams
+	listed := make([][]json.RawMessage, len(upstreams))
 	var wg sync.WaitGroup
-	for i, u := range s.upstreams {
+	for i, u := range upstreams {
 		wg.Go(func() { listed[i] = u.listModels(ctx) })
 	}
 	wg.Wait()
@@ -40,7 +41,7 @@ func (s *Server) models(c echo.Context) error {
 		seen[id] = true
 		data = append(data, obj)
 	}
-	for i, u := range s.upstreams {
+	for i, u := range upstreams {
 		for _, m := range u.cfg.Models {
 			if isLiteral(m) {
 				obj, _ := json.Marshal(map[string]any{"id": m, "object": "model", "created": 0, "owned_by": u.cfg.Name})

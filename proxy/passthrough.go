@@ -22,10 +22,11 @@ import (
 // is replaced by the upstream's. Streaming bodies are flushed as they
 // arrive.
 func (s *Server) passThrough(c echo.Context) error {
-	if s.def == nil {
+	def := s.stateOf(c).def
+	if def == nil {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	s.def.reverseProxy().ServeHTTP(c.Response(), c.Request())
+	def.reverseProxy().ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 
@@ -51,14 +52,16 @@ func (u *upstream) reverseProxy() *httputil.ReverseProxy {
 		FlushInterval:  -1,
 		ModifyResponse: u.passError,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if errors.Is(err, context.Canceled) {
-				return
-			}
+			err = cutCause(r.Context(), err)
 			var (
 				mbe *http.MaxBytesError
 				ue  *loop.UpstreamError
 			)
-			if !errors.As(err, &mbe) {
+			switch {
+			case errors.Is(err, ErrShuttingDown), errors.As(err, &mbe):
+			case errors.Is(err, context.Canceled):
+				return
+			default:
 				u.log.LogAttrs(r.Context(), slog.LevelWarn, "pass-through", slog.String("upstream", u.cfg.Name), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 				if !errors.As(err, &ue) {
 					err = &upstreamFailure{upstream: u.cfg.Name, err: err}

@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"context"
-	"log/slog"
 	"path"
 	"strings"
 )
@@ -32,21 +30,17 @@ func isLiteral(pattern string) bool {
 }
 
 // route picks the upstream for a model: the first whose patterns match, in
-// config order, else the default upstream. A model it cannot place is
-// logged with its name: the client only learns it was not found, the
-// operator may want to route it.
-func (s *Server) route(ctx context.Context, model string) (*upstream, error) {
-	for _, u := range s.upstreams {
+// config order, else the default upstream.
+func (st *state) route(model string) (*upstream, error) {
+	for _, u := range st.upstreams {
 		for _, p := range u.patterns {
 			if globMatch(p, model) {
 				return u, nil
 			}
 		}
 	}
-	if s.def != nil {
-		return s.def, nil
+	if st.def != nil {
+		return st.def, nil
 	}
-	s.log.LogAttrs(ctx, slog.LevelWarn, "no upstream for model", slog.String("model", model),
-		slog.String("hint", "add it to an upstream's models, or set default_upstream"))
 	return nil, &modelNotFound{model: model}
 }

@@ -4,9 +4,12 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -60,26 +63,26 @@ type Tools interface {
 }
 
 // Server serves the OpenAI-compatible API. Create it with [New]; it is an
-// http.Handler.
+// http.Handler. [Server.Reload] swaps its configuration while it serves;
+// [Server.CutStreams] ends what still runs at the end of a shutdown.
 type Server struct {
-	cfg       *config.Config
 	log       *slog.Logger
 	echo      *echo.Echo
-	keys      keySet
-	adminKeys keySet
-	records   Records
-	approvals Approvals
-	runtime   RuntimeTools
-	upstreams []*upstream
-	def       *upstream
 	runner    *loop.Runner
 	ready     func() error
 	tools     Tools
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
+	records   Records
+	approvals Approvals
+	runtime   RuntimeTools
 	metrics   *metrics
-	// mask hides the config's secrets in what the proxy relays (SPEC §9).
-	mask *masker
+
+	// state is what a reload may change; each request reads it once
+	// (stateOf), so a turn keeps the configuration it started with.
+	state    atomic.Pointer[state]
+	reloadMu sync.Mutex // serialises Reload
+	inflight inflight
 }
 
 // New builds a Server from a validated configuration.
@@ -89,60 +92,36 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = slog.New(MaskingHandler(log.Handler(), cfg))
-	keys, err := newKeySet(cfg.Auth.Keys)
-	if err != nil {
-		return nil, err
-	}
-	adminKeys, err := newKeySet(cfg.Auth.AdminKeys)
-	if err != nil {
-		return nil, err
-	}
 	s := &Server{
-		cfg:       cfg,
 		log:       log,
-		keys:      keys,
-		adminKeys: adminKeys,
-		records:   opts.Records,
-		approvals: opts.Approvals,
-		runtime:   opts.RuntimeTools,
 		runner:    &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
 		ready:     opts.Ready,
 		tools:     opts.Tools,
 		modes:     opts.Modes,
 		history:   opts.History,
+		records:   opts.Records,
+		approvals: opts.Approvals,
+		runtime:   opts.RuntimeTools,
+		metrics:   newMetrics(opts.ApprovalsPending),
+		inflight:  inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
-	s.metrics = newMetrics(opts.ApprovalsPending)
-	s.mask = newMasker(configSecrets(cfg))
-	// An SSE event may carry a whole message or a large tool-call argument
-	// in one go; allow twice the largest tool block, at least 2MiB.
-	maxEvent := max(2*cfg.Loop.MaxBlockBytes.Int(), 2<<20)
-	for i, uc := range cfg.Upstreams {
-		u, err := newUpstream(uc, maxEvent, log)
-		if err != nil {
-			return nil, err
-		}
-		u.keyHint = keyHint(cfg, i)
-		u.mask = s.mask
-		u.ttfb = s.metrics.ttfb.WithLabelValues(uc.Name)
-		s.upstreams = append(s.upstreams, u)
+	st, err := newState(cfg, log, nil, s.metrics)
+	if err != nil {
+		return nil, err
 	}
-	if name := cfg.DefaultUpstreamName(); name != "" {
-		for _, u := range s.upstreams {
-			if u.cfg.Name == name {
-				s.def = u
-			}
-		}
-		if s.def == nil {
-			return nil, fmt.Errorf("default_upstream %q names no upstream", name)
-		}
-	}
+	s.state.Store(st)
 	s.echo = s.routes()
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Every request runs with the
+// configuration current when it arrived and a context that
+// [Server.CutStreams] can cancel.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.echo.ServeHTTP(w, r)
+	ctx, done := s.inflight.begin(r.Context())
+	defer done()
+	ctx = context.WithValue(ctx, stateKey{}, s.state.Load())
+	s.echo.ServeHTTP(w, r.WithContext(ctx))
 }
 
 func (s *Server) routes() *echo.Echo {
@@ -150,7 +129,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.recoverPanic, limitBody(int64(s.cfg.MaxRequestBytes)))
+	e.Use(s.recoverPanic, s.limitBody)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
@@ -213,7 +192,7 @@ func (s *Server) readyz(c echo.Context) error {
 // Close releases idle upstream connections. In-flight requests are not
 // affected; shut the http.Server down first.
 func (s *Server) Close() {
-	for _, u := range s.upstreams {
+	for _, u := range s.state.Load().upstreams {
 		u.client.CloseIdleConnections()
 	}
 }

@@ -9,24 +9,26 @@ import (
 	"github.com/toolstream/toolstream/config"
 )
 
-// check validates a config file and prints every problem with
+// check validates a config file — FILE, -config FILE, TOOLSTREAM_CONFIG or
+// ./toolstream.yaml, like serve — and prints every problem with
 // file:line:col.
 func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("config", os.Getenv("TOOLSTREAM_CONFIG"), "config file to check")
-	if err := fs.Parse(args); err != nil {
+	flagged := fs.String("config", os.Getenv("TOOLSTREAM_CONFIG"), "config file to check (default ./toolstream.yaml); also a plain argument")
+	file, err := configArg(fs, args, flagged)
+	if err != nil {
 		return exitUsage
 	}
-	if *file == "" {
-		fmt.Fprintln(stderr, "toolstream check: -config FILE is required")
-		return exitUsage
+	if file, err = findConfig(file); err != nil {
+		fmt.Fprintln(stderr, "toolstream check:", err)
+		return exitFail
 	}
-	cfg, err := config.Load(*file)
+	cfg, err := config.Load(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d upstreams, %d tools)\n", *file, len(cfg.Upstreams), len(cfg.Tools))
+	fmt.Fprintf(stdout, "%s: ok (%d upstreams, %d tools)\n", file, len(cfg.Upstreams), len(cfg.Tools))
 	return exitOK
 }

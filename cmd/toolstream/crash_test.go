@@ -1,34 +1,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
-
-// serveChildEnv makes the test binary run toolstream itself with the
-// arguments after its first, so a test can kill a real serve process.
-const serveChildEnv = "TOOLSTREAM_TEST_RUN_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(serveChildEnv) != "" {
-		os.Exit(run(os.Args[2:], os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
 
 // TestCrashMidCallIsOutcomeUnknown: serve is killed with SIGKILL while a
 // webhook holds a call — after the started record, before the result.
@@ -46,34 +29,33 @@ func TestCrashMidCallIsOutcomeUnknown(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	}))
-	defer hook.Close()
-	defer close(release)
+	t.Cleanup(hook.Close)
+	t.Cleanup(func() { close(release) })
 
 	call := "<tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}\n</tool_call>"
 	up := upstreamtest.New(upstreamtest.Round{Events: upstreamtest.Text("c1", "m", "Adding it. ", call)})
-	defer up.Close()
+	t.Cleanup(up.Close)
 
 	dir := t.TempDir()
-	addr := freeAddr(t)
-	cfg := filepath.Join(dir, "toolstream.yaml")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`listen: %s
+	file := filepath.Join(dir, "toolstream.yaml")
+	writeFile(t, file, `listen: 127.0.0.1:0
 auth:
   admin_keys: ["sk-admin"]
 storage:
-  path: %s
+  path: `+filepath.Join(dir, "data")+`
 upstreams:
   - name: up
-    base_url: %s
+    base_url: `+up.URL+`
     models: ["*"]
     tool_mode: text
 tools:
   - name: create_task
-    webhook: {url: "%s/create_task"}
-`, addr, filepath.Join(dir, "data"), up.URL, hook.URL)), 0o644)
+    webhook: {url: "`+hook.URL+`/create_task"}
+`)
 
-	first := startServe(t, cfg, addr)
+	first := startServe(t, file)
 	go func() {
-		resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json",
+		resp, err := http.Post(first.url+"/v1/chat/completions", "application/json",
 			strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"add gym"}]}`))
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
@@ -82,15 +64,14 @@ tools:
 	}()
 	select {
 	case <-arrived:
-	case <-time.After(30 * time.Second):
+	case <-t.Context().Done():
 		t.Fatal("the webhook never got the call")
 	}
-	first.Process.Kill() // SIGKILL: no shutdown, no completed record
-	first.Wait()
+	first.cmd.Process.Kill() // SIGKILL: no shutdown, no completed record
+	<-first.exited
 
-	second := startServe(t, cfg, addr)
-	defer func() { second.Process.Signal(os.Interrupt); second.Wait() }()
-	req, _ := http.NewRequest("GET", "http://"+addr+"/admin/calls", nil)
+	second := startServe(t, file)
+	req, _ := http.NewRequest("GET", second.url+"/admin/calls", nil)
 	req.Header.Set("Authorization", "Bearer sk-admin")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -99,7 +80,6 @@ tools:
 	defer resp.Body.Close()
 	var page struct {
 		Data []struct {
-			Tool     string `json:"tool"`
 			Status   string `json:"status"`
 			Executed bool   `json:"executed"`
 		} `json:"data"`
@@ -113,42 +93,4 @@ tools:
 	if n := hits.Load(); n != 1 {
 		t.Errorf("webhook requests = %d, want exactly 1", n)
 	}
-}
-
-// startServe runs "toolstream serve FILE" as a child process and waits
-// until it answers /healthz.
-func startServe(t *testing.T, cfg, addr string) *exec.Cmd {
-	t.Helper()
-	// -test.run=^$ keeps a binary that somehow misses the variable from
-	// running the tests again.
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "serve", "-config", cfg)
-	cmd.Env = append(os.Environ(), serveChildEnv+"=1")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	for ctx.Err() == nil {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			return cmd
-		}
-		time.Sleep(20 * time.Millisecond) // polling a child process's port; bounded by ctx
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	t.Fatal("serve did not come up")
-	return nil
-}
-
-// freeAddr is a loopback address with a port nobody listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

@@ -30,10 +30,12 @@ func TestCommands(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, exitUsage, "", []string{`unknown command "frobnicate"`}},
 		{"version", []string{"version"}, exitOK, "toolstream ", nil},
 		{"check example", []string{"check", "-config", "../../config.example.yaml"}, exitOK, "ok (", nil},
-		{"check needs a file", []string{"check"}, exitUsage, "", []string{"-config FILE is required"}},
+		{"check a plain argument", []string{"check", "../../config.example.yaml"}, exitOK, "../../config.example.yaml: ok (", nil},
+		{"check two files", []string{"check", "-config", "../../config.example.yaml", broken}, exitUsage, "", []string{"toolstream check: two config files"}},
+		{"serve two files", []string{"serve", "a.yaml", "b.yaml"}, exitUsage, "", []string{`toolstream serve: one config file at most, got ["a.yaml" "b.yaml"]`}},
 		{"check broken", []string{"check", "-config", broken}, exitFail, "", []string{
 			"broken.yaml:3:15: loop.max_rounds:", "broken.yaml:4:3: loop.dispaly: unknown key"}},
-		{"serve refuses an open public address", []string{"serve", "-config", "../../config.example.yaml", "-listen", "0.0.0.0:0"}, exitFail, "",
+		{"serve refuses an open public address", []string{"serve", "../../config.example.yaml", "-listen", "0.0.0.0:0"}, exitFail, "",
 			[]string{"auth.keys: no client keys while listen \"0.0.0.0:0\" is not loopback"}},
 	}
 	for _, tt := range tests {
@@ -51,5 +53,20 @@ func TestCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckDefaultFile: check reads ./toolstream.yaml when no file is
+// named, and says how to get one when there is none.
+func TestCheckDefaultFile(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("TOOLSTREAM_CONFIG", "")
+	code, _, errs := runCmd("check")
+	if code != exitFail || !strings.Contains(errs, "toolstream check: no config file: looked for ./toolstream.yaml") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	os.WriteFile("toolstream.yaml", []byte("listen: 127.0.0.1:8080\n"), 0o644)
+	if code, out, errs := runCmd("check"); code != exitOK || out != "toolstream.yaml: ok (0 upstreams, 0 tools)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

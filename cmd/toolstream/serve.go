@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,7 +23,8 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store/backend"
 )
 
-// Interface guards: toolhost implements what proxy and loop consume.
+// Interface guards: toolhost and the storage backends implement what
+// proxy and loop consume.
 var (
 	_ proxy.Tools        = (*toolhost.Host)(nil)
 	_ loop.ModeMemory    = store.Store(nil)
@@ -34,54 +36,60 @@ var (
 	_ proxy.RuntimeTools = (*toolhost.Host)(nil)
 )
 
-// shutdownGrace is how long running streams may finish after a signal.
-const shutdownGrace = 30 * time.Second
+// cutWait bounds the wait for cut requests to end once shutdown_grace is
+// over: their handlers write one last event and return.
+const cutWait = 5 * time.Second
 
 func serve(args []string, stderr io.Writer) int {
+	// From the first moment: SIGHUP reloads (its default action would
+	// kill the process), SIGTERM and SIGINT shut down gracefully. Signals
+	// that arrive while starting wait in the channel.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("config", os.Getenv("TOOLSTREAM_CONFIG"), "config file (default ./toolstream.yaml if present)")
+	flagged := fs.String("config", os.Getenv("TOOLSTREAM_CONFIG"), "config file (default ./toolstream.yaml); also a plain argument")
 	listen := fs.String("listen", os.Getenv("TOOLSTREAM_LISTEN"), "listen address, overrides the config's listen")
-	if err := fs.Parse(args); err != nil {
+	file, err := configArg(fs, args, flagged)
+	if err != nil {
 		return exitUsage
 	}
-	cfg, err := loadConfig(*file)
+	if file, err = findConfig(file); err != nil {
+		fmt.Fprintln(stderr, "toolstream serve:", err)
+		return exitFail
+	}
+	cfg, err := loadConfig(file, *listen)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
-	if *listen != "" {
-		cfg.Listen = *listen
-	}
-	// Validated here, not only by Load: the built-in defaults are not
-	// validated, and -listen may move listen off loopback, which the
-	// open-proxy rule (SPEC §2) must see.
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFail
-	}
-	// Every secret of cfg is masked in every line (SPEC §9).
+	// Every secret of cfg is masked in every line; a reload updates the set.
 	log := slog.New(proxy.MaskingHandler(newLogger(cfg.Log, stderr).Handler(), cfg))
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := runServer(ctx, cfg, log); err != nil {
-		log.Error("serve", "error", err)
+	r := &reloader{file: file, listen: *listen, cfg: cfg, log: log}
+	if err := runServer(sigs, r); err != nil {
+		fmt.Fprintln(stderr, "toolstream serve:", err)
 		return exitFail
 	}
 	return exitOK
 }
 
-// loadConfig reads file, or ./toolstream.yaml when no file is named and it
-// exists, or falls back to the built-in defaults (SPEC §1).
-func loadConfig(file string) (*config.Config, error) {
-	if file != "" {
-		return config.Load(file)
+// loadConfig reads file and applies -listen. It validates again after the
+// override: -listen may move listen off loopback, which the open-proxy
+// rule (SPEC §2) must see.
+func loadConfig(file, listen string) (*config.Config, error) {
+	cfg, err := config.Load(file)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := os.Stat("toolstream.yaml"); err == nil {
-		return config.Load("toolstream.yaml")
+	if listen != "" {
+		cfg.Listen = listen
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
 	}
-	return config.Builtin(os.LookupEnv), nil
+	return cfg, nil
 }
 
 func newLogger(lc config.Log, w io.Writer) *slog.Logger {
@@ -94,18 +102,26 @@ func newLogger(lc config.Log, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// runServer serves until ctx is done, then lets running streams finish for
-// shutdownGrace before cutting them.
-func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+// runServer serves r's configuration, reloading it on SIGHUP, until SIGTERM
+// or SIGINT; then it shuts down (see shutdown) and closes storage last.
+func runServer(sigs <-chan os.Signal, r *reloader) error {
+	cfg, log := r.cfg, r.log
+	// Listen first: a port in use is refused before storage is touched.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return listenError(cfg.Listen, err)
+	}
+	defer ln.Close() // in case serving never starts; Serve closes it otherwise
 	// instance marks the call records and actions of this process, so
 	// the next start-up knows which calls were left started.
-	st, instance, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: log})
+	st, instance, err := backend.Open(context.Background(), cfg.Storage, backend.Options{Logger: log})
 	if err != nil {
 		return err
 	}
 	defer st.Close() // last: after the server stopped writing to it
 	log = log.With("instance", instance)
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{
+	r.log = log
+	host, err := toolhost.New(configTools(cfg), toolhost.Options{
 		ToolTimeout:     cfg.Loop.ToolTimeout,
 		Logger:          log,
 		Records:         st,
@@ -118,7 +134,7 @@ func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error 
 		return err
 	}
 	defer host.Close()
-	if err := host.LoadRuntimeTools(ctx); err != nil {
+	if err := host.LoadRuntimeTools(context.Background()); err != nil {
 		return fmt.Errorf("loading runtime tools: %w", err)
 	}
 	srv, err := proxy.New(cfg, proxy.Options{
@@ -130,10 +146,7 @@ func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error 
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
+	r.host, r.srv = host, srv
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -143,25 +156,104 @@ func runServer(ctx context.Context, cfg *config.Config, log *slog.Logger) error 
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	if len(cfg.Upstreams) == 0 {
-		log.Warn("no upstreams configured: set OPENAI_BASE_URL or write a config file (see config.example.yaml)")
+		log.Warn("no upstreams configured: add one to " + r.file + " (see config.example.yaml)")
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools))
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				r.reload()
+				continue
+			}
+			grace := r.cfg.ShutdownGrace
+			log.Info("shutting down", "signal", sig.String(), "grace", grace.String())
+			if err := shutdown(hs, srv, sigs, grace, log); err != nil {
+				return err
+			}
+			if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			log.Info("stopped")
+			return nil
+		}
 	}
-	log.Info("shutting down", "grace", shutdownGrace.String())
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+}
+
+// listenError says what to do about the most common reason listen fails.
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen %s: address already in use — another process (maybe another toolstream) is listening there; stop it or set listen / -listen to a free port", addr)
+	}
+	return fmt.Errorf("listen %s: %w", addr, err)
+}
+
+// shutdown stops accepting connections at once and lets open streams and
+// running tools finish within grace (a second SIGTERM or SIGINT ends the
+// wait). What is still running then is cut (proxy.Server.CutStreams): each
+// open stream gets one shutting_down error event, running tool calls are
+// cancelled. Once the cut handlers have returned, their connections are
+// closed.
+func shutdown(hs *http.Server, srv *proxy.Server, sigs <-chan os.Signal, grace time.Duration, log *slog.Logger) error {
+	gctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case sig := <-sigs:
+				if sig == syscall.SIGHUP {
+					log.Warn("not reloading: shutting down")
+					continue
+				}
+				log.Warn("second signal: not waiting for open streams", "signal", sig.String())
+				cancel()
+				return
+			case <-done:
+				return
+			}
+		}
+	})
+	err := hs.Shutdown(gctx)
+	close(done)
+	wg.Wait()
+	if err == nil {
+		return nil
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	cctx, ccancel := context.WithTimeout(context.Background(), cutWait)
+	defer ccancel()
+	n, cerr := srv.CutStreams(cctx)
+	log.Warn("open requests cut", "requests", n)
+	if cerr != nil {
+		log.Error("cut requests did not end", "error", cerr)
+	}
+	// The cut handlers wrote their last event; Shutdown closes each
+	// connection as it goes idle, Close whatever is left.
+	if err := hs.Shutdown(cctx); err != nil {
+		return hs.Close()
 	}
 	return nil
+}
+
+// configTools are cfg's tools with loop.tool_timeout written into each
+// webhook that sets no timeout of its own, so that a reload changing
+// loop.tool_timeout reaches them (the tool host reads its own default
+// only at start-up).
+func configTools(cfg *config.Config) []config.Tool {
+	tools := make([]config.Tool, len(cfg.Tools))
+	for i, t := range cfg.Tools {
+		if t.Webhook != nil && t.Webhook.Timeout <= 0 {
+			w := *t.Webhook
+			w.Timeout = t.Timeout(cfg.Loop)
+			t.Webhook = &w
+		}
+		tools[i] = t
+	}
+	return tools
 }
