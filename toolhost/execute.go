@@ -3,8 +3,10 @@ package toolhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -252,7 +254,13 @@ func (c *callRun) log(ctx context.Context, res Result) {
 }
 
 func cancelled(ctx context.Context, call Call, args json.RawMessage) (Result, error) {
-	res := ErrorResult(call, CodeCancelled, "the call was cancelled because the client went away")
+	msg := "the call was cancelled because the client went away"
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		// A turn stopped for its own reason, such as a shutdown
+		// (proxy.ErrShuttingDown): say that, not "the client left".
+		msg = "the call was cancelled: " + strings.TrimPrefix(cause.Error(), "proxy: ")
+	}
+	res := ErrorResult(call, CodeCancelled, msg)
 	res.Arguments = args
 	return res, fmt.Errorf("executing tool %q (call %s): %w", call.Name, call.ID, context.Cause(ctx))
 }

@@ -2,7 +2,9 @@ package toolhost_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,5 +120,29 @@ func TestAuditRecordsEveryCall(t *testing.T) {
 	}
 	if r := got["c3"]; r.Status != store.StatusError || r.ErrorCode != toolhost.CodeToolNotFound || r.Executed {
 		t.Errorf("unknown tool record = %+v", r)
+	}
+}
+
+// TestCancelledSaysWhy: a call cut by a shutdown says so; one whose client
+// left says that. Both are on record as cancelled.
+func TestCancelledSaysWhy(t *testing.T) {
+	h, db, _ := recordedHost(t, false)
+	for _, tc := range []struct {
+		cause error
+		want  string
+	}{
+		{context.Canceled, "the client went away"},
+		{errors.New("proxy: shutting down"), "cancelled: shutting down"},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(tc.cause)
+		res, err := h.Execute(ctx, weatherCall(`{"city":"Paris"}`))
+		if err == nil || res.Status != toolhost.StatusCancelled || !strings.Contains(res.Err.Message, tc.want) {
+			t.Errorf("cause %v: %+v, %v; want cancelled saying %q", tc.cause, res.Err, err, tc.want)
+		}
+	}
+	recs, _, _ := db.Calls(context.Background(), store.CallQuery{Status: store.StatusCancelled})
+	if len(recs) != 2 {
+		t.Errorf("cancelled records = %d, want 2", len(recs))
 	}
 }
