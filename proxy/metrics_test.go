@@ -17,17 +17,14 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// newToolEnv is newTurnEnv with options of the test's own: a logger for
-// the proxy and the tool host, a pending-approvals gauge.
-func newToolEnv(t *testing.T, yaml string, rounds []upstreamtest.Round, vars map[string]string, opts proxy.Options) *turnEnv {
+// newToolEnv is newTurnEnv with options of the test's own (a logger for
+// the proxy and the tool host, a pending-approvals gauge).
+func newToolEnv(t *testing.T, yaml string, rounds []upstreamtest.Round, opts proxy.Options) *turnEnv {
 	t.Helper()
 	up := upstreamtest.New(rounds...)
 	hooks := newHookServer(t)
-	all := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
-	for k, v := range vars {
-		all[k] = v
-	}
-	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(k string) (string, bool) { v, ok := all[k]; return v, ok })
+	vars := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
+	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,23 +37,9 @@ func newToolEnv(t *testing.T, yaml string, rounds []upstreamtest.Round, vars map
 	return &turnEnv{env: serve(t, cfg, up, opts), hooks: hooks}
 }
 
-const toolsYAML = `
-loop: {keepalive: 0s}
-upstreams:
-  - name: up
-    base_url: ${UPSTREAM}
-    models: ["*"]
-    tool_mode: text
-    text_format: hermes
-tools:
-  - name: list_tasks
-    description: List the user's tasks.
-    webhook: {url: "${WEBHOOK}/list_tasks"}
-`
-
-// hermes returns a content chunk holding a hermes tool call.
+// hermes returns a content chunk holding a hermes call without arguments.
 func hermes(id, name string) string {
-	b, _ := json.Marshal("<tool_call>\n{\"name\": \"" + name + "\", \"arguments\": {}}\n</tool_call>")
+	b, _ := json.Marshal(call(name, "{}"))
 	return upstreamtest.Chunk(id, "m", `{"content":`+string(b)+`}`, "")
 }
 
@@ -65,7 +48,7 @@ func hermes(id, name string) string {
 func toolRounds() []upstreamtest.Round {
 	return []upstreamtest.Round{
 		{Events: []string{upstreamtest.Chunk("u1", "m", `{"role":"assistant","content":""}`, ""), hermes("u1", "list_tasks"), hermes("u1", "delete_everything"), upstreamtest.Chunk("u1", "m", `{}`, "stop")}},
-		{Events: upstreamtest.Text("u2", "m", "You have no tasks.")},
+		textRound("u2", "You have no tasks."),
 	}
 }
 
@@ -107,7 +90,7 @@ func series(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels
 // TestMetrics runs a turn with a tool call and checks that /metrics
 // parses and counts it under every name of SPEC §10.
 func TestMetrics(t *testing.T) {
-	e := newToolEnv(t, toolsYAML, toolRounds(), nil, proxy.Options{ApprovalsPending: func() int { return 3 }})
+	e := newToolEnv(t, turnConfig(""), toolRounds(), proxy.Options{ApprovalsPending: func() int { return 3 }})
 	resp := e.do(t, http.MethodPost, "/v1/chat/completions", chatBody)
 	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, "[DONE]") {
 		t.Fatalf("turn: %d %s", resp.StatusCode, body)
