@@ -38,7 +38,7 @@ loop:
 // runtime tools.
 func newAdminEnv(t *testing.T, yaml string, rounds ...upstreamtest.Round) *turnEnv {
 	t.Helper()
-	p := newParts(t, yaml, rounds, nil)
+	p := newParts(t, yaml, rounds)
 	host := p.host(t, toolhost.Options{})
 	return p.serve(t, proxy.Options{Tools: host, RuntimeTools: host})
 }

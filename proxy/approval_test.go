@@ -49,7 +49,7 @@ loop:
 // in-memory store, as serve wires it.
 func newStoredEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) (*turnEnv, *badger.DB) {
 	t.Helper()
-	p := newParts(t, yaml, rounds, nil)
+	p := newParts(t, yaml, rounds)
 	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -109,7 +109,7 @@ func (e *upstreamAuthError) Unwrap() error { return e.ue }
 type upstreamPathError struct {
 	ue   *loop.UpstreamError
 	path string // the path asked for, relative to base_url
-	base string // the base_url as used
+	base string // the base_url as used, any password redacted
 }
 
 // message is what the client reads: the hint without the upstream's

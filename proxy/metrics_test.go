@@ -17,26 +17,18 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// newToolEnv is newTurnEnv with options of the test's own: a logger for
-// the proxy and the tool host, a pending-approvals gauge.
-func newToolEnv(t *testing.T, yaml string, rounds []upstreamtest.Round, vars map[string]string, opts proxy.Options) *turnEnv {
+// newToolEnv is newTurnEnv with options of the test's own (a logger for
+// the proxy and the tool host, a pending-approvals gauge).
+func newToolEnv(t *testing.T, yaml string, rounds []upstreamtest.Round, opts proxy.Options) *turnEnv {
 	t.Helper()
-	p := newParts(t, yaml, rounds, vars)
+	p := newParts(t, yaml, rounds)
 	opts.Tools = p.host(t, toolhost.Options{Logger: opts.Logger})
 	return p.serve(t, opts)
 }
 
-const toolsYAML = `
-loop: {keepalive: 0s}
-` + textUpstream + `tools:
-  - name: list_tasks
-    description: List the user's tasks.
-    webhook: {url: "${WEBHOOK}/list_tasks"}
-`
-
-// hermes returns a content chunk holding a hermes tool call.
+// hermes returns a content chunk holding a hermes call without arguments.
 func hermes(id, name string) string {
-	b, _ := json.Marshal("<tool_call>\n{\"name\": \"" + name + "\", \"arguments\": {}}\n</tool_call>")
+	b, _ := json.Marshal(call(name, "{}"))
 	return upstreamtest.Chunk(id, "m", `{"content":`+string(b)+`}`, "")
 }
 
@@ -45,7 +37,7 @@ func hermes(id, name string) string {
 func toolRounds() []upstreamtest.Round {
 	return []upstreamtest.Round{
 		{Events: []string{upstreamtest.Chunk("u1", "m", `{"role":"assistant","content":""}`, ""), hermes("u1", "list_tasks"), hermes("u1", "delete_everything"), upstreamtest.Chunk("u1", "m", `{}`, "stop")}},
-		{Events: upstreamtest.Text("u2", "m", "You have no tasks.")},
+		textRound("u2", "You have no tasks."),
 	}
 }
 
@@ -87,7 +79,7 @@ func series(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels
 // TestMetrics runs a turn with a tool call and checks that /metrics
 // parses and counts it under every name of SPEC §10.
 func TestMetrics(t *testing.T) {
-	e := newToolEnv(t, toolsYAML, toolRounds(), nil, proxy.Options{ApprovalsPending: func() int { return 3 }})
+	e := newToolEnv(t, turnConfig(""), toolRounds(), proxy.Options{ApprovalsPending: func() int { return 3 }})
 	resp := e.do(t, http.MethodPost, "/v1/chat/completions", chatBody)
 	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, "[DONE]") {
 		t.Fatalf("turn: %d %s", resp.StatusCode, body)

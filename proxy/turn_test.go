@@ -138,7 +138,7 @@ func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv
 // the auto-mode memory.
 func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, store *badger.DB) *turnEnv {
 	t.Helper()
-	p := newParts(t, yaml, rounds, nil)
+	p := newParts(t, yaml, rounds)
 	var mu sync.Mutex
 	ids := map[string]int{}
 	opts := proxy.Options{
@@ -159,21 +159,18 @@ func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, sto
 
 // parts are what every turn env is built from: a scripted upstream, a
 // webhook server, and the config parsed with ${UPSTREAM} and ${WEBHOOK}
-// (and vars) naming them.
+// naming them.
 type parts struct {
 	up    *upstreamtest.Server
 	hooks *hookServer
 	cfg   *config.Config
 }
 
-func newParts(t *testing.T, yaml string, rounds []upstreamtest.Round, vars map[string]string) parts {
+func newParts(t *testing.T, yaml string, rounds []upstreamtest.Round) parts {
 	t.Helper()
 	up := upstreamtest.New(rounds...)
 	hooks := newHookServer(t)
 	all := map[string]string{"UPSTREAM": up.URL, "WEBHOOK": hooks.srv.URL}
-	for k, v := range vars {
-		all[k] = v
-	}
 	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(k string) (string, bool) { v, ok := all[k]; return v, ok })
 	if err != nil {
 		t.Fatal(err)

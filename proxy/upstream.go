@@ -220,7 +220,7 @@ func (u *upstream) explain(ue *loop.UpstreamError, rel string) error {
 	case ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden:
 		return &upstreamAuthError{ue: ue, keySet: u.cfg.APIKey.Value() != "", keyHint: u.keyHint}
 	case ue.Status == http.StatusNotFound && !hasVersionPath(u.base.Path):
-		return &upstreamPathError{ue: ue, path: rel, base: u.base.String()}
+		return &upstreamPathError{ue: ue, path: rel, base: u.base.Redacted()}
 	}
 	return ue
 }
