@@ -2,7 +2,6 @@ package badger
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -42,17 +41,8 @@ func (d *DB) Action(ctx context.Context, id string) (store.Action, bool, error) 
 	if err := checkNames("action id", id); err != nil {
 		return store.Action{}, false, fmt.Errorf("reading action: %w", err)
 	}
-	var a store.Action
-	found := false
-	err := d.view(ctx, func(txn *dgbadger.Txn) error {
-		var err error
-		_, _, found, err = getIndexed(txn, key(prefixActionID, id), &a)
-		return err
-	})
-	if err != nil || !found {
-		return store.Action{}, false, wrapErr("reading action", id, err)
-	}
-	return a, true, nil
+	a, found, err := readIndexed[store.Action](ctx, d, key(prefixActionID, id))
+	return a, found, wrapErr("reading action", id, err)
 }
 
 // Actions lists actions newest first: those of q.KeyID unless q.All, of
@@ -64,11 +54,7 @@ func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, 
 	}
 	var out []store.Action
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
-		return scan(txn, prefixAction, true, nil, func(_, val []byte) (bool, error) {
-			var a store.Action
-			if err := json.Unmarshal(val, &a); err != nil {
-				return false, err
-			}
+		return scanJSON(txn, prefixAction, true, nil, func(_ []byte, a store.Action) (bool, error) {
 			if (q.All || a.KeyID == q.KeyID) && (q.Status == "" || a.Status == q.Status) {
 				out = append(out, a)
 			}

@@ -3,7 +3,6 @@ package badger
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	dgbadger "github.com/dgraph-io/badger/v4"
@@ -42,13 +41,9 @@ func (d *DB) Calls(ctx context.Context, q store.CallQuery) ([]store.CallRecord, 
 		next string
 	)
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
-		return scan(txn, prefixAudit, true, from, func(k, val []byte) (bool, error) {
+		return scanJSON(txn, prefixAudit, true, from, func(k []byte, rec store.CallRecord) (bool, error) {
 			if from != nil && bytes.Equal(k, from) {
 				return true, nil // the previous page's last record
-			}
-			var rec store.CallRecord
-			if err := json.Unmarshal(val, &rec); err != nil {
-				return false, err
 			}
 			if !matchCall(q, rec) {
 				return true, nil

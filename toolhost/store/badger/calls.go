@@ -95,17 +95,8 @@ func (d *DB) Call(ctx context.Context, id string) (store.CallRecord, bool, error
 	if err := checkNames("call record id", id); err != nil {
 		return store.CallRecord{}, false, fmt.Errorf("reading call: %w", err)
 	}
-	var rec store.CallRecord
-	found := false
-	err := d.view(ctx, func(txn *dgbadger.Txn) error {
-		var err error
-		_, _, found, err = getIndexed(txn, key(prefixCall, id), &rec)
-		return err
-	})
-	if err != nil || !found {
-		return store.CallRecord{}, false, wrapErr("reading call", id, err)
-	}
-	return rec, true, nil
+	rec, found, err := readIndexed[store.CallRecord](ctx, d, key(prefixCall, id))
+	return rec, found, wrapErr("reading call", id, err)
 }
 
 // writeCall writes rec under its audit key k with its id index, and keeps

@@ -40,11 +40,7 @@ func (d *DB) Replays(ctx context.Context, attempt string) ([]store.Replay, error
 	}
 	var out []store.Replay
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
-		return scan(txn, string(replayKey(attempt, "")), false, nil, func(_, val []byte) (bool, error) {
-			var r store.Replay
-			if err := json.Unmarshal(val, &r); err != nil {
-				return false, err
-			}
+		return scanJSON(txn, string(replayKey(attempt, "")), false, nil, func(_ []byte, r store.Replay) (bool, error) {
 			out = append(out, r)
 			return true, nil
 		})

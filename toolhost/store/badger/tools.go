@@ -2,7 +2,6 @@ package badger
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	dgbadger "github.com/dgraph-io/badger/v4"
@@ -66,11 +65,7 @@ func (d *DB) DeleteTool(ctx context.Context, name string) (bool, error) {
 func (d *DB) Tools(ctx context.Context) ([]store.RuntimeTool, error) {
 	var out []store.RuntimeTool
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
-		return scan(txn, prefixTool, false, nil, func(_, val []byte) (bool, error) {
-			var t store.RuntimeTool
-			if err := json.Unmarshal(val, &t); err != nil {
-				return false, err
-			}
+		return scanJSON(txn, prefixTool, false, nil, func(_ []byte, t store.RuntimeTool) (bool, error) {
 			out = append(out, t)
 			return true, nil
 		})

@@ -157,9 +157,38 @@ func (d *DB) setOpen(txn *dgbadger.Txn, k []byte, open bool, instance string, ex
 	return d.put(txn, k, []byte(instance), exp)
 }
 
+// readIndexed reads the record the index entry idx names, in its own
+// read-only transaction; false when there is none (or it expired).
+func readIndexed[T any](ctx context.Context, d *DB, idx []byte) (T, bool, error) {
+	var v T
+	found := false
+	err := d.view(ctx, func(txn *dgbadger.Txn) error {
+		var err error
+		_, _, found, err = getIndexed(txn, idx, &v)
+		return err
+	})
+	if err != nil || !found {
+		var zero T
+		return zero, false, err
+	}
+	return v, true, nil
+}
+
+// scanJSON is [scan] decoding every value as JSON into a T.
+func scanJSON[T any](txn *dgbadger.Txn, prefix string, reverse bool, from []byte, fn func(k []byte, v T) (bool, error)) error {
+	return scan(txn, prefix, reverse, from, func(k, val []byte) (bool, error) {
+		var v T
+		if err := json.Unmarshal(val, &v); err != nil {
+			return false, err
+		}
+		return fn(k, v)
+	})
+}
+
 // scan calls fn with the value of every live key under prefix, newest
 // (largest key) first when reverse is set, starting at from (inclusive)
-// when it is not nil. fn returns false to stop.
+// when it is not nil. fn returns false to stop. k and val are valid only
+// during the call.
 func scan(txn *dgbadger.Txn, prefix string, reverse bool, from []byte, fn func(k, val []byte) (bool, error)) error {
 	opts := dgbadger.DefaultIteratorOptions
 	opts.Prefix = []byte(prefix)

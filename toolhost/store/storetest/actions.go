@@ -34,10 +34,7 @@ func action(id, key string, at time.Time) store.Action {
 func wantAction(t *testing.T, s store.Store, id string, want store.Action) {
 	t.Helper()
 	got, ok, err := s.Action(t.Context(), id)
-	if err != nil || ok != (want.ID != "") {
-		t.Fatalf("Action(%s) = %v, %v; want found %v", id, ok, err, want.ID != "")
-	}
-	same(t, "Action("+id+")", want, got)
+	wantRead(t, "Action("+id+")", got, ok, err, want, want.ID != "")
 }
 
 func testActions(t *testing.T, open opener) {

@@ -42,10 +42,7 @@ func finished(rec store.CallRecord, status string) store.CallRecord {
 func wantCall(t *testing.T, s store.Store, id string, want store.CallRecord) {
 	t.Helper()
 	got, ok, err := s.Call(t.Context(), id)
-	if err != nil || ok != (want.ID != "") {
-		t.Fatalf("Call(%s) = %v, %v; want found %v", id, ok, err, want.ID != "")
-	}
-	same(t, "Call("+id+")", want, got)
+	wantRead(t, "Call("+id+")", got, ok, err, want, want.ID != "")
 }
 
 func testCalls(t *testing.T, open opener) {

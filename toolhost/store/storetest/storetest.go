@@ -91,6 +91,16 @@ func same[T any](t *testing.T, what string, want, got T) {
 	}
 }
 
+// wantRead checks what a read returned: want when wantFound, else
+// nothing.
+func wantRead[T any](t *testing.T, what string, got T, found bool, err error, want T, wantFound bool) {
+	t.Helper()
+	if err != nil || found != wantFound {
+		t.Fatalf("%s = %v, %v; want found %v", what, found, err, wantFound)
+	}
+	same(t, what, want, got)
+}
+
 // must fails the test on err.
 func must(t *testing.T, what string, err error) {
 	t.Helper()

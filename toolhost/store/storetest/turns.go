@@ -30,10 +30,7 @@ func turnRecord(id string, keys ...string) store.TurnRecord {
 func wantTurn(t *testing.T, s store.Store, key string, want store.TurnRecord) {
 	t.Helper()
 	got, ok, err := s.FindTurn(t.Context(), key)
-	if err != nil || ok != (want.ID != "") {
-		t.Fatalf("FindTurn(%.40q) = %v, %v; want found %v", key, ok, err, want.ID != "")
-	}
-	same(t, fmt.Sprintf("FindTurn(%.40q)", key), want, got)
+	wantRead(t, fmt.Sprintf("FindTurn(%.40q)", key), got, ok, err, want, want.ID != "")
 }
 
 func testTurns(t *testing.T, open opener) {
