@@ -10,10 +10,13 @@ import (
 	"sync"
 	"testing"
 
+	dgbadger "github.com/dgraph-io/badger/v4"
+
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // lockedBuffer is a log destination the test reads while handlers may
@@ -84,10 +87,8 @@ tools:
 // inside a stream, a pass-through route and /metrics, and then looks for
 // the secrets in everything that left the proxy: the log, every response
 // body and header, every webhook request, every upstream request (except
-// the one header each party must get).
-//
-// TODO(#8): grep the store too (audit log, turn records) once storage has
-// moved to toolhost/store.
+// the one header each party must get), and every key and value the store
+// wrote (audit log, turn records).
 func TestSecretsNeverLeak(t *testing.T) {
 	good := upstreamtest.New(
 		upstreamtest.Round{Events: []string{upstreamtest.Chunk("g1", "good", `{"role":"assistant","content":""}`, ""), hermes("g1", "list_tasks"), upstreamtest.Chunk("g1", "good", `{}`, "stop")}},
@@ -142,12 +143,18 @@ func TestSecretsNeverLeak(t *testing.T) {
 	base := slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})
 	// Wired the way cmd does it for the tool host; the proxy gets the bare
 	// handler and must mask its lines itself.
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(base, cfg))})
+	dir := t.TempDir()
+	db, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(base, cfg)),
+		Records: db, Instance: "inst_grep"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { host.Close() })
-	e := serve(t, cfg, good, proxy.Options{Tools: host, Logger: slog.New(base)})
+	e := serve(t, cfg, good, proxy.Options{Tools: host, Logger: slog.New(base), Records: db, History: db, Modes: db})
 
 	var seen strings.Builder // everything a client received
 	call := func(method, path, body string, wantStatus int, headers ...string) string {
@@ -217,8 +224,16 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stored := dumpStore(t, dir)
+	if !strings.Contains(stored, "list_tasks") {
+		t.Error("the store holds no call of list_tasks: the grep of it proves nothing")
+	}
+
 	secrets := []string{grepClientKey, grepAdminKey, grepGoodKey, grepAuthKey, grepStreamKey, grepHookSecret, grepHookToken}
-	for where, text := range map[string]string{"log": logs.String(), "responses": seen.String(), "requests sent": sent.String()} {
+	for where, text := range map[string]string{"log": logs.String(), "responses": seen.String(), "requests sent": sent.String(), "store": stored} {
 		for _, s := range secrets {
 			// The whole secret, and its last eight characters: a leak
 			// of an abbreviated key shows its tail.
@@ -232,4 +247,33 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if !strings.Contains(logs.String(), "[redacted]") {
 		t.Error("the log shows no redaction: the upstreams' echoes never reached it, and the test proves nothing")
 	}
+}
+
+// dumpStore reads every key and value of the badger directory, as badger
+// itself decodes them (its table files are compressed, so a grep of the
+// raw files could miss what they hold).
+func dumpStore(t *testing.T, dir string) string {
+	t.Helper()
+	db, err := dgbadger.Open(dgbadger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var b strings.Builder
+	err = db.View(func(txn *dgbadger.Txn) error {
+		it := txn.NewIterator(dgbadger.DefaultIteratorOptions)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "%s = %s\n", it.Item().Key(), v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
