@@ -221,14 +221,16 @@ func serveUpstream(t *testing.T, up *upstreamtest.Server) (*proc, string) {
 
 // TestServeReload: SIGHUP with a new tool in the file makes it part of the
 // next turn while a stream opened before stays open and finishes with
-// [DONE]; SIGHUP with a broken file keeps the running configuration and
-// logs each problem as file:line:col.
+// [DONE]; SIGHUP with a broken file, again with a stream open, keeps the
+// running configuration and that stream, and logs each problem as
+// file:line:col.
 func TestServeReload(t *testing.T) {
-	gate := make(chan struct{})
+	gate, gate2 := make(chan struct{}), make(chan struct{})
 	up := upstreamtest.New(
 		upstreamtest.Round{Events: upstreamtest.Text("c1", "m", "before ", "reload"), Gate: gate, GateAfter: 2},
 		upstreamtest.Round{Events: upstreamtest.Text("c2", "m", "after")},
-		upstreamtest.Round{Events: upstreamtest.Text("c3", "m", "still")},
+		upstreamtest.Round{Events: upstreamtest.Text("c3", "m", "across ", "a broken reload"), Gate: gate2, GateAfter: 2},
+		upstreamtest.Round{Events: upstreamtest.Text("c4", "m", "still")},
 	)
 	p, file := serveUpstream(t, up)
 
@@ -254,15 +256,21 @@ func TestServeReload(t *testing.T) {
 		t.Errorf("the stream open across the reload: %q", got)
 	}
 
+	held2 := p.open(t, "three")
+	held2.next(t, 2)
 	writeFile(t, file, "listen: 127.0.0.1:0\nloop:\n  dispaly: events\n")
 	p.signal(t, syscall.SIGHUP)
 	p.log.wait(t, regexp.MustCompile(`problem="[^"]*toolstream\.yaml:3:3: loop\.dispaly: unknown key`))
 	p.log.wait(t, regexp.MustCompile(`config not reloaded`))
-	if got := p.open(t, "three").rest(t); !done(got) {
+	if got := p.open(t, "four").rest(t); !done(got) {
 		t.Errorf("turn after a refused reload: %q", got)
 	}
-	if body := string(up.Requests()[2].Body); !strings.Contains(body, `"name":"get_time"`) {
+	if body := string(up.Requests()[3].Body); !strings.Contains(body, `"name":"get_time"`) {
 		t.Errorf("a refused reload dropped the running tools: %s", body)
+	}
+	close(gate2)
+	if got := held2.rest(t); !done(got) || !strings.Contains(strings.Join(got, ""), "a broken reload") {
+		t.Errorf("the stream open across a refused reload: %q", got)
 	}
 	p.signal(t, syscall.SIGTERM)
 	if code := p.exit(t); code != 0 {
@@ -270,34 +278,65 @@ func TestServeReload(t *testing.T) {
 	}
 }
 
-// TestServeShutdown: SIGTERM while a stream is held open lets it run for
-// shutdown_grace, then ends it with one shutting_down error event and no
-// [DONE]; the turn is logged as cut by the shutdown and the process exits
-// 0.
+// TestServeShutdown: after SIGTERM nothing new is accepted; a stream that
+// ends within shutdown_grace ends as usual with [DONE]; one still open when
+// the grace runs out gets one shutting_down error event and no [DONE], its
+// upstream request is cancelled and the turn is logged as cut by the
+// shutdown. Either way the process exits 0.
 func TestServeShutdown(t *testing.T) {
-	up := upstreamtest.New(upstreamtest.Round{Events: upstreamtest.Text("c1", "m", "Hello", " world"), StallAfter: 2})
-	p, _ := serveUpstream(t, up)
+	for _, tc := range []struct {
+		name string
+		// release, when set, lets the held stream finish this long after
+		// SIGTERM.
+		release time.Duration
+		status  string
+	}{
+		{name: "stream shorter than the grace", release: 50 * time.Millisecond, status: "status=ok"},
+		{name: "stream longer than the grace", status: "status=shutdown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gate := make(chan struct{})
+			up := upstreamtest.New(upstreamtest.Round{Events: upstreamtest.Text("c1", "m", "Hello", " world"), Gate: gate, GateAfter: 2})
+			p, _ := serveUpstream(t, up)
 
-	held := p.open(t, "hold")
-	held.next(t, 2)
-	p.signal(t, syscall.SIGTERM)
-	got := held.rest(t)
-	if len(got) != 1 || !strings.Contains(got[0], `"code":"shutting_down"`) || !strings.Contains(got[0], "the proxy is shutting down") {
-		t.Errorf("after SIGTERM the client read %q, want one shutting_down event and no [DONE]", got)
-	}
-	if code := p.exit(t); code != 0 {
-		t.Errorf("exit %d\n%s", code, p.log)
-	}
-	log := p.log.String()
-	for _, want := range []string{"signal=terminated grace=300ms", "status=shutdown", "msg=stopped"} {
-		if !strings.Contains(log, want) {
-			t.Errorf("log lacks %q:\n%s", want, log)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-	defer cancel()
-	if !up.WaitCancelled(ctx) {
-		t.Error("the upstream request was not cancelled")
+			held := p.open(t, "hold")
+			held.next(t, 2)
+			p.signal(t, syscall.SIGTERM)
+			p.log.wait(t, regexp.MustCompile(`msg="shutting down"`))
+			if resp, err := http.Get(p.url + "/healthz"); err == nil {
+				resp.Body.Close()
+				t.Errorf("a new request was served during the shutdown: %d", resp.StatusCode)
+			}
+			if tc.release > 0 {
+				time.AfterFunc(tc.release, func() { close(gate) })
+			} else {
+				defer close(gate)
+			}
+			got := held.rest(t)
+			if tc.release > 0 {
+				if !done(got) || !strings.Contains(strings.Join(got, ""), `"content":" world"`) {
+					t.Errorf("a stream that ends within the grace: %q, want the rest of it and [DONE]", got)
+				}
+			} else if len(got) != 1 || !strings.Contains(got[0], `"code":"shutting_down"`) || !strings.Contains(got[0], "the proxy is shutting down") {
+				t.Errorf("after the grace the client read %q, want one shutting_down event and no [DONE]", got)
+			}
+			if code := p.exit(t); code != 0 {
+				t.Errorf("exit %d\n%s", code, p.log)
+			}
+			log := p.log.String()
+			for _, want := range []string{"signal=terminated grace=300ms", tc.status, "msg=stopped"} {
+				if !strings.Contains(log, want) {
+					t.Errorf("log lacks %q:\n%s", want, log)
+				}
+			}
+			if tc.release == 0 {
+				ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+				defer cancel()
+				if !up.WaitCancelled(ctx) {
+					t.Error("the upstream request was not cancelled")
+				}
+			}
+		})
 	}
 }
 
