@@ -407,6 +407,9 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 	}
 	if result != nil {
 		p.result = *result
+		if r, ok := ex.exec.(Refuser); ok {
+			r.Refuse(ex.ctx, p.call, p.result)
+		}
 		return tr.finished(p)
 	}
 	tr.rep.ToolsRan = true

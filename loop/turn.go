@@ -29,6 +29,13 @@ type Executor interface {
 	Execute(ctx context.Context, call toolhost.Call) (toolhost.Result, error)
 }
 
+// Refuser is an Executor that also keeps a record of the calls the loop
+// refuses itself (unreadable blocks, tools the turn cannot run), so the
+// audit log holds every call the model made.
+type Refuser interface {
+	Refuse(ctx context.Context, call toolhost.Call, res toolhost.Result)
+}
+
 // Runner runs turns. The zero value is ready to use.
 type Runner struct {
 	// Log receives debug detail; nil discards it.

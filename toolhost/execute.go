@@ -53,6 +53,19 @@ func (h *Host) Execute(ctx context.Context, call Call) (Result, error) {
 	return res, err
 }
 
+// Refuse puts on record a call its caller would not have run — the block
+// could not be read, or the turn cannot run that tool — with res, its
+// error result. Every call the model made belongs in the audit log, also
+// those that never reached an executor.
+func (h *Host) Refuse(ctx context.Context, call Call, res Result) {
+	c := h.newCallRun(call, h.now())
+	if e, ok := h.reg.Load().tools[call.Name]; ok {
+		c.rec.Arguments = redact(c.rec.Arguments, e.tool.Redact)
+	}
+	c.record(ctx, res)
+	c.log(ctx, res)
+}
+
 // callRun is one call going through Execute's steps.
 type callRun struct {
 	h    *Host

@@ -123,6 +123,30 @@ func TestAuditRecordsEveryCall(t *testing.T) {
 	}
 }
 
+// TestRefuseRecords: a call the loop refused itself (a tool this turn may
+// not run, an unreadable block) is on record, redacted like any other, and
+// nothing runs.
+func TestRefuseRecords(t *testing.T) {
+	h, db, hits := recordedHost(t, false)
+	call := weatherCall(`{"city":"Paris"}`)
+	call.Origin = &toolhost.Origin{KeyID: "key_1"}
+	h.Refuse(context.Background(), call, toolhost.ErrorResult(call, toolhost.CodeToolNotFound, "not offered in this turn"))
+	recs, _, err := db.Calls(context.Background(), store.CallQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("records = %+v, want one", recs)
+	}
+	r := recs[0]
+	if r.Status != store.StatusError || r.ErrorCode != toolhost.CodeToolNotFound || r.Executed || string(r.Arguments) != `{"city":"[redacted]"}` || r.KeyID != "key_1" {
+		t.Errorf("record = %+v", r)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the webhook ran %d times", hits.Load())
+	}
+}
+
 // TestCancelledSaysWhy: a call cut by a shutdown says so; one whose client
 // left says that. Both are on record as cancelled.
 func TestCancelledSaysWhy(t *testing.T) {
