@@ -390,7 +390,7 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 		ID:        id,
 		Name:      name,
 		Arguments: args,
-		TurnID:    tr.s.id,
+		TurnID:    tr.id,
 		Round:     round,
 		Model:     tr.t.Request.Model,
 		Origin:    tr.t.Origin,

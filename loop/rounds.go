@@ -16,6 +16,8 @@ type turnRun struct {
 	t   *Turn
 	s   *stream
 	out Sink
+	// id is the turn's own id (Report.TurnID).
+	id string
 
 	known map[string]bool
 	names []string
@@ -70,7 +72,7 @@ type roundRecord struct {
 }
 
 func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
-	tr := &turnRun{r: r, t: t, s: s, out: s.out, known: map[string]bool{}, clientTools: map[string]bool{}}
+	tr := &turnRun{r: r, t: t, s: s, out: s.out, id: r.newID("turn_"), known: map[string]bool{}, clientTools: map[string]bool{}}
 	for _, tool := range t.Tools {
 		tr.known[tool.Name] = true
 		tr.names = append(tr.names, tool.Name)

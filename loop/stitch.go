@@ -184,7 +184,7 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 	msgs = append(msgs, tr.lastMessages(last)...)
 	// CreatedAt is left to the store's clock: the record's expiry counts
 	// from it, and the runner's clock may be pinned (tests).
-	rec := store.TurnRecord{ID: tr.s.id}
+	rec := store.TurnRecord{ID: tr.id}
 	for _, m := range msgs {
 		b, err := json.Marshal(m)
 		if err != nil {

@@ -102,7 +102,14 @@ type ModeMemory interface {
 // failed.
 type Report struct {
 	// ID is the turn's chunk id ("chatcmpl-…"); empty if no chunk arrived.
+	// It is the upstream's own id, kept so its chunks pass unchanged, and
+	// need not be unique: Ollama numbers its completions below 1000.
 	ID string
+	// TurnID identifies a turn with server tools ("turn_…", unique): its
+	// calls, approvals and stored rounds are filed under it, so two turns
+	// whose upstream ids collide never share records. Empty for a turn
+	// without server tools.
+	TurnID string
 	// Rounds counts upstream rounds opened.
 	Rounds int
 	// Finish is the finish_reason the client received.
@@ -128,7 +135,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	}
 	tr := newTurnRun(r, t, s)
 	rep, err := tr.run(ctx)
-	rep.ID = s.id
+	rep.ID, rep.TurnID = s.id, tr.id
 	rep.Calls = tr.summaries()
 	return rep, err
 }

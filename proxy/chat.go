@@ -275,8 +275,15 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, rep loop.Report, err error, d time.Duration) {
 	status := turnStatus(err)
 	s.metrics.turnDone(up.cfg.Name, status, rep, s.hasTool)
+	// turn_id is what the turn's calls and approvals are filed under;
+	// completion_id is the chunk id the client read.
+	turnID := rep.TurnID
+	if turnID == "" {
+		turnID = rep.ID
+	}
 	attrs := []slog.Attr{
-		slog.String("turn_id", rep.ID),
+		slog.String("turn_id", turnID),
+		slog.String("completion_id", rep.ID),
 		slog.String("model", req.Model),
 		slog.String("upstream", up.cfg.Name),
 		slog.Int("rounds", rep.Rounds),

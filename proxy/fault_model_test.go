@@ -195,3 +195,25 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestRetryReplaysRepeatedCall: a turn whose model made the same
+// side-effecting call twice, retried with its Idempotency-Key, runs
+// neither again: each of the retry's two calls is matched to one of the
+// recorded two, not both to the first.
+func TestRetryReplaysRepeatedCall(t *testing.T) {
+	twice := textRound("c1", call("t", `{"a": 1}`), call("t", `{"a": 1}`))
+	rounds := []upstreamtest.Round{twice, textRound("c2", "Done."), twice, textRound("c4", "Done again.")}
+	fe := newFaultEnv(t, true, rounds, nil)
+	for i := range 2 {
+		resp := fe.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+faultClientKey, "Idempotency-Key: retry-twice")
+		if body := readAll(t, resp); !strings.Contains(body, "[DONE]") {
+			t.Fatalf("attempt %d:\n%s", i+1, clipped(body))
+		}
+	}
+	if n := len(fe.hooks.received()); n != 2 {
+		t.Errorf("the webhook ran %d times, want 2 (the retry must run neither call again)", n)
+	}
+	if fb := string(fe.up.Requests()[3].Body); strings.Count(fb, `\"ok\":true`) != 2 || strings.Contains(fb, "OUTCOME_UNKNOWN") {
+		t.Errorf("the retry's round 2 does not carry both recorded results:\n%s", clipped(fb))
+	}
+}

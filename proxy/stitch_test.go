@@ -241,3 +241,29 @@ func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestStitchCollidingUpstreamIDs: Ollama numbers its completions
+// "chatcmpl-0" to "chatcmpl-998", so two turns often share the id their
+// client reads. Each turn's stored rounds must still be its own: a later
+// request quoting the first turn gets the first turn's calls back, not
+// the second's.
+func TestStitchCollidingUpstreamIDs(t *testing.T) {
+	const id = "chatcmpl-7"
+	rounds := []upstreamtest.Round{
+		textRound(id, "Adding Gym. ", call("create_task", `{"title":"Gym"}`)), textRound(id, "Added Gym."),
+		textRound(id, "Adding Swim. ", call("create_task", `{"title":"Swim"}`)), textRound(id, "Added Swim."),
+		textRound(id, "ok"),
+	}
+	e := newTurnEnvStore(t, turnConfig(""), rounds, memStore(t))
+	first := joinedContent(t, readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest)))
+	readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", strings.Replace(toolRequest, `"go"`, `"swim"`, 1)))
+	next := `{"model":"m","stream":true,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":` + quoteJSON(first) + `},{"role":"user","content":"what did you add?"}]}`
+	readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", next))
+	msgs := upstreamMessages(t, e, 4)
+	if len(msgs) < 4 {
+		t.Fatalf("the history was not restored: %v", msgs)
+	}
+	if c, _ := msgs[3]["content"].(string); !strings.Contains(c, `"title":"Gym"`) || strings.Contains(c, "Swim") {
+		t.Errorf("the first turn's history came back as %q", c)
+	}
+}
