@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -145,15 +146,29 @@ func (g *guard) match(host string) (matched, literal bool) {
 	return matched, false
 }
 
-// checkURL is the registration-time check of a runtime webhook URL: its
-// host is allowed, and an address written in it passes rule 2 and 3. A
-// host name is resolved only when dialled. The message names the fix.
-func (g *guard) checkURL(raw string) string {
+// metadataHosts are the names the cloud metadata services answer to;
+// like their addresses, they are never a runtime webhook's host.
+var metadataHosts = []string{"metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"}
+
+// resolveTimeout bounds the registration-time lookup of a webhook host.
+const resolveTimeout = 3 * time.Second
+
+// checkURL is the registration-time check of a runtime webhook URL: no
+// credentials in it, its host is allowed, and the address written in it —
+// or each address its name resolves to now — passes rules 2 and 3. The
+// dial-time check still stands (DNS may answer differently later); a name
+// that does not resolve now is left to it. The message names the fix.
+func (g *guard) checkURL(ctx context.Context, raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Hostname() == "" {
 		return "" // CheckTool has said what is wrong with it
 	}
-	host := u.Hostname()
+	if u.User != nil {
+		// They would be sent to whatever the host is, and written
+		// wherever the URL is: logs, the tools list.
+		return "credentials in the URL (user:password@) are not allowed: send them in webhook.headers or sign requests with webhook.secret"
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if len(*g.allow.Load()) == 0 {
 		return `runtime webhooks are refused until auth.webhook_allow lists the hosts they may call (e.g. ["hooks.example.com"]); set it in the config file`
 	}
@@ -161,17 +176,67 @@ func (g *guard) checkURL(raw string) string {
 	if !matched {
 		return fmt.Sprintf("host %q is not allowed by auth.webhook_allow (add it, or a glob matching it, to the config file)", host)
 	}
-	ip, err := netip.ParseAddr(host)
+	if slices.Contains(metadataHosts, host) {
+		return fmt.Sprintf("%s is a cloud metadata host: runtime webhooks may never call it", host)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return classProblem(host, ip, literal, "is")
+	}
+	if numericHost(host) {
+		// 2130706433, 0x7f.1, 127.1: forms some resolvers read as an
+		// IPv4 address; no real host name looks like this.
+		return fmt.Sprintf("%q is neither a host name nor an IP address written in the standard form", host)
+	}
+	lctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(lctx, "ip", host)
 	if err != nil {
 		return ""
 	}
-	switch class := addrClass(ip); {
-	case class == "metadata":
-		return fmt.Sprintf("%s is a cloud metadata address: runtime webhooks may never call it", host)
-	case class != "" && !literal:
-		return fmt.Sprintf("%s is a %s address: only an auth.webhook_allow entry naming it exactly (not a glob) lets runtime webhooks call it", host, class)
+	for _, ip := range ips {
+		ip = ip.Unmap()
+		if msg := classProblem(host, ip, literal, "resolves to "+ip.String()+", which is"); msg != "" {
+			return msg
+		}
 	}
 	return ""
+}
+
+// classProblem is checkURL's message for an internal address ip of host,
+// "" when rules 2 and 3 let it through. what joins host to the class.
+func classProblem(host string, ip netip.Addr, literal bool, what string) string {
+	switch class := addrClass(ip); {
+	case class == "metadata":
+		return fmt.Sprintf("%s %s a cloud metadata address: runtime webhooks may never call it", host, what)
+	case class != "" && !literal:
+		return fmt.Sprintf("%s %s %s address: only an auth.webhook_allow entry naming it exactly (not a glob) lets runtime webhooks call it", host, what, article(class))
+	}
+	return ""
+}
+
+// article is "a class" or "an class".
+func article(class string) string {
+	if strings.ContainsRune("aeiou", rune(class[0])) {
+		return "an " + class
+	}
+	return "a " + class
+}
+
+// numericHost reports whether every label of host is a decimal, octal or
+// hex number: the inet_aton forms of an IPv4 address.
+func numericHost(host string) bool {
+	for label := range strings.SplitSeq(host, ".") {
+		digits := strings.TrimPrefix(label, "0x")
+		if digits == "" {
+			return false
+		}
+		for _, c := range digits {
+			if !('0' <= c && c <= '9' || label != digits && ('a' <= c && c <= 'f')) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // dialContext dials for runtime webhooks. addr is the URL's host:port, as

@@ -88,3 +88,27 @@ func TestGuardMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardDialRefuses: at dial time, under a glob entry, every address
+// class that is not public is refused before a connection is attempted —
+// also behind a host name (localhost).
+func TestGuardDialRefuses(t *testing.T) {
+	t.Parallel()
+	g := newGuard([]string{"*"}, slog.New(slog.DiscardHandler))
+	for addr, want := range map[string]error{
+		"127.0.0.1:80":       errRefusedPrivate,
+		"localhost:80":       errRefusedPrivate,
+		"[::1]:80":           errRefusedPrivate,
+		"10.0.0.1:80":        errRefusedPrivate,
+		"192.168.1.1:80":     errRefusedPrivate,
+		"169.254.1.1:80":     errRefusedPrivate,
+		"[fe80::1]:80":       errRefusedPrivate,
+		"0.0.0.0:80":         errRefusedPrivate,
+		"169.254.169.254:80": errRefusedMetadata,
+		"100.100.100.200:80": errRefusedMetadata,
+	} {
+		if _, err := g.dialContext(t.Context(), "tcp", addr); !errors.Is(err, want) {
+			t.Errorf("dial %s: %v, want %v", addr, err, want)
+		}
+	}
+}

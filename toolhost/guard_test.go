@@ -31,16 +31,20 @@ func TestGuardDial(t *testing.T) {
 		{"literal IP entry", []string{"127.0.0.1"}, "127.0.0.1", ""},
 		{"literal name entry", []string{"localhost"}, "localhost", ""},
 		{"literal entry beside a glob", []string{"local*", "localhost"}, "localhost", ""},
-		// localhost resolves to loopback: under a glob it never connects.
-		{"name resolving to loopback under a glob", []string{"local*"}, "localhost", "refused: the webhook address is private"},
-		{"catch-all glob", []string{"*"}, "localhost", "refused: the webhook address is private"},
+		// localhost resolves to loopback: under a glob it is refused when
+		// registered (and would be at dial time: TestGuardDialRefuses).
+		{"name resolving to loopback under a glob", []string{"local*"}, "localhost", "webhook.url: localhost resolves to 127.0.0.1"},
+		{"catch-all glob", []string{"*"}, "localhost", "webhook.url: localhost resolves to 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hits.Store(0)
 			h := newHost(t, nil, toolhost.Options{WebhookAllow: tc.allow})
 			spec := `{"name":"hook","webhook":{"url":"http://` + tc.host + `:` + port + `/hook"}}`
 			if _, err := h.CreateRuntimeTool(t.Context(), json.RawMessage(spec)); err != nil {
-				t.Fatal(err)
+				if tc.wantErr == "" || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Fatalf("registration: %v, want %q", err, tc.wantErr)
+				}
+				return
 			}
 			res := execute(t, h, toolhost.Call{ID: "call_1", Name: "hook", Arguments: json.RawMessage(`{}`)})
 			switch {

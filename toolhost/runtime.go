@@ -125,7 +125,7 @@ func (h *Host) PutRuntimeTool(ctx context.Context, name string, spec json.RawMes
 }
 
 func (h *Host) putRuntime(ctx context.Context, name string, spec json.RawMessage, create bool) (Tool, bool, error) {
-	ct, reg, err := h.buildRuntime(name, spec)
+	ct, reg, err := h.buildRuntime(ctx, name, spec)
 	if err != nil {
 		return Tool{}, false, err
 	}
@@ -167,7 +167,7 @@ func (h *Host) putRuntime(ctx context.Context, name string, spec json.RawMessage
 // buildRuntime decodes and checks a spec and builds its webhook on the
 // guarded client. name, when set, is the name the spec must have (or
 // gets, when it has none).
-func (h *Host) buildRuntime(name string, spec json.RawMessage) (config.Tool, Registration, error) {
+func (h *Host) buildRuntime(ctx context.Context, name string, spec json.RawMessage) (config.Tool, Registration, error) {
 	ct := config.DefaultToolEntry()
 	if err := ct.UnmarshalJSON(spec); err != nil {
 		var ce *config.Error
@@ -187,7 +187,7 @@ func (h *Host) buildRuntime(name string, spec json.RawMessage) (config.Tool, Reg
 	}
 	problems = append(problems, config.CheckTool(ct, "")...)
 	if ct.Webhook != nil {
-		if msg := h.rt.guard.checkURL(ct.Webhook.URL); msg != "" {
+		if msg := h.rt.guard.checkURL(ctx, ct.Webhook.URL); msg != "" {
 			problems = append(problems, config.Problem{Path: "webhook.url", Message: msg})
 		}
 	}
@@ -268,7 +268,7 @@ func (h *Host) LoadRuntimeTools(ctx context.Context) error {
 	defer h.rt.mu.Unlock()
 	loaded := 0
 	for _, rec := range recs {
-		ct, reg, err := h.buildRuntime(rec.Name, rec.Spec)
+		ct, reg, err := h.buildRuntime(ctx, rec.Name, rec.Spec)
 		if err == nil {
 			if t, ok := h.Lookup(rec.Name); ok && t.Source != SourceRuntime {
 				err = fmt.Errorf("the name is now taken by a tool from %s", t.Source)

@@ -110,7 +110,7 @@ func testRecover(t *testing.T, open opener) {
 }
 
 // badNames are ids no backend may take as key parts.
-var badNames = []string{"", "a/b", "a b", "é", "a\x00", strings.Repeat("a", store.MaxNameLen+1)}
+var badNames = []string{"", "a/b", "../../etc/passwd", "a b", "é", "a\x00", "\x00", strings.Repeat("a", store.MaxNameLen+1), strings.Repeat("a", 10<<10)}
 
 func testInvalidKey(t *testing.T, open opener) {
 	parallel(t, open, "EveryMethod", func(t *testing.T, s store.Store) {
