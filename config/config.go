@@ -47,6 +47,8 @@ type Config struct {
 	MCPServers []MCPServer `yaml:"mcp_servers"`
 	// Log selects the log format and level.
 	Log Log `yaml:"log"`
+	// Otel configures OpenTelemetry tracing; off by default.
+	Otel Otel `yaml:"otel"`
 
 	// File is the path the configuration was read from; empty for a
 	// configuration built in code. Not a YAML key.
@@ -343,7 +345,8 @@ func Default() Config {
 			ResultRole:         "user",
 			ApprovalTimeout:    5 * time.Minute,
 		},
-		Log: Log{Format: "text", Level: "info"},
+		Log:  Log{Format: "text", Level: "info"},
+		Otel: defaultOtel(),
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -169,6 +170,14 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 				d.errorf(n, path, "want an integer, got %q", s)
 			} else {
 				v.SetInt(i)
+			}
+		}
+	case reflect.Float64:
+		if s, ok := d.scalar(n, path, "a number"); ok {
+			if f, err := strconv.ParseFloat(s, 64); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				d.errorf(n, path, "want a number, got %q", s)
+			} else {
+				v.SetFloat(f)
 			}
 		}
 	case reflect.Struct:

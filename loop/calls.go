@@ -38,6 +38,7 @@ type approvalNote struct {
 // back in call order either way; tool.finished events follow the order
 // calls actually finish.
 type calls struct {
+	r        *Runner
 	ctx      context.Context
 	exec     Executor
 	parallel bool
@@ -67,7 +68,9 @@ func (c *calls) start(p *pending) {
 			case <-c.ctx.Done():
 			}
 		}
-		p.result, p.err = c.exec.Execute(c.ctx, p.call)
+		ctx, span := c.r.toolSpan(c.ctx, p.call)
+		p.result, p.err = c.exec.Execute(ctx, p.call)
+		endToolSpan(span, p.result, p.err)
 		c.send(note{p: p})
 	})
 }

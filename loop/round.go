@@ -72,7 +72,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	events := make(chan upEvent, 16)
 	var reader sync.WaitGroup
 	reader.Go(func() { tr.read(rctx, body, events) })
-	ex := &calls{ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8)}
+	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8)}
 	defer func() {
 		cancelRead()
 		reader.Wait()
@@ -254,6 +254,9 @@ func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, te
 	if err != nil {
 		return nil, err
 	}
+	if tr.obs != nil {
+		tr.obs.chunk(v) // before the envelope is rewritten for the client
+	}
 	if !s.started {
 		s.start(v)
 	}
@@ -410,6 +413,8 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 		if r, ok := ex.exec.(Refuser); ok {
 			r.Refuse(ex.ctx, p.call, p.result)
 		}
+		_, span := tr.r.toolSpan(ex.ctx, p.call)
+		endToolSpan(span, p.result, nil)
 		return tr.finished(p)
 	}
 	tr.rep.ToolsRan = true

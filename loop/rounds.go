@@ -54,6 +54,10 @@ type turnRun struct {
 	// committed is set once anything reached the client: from then on
 	// keepalives may be sent (before it, an error can still be a status).
 	committed bool
+	// obs notes the current round's upstream chunks for its span, and
+	// usage sums their tokens for the turn's; obs is nil when not traced.
+	obs   *observed
+	usage tokenCount
 }
 
 // roundRecord is one round as the next round's history needs it.
@@ -112,7 +116,13 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 			}
 		}
 		tr.rep.Rounds = n
-		ro, err := tr.runRound(ctx, n, body, final)
+		rctx, span, obs := tr.r.startRoundSpan(ctx, tr.t, n)
+		tr.obs = obs
+		ro, err := tr.runRound(rctx, n, body, final)
+		endRoundSpan(span, obs, err)
+		if obs != nil {
+			tr.usage.add(obs.usage)
+		}
 		if err != nil {
 			if n == 1 && tr.native && rejectsTools(err) {
 				if !tr.auto {

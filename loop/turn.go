@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/toolhost"
@@ -44,6 +46,10 @@ type Runner struct {
 	Now func() time.Time
 	// NewID mints ids with a prefix; nil means [NewID]. Tests pin it.
 	NewID func(prefix string) string
+	// Tracer makes a span per turn, round and tool call, with the
+	// OpenTelemetry GenAI attributes; nil (the default) makes none and
+	// computes nothing for them.
+	Tracer trace.Tracer
 }
 
 // Turn is one client request to run.
@@ -130,19 +136,41 @@ type Report struct {
 func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()
+	ctx, span := r.startTurnSpan(ctx, t)
+	var (
+		rep   Report
+		err   error
+		usage tokenCount
+	)
 	if len(t.Tools) == 0 {
-		return r.runPlain(ctx, t, s)
+		rep, err = r.runPlain(ctx, t, s, &usage)
+	} else {
+		tr := newTurnRun(r, t, s)
+		rep, err = tr.run(ctx)
+		rep.ID, rep.TurnID = s.id, tr.id
+		rep.Calls = tr.summaries()
+		usage = tr.usage
 	}
-	tr := newTurnRun(r, t, s)
-	rep, err := tr.run(ctx)
-	rep.ID, rep.TurnID = s.id, tr.id
-	rep.Calls = tr.summaries()
+	endTurnSpan(span, rep, usage, err)
 	return rep, err
 }
 
 // runPlain is a turn without server tools: one round, forwarded chunk by
-// chunk, bytes untouched wherever the contract allows.
-func (r *Runner) runPlain(ctx context.Context, t *Turn, s *stream) (Report, error) {
+// chunk, bytes untouched wherever the contract allows. Its tokens are
+// added to usage when the round is traced.
+func (r *Runner) runPlain(ctx context.Context, t *Turn, s *stream, usage *tokenCount) (Report, error) {
+	ctx, span, obs := r.startRoundSpan(ctx, t, 1)
+	rep, err := r.plainRound(ctx, t, s, obs)
+	endRoundSpan(span, obs, err)
+	if obs != nil {
+		usage.add(obs.usage)
+	}
+	return rep, err
+}
+
+// plainRound streams the one round of a plain turn; obs, when not nil,
+// notes each upstream chunk for the round's span.
+func (r *Runner) plainRound(ctx context.Context, t *Turn, s *stream, obs *observed) (Report, error) {
 	rep := Report{Rounds: 1}
 	body, err := Stitch(ctx, t.History, t.Request.UpstreamBody())
 	if err != nil {
@@ -175,6 +203,9 @@ func (r *Runner) runPlain(ctx context.Context, t *Turn, s *stream) (Report, erro
 		if err != nil {
 			rep.ID = s.id
 			return rep, err
+		}
+		if obs != nil {
+			obs.chunk(v)
 		}
 		edited := false
 		if th != nil {

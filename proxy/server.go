@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
@@ -57,6 +58,11 @@ type Options struct {
 	MCPServers func() []MCPServerState
 	// RuntimeTools serves /admin/tools; nil leaves those routes out.
 	RuntimeTools RuntimeTools
+	// Tracing, when set, traces every API request (otelhttp, joining a
+	// caller's W3C traceparent) and, under it, each turn, round and tool
+	// call (loop.Runner.Tracer); upstream requests carry the trace on.
+	// Nil (tracing off) wraps nothing and makes no spans.
+	Tracing trace.TracerProvider
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -70,8 +76,10 @@ type Tools interface {
 // http.Handler. [Server.Reload] swaps its configuration while it serves;
 // [Server.CutStreams] ends what still runs at the end of a shutdown.
 type Server struct {
-	log       *slog.Logger
-	echo      *echo.Echo
+	log  *slog.Logger
+	echo *echo.Echo
+	// handler is echo, traced when Options.Tracing is set.
+	handler   http.Handler
 	runner    *loop.Runner
 	ready     func() error
 	tools     Tools
@@ -117,6 +125,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.state.Store(st)
 	s.echo = s.routes()
+	s.handler = s.echo
+	if opts.Tracing != nil {
+		s.runner.Tracer = opts.Tracing.Tracer(tracerName)
+		s.handler = traced(s.echo, opts.Tracing)
+	}
 	return s, nil
 }
 
@@ -127,7 +140,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, done := s.inflight.begin(r.Context())
 	defer done()
 	ctx = context.WithValue(ctx, stateKey{}, s.state.Load())
-	s.echo.ServeHTTP(w, r.WithContext(ctx))
+	s.handler.ServeHTTP(w, r.WithContext(ctx))
 }
 
 func (s *Server) routes() *echo.Echo {

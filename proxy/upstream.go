@@ -133,6 +133,7 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 			return nil, &upstreamFailure{upstream: u.cfg.Name, err: err}
 		}
 		u.setHeaders(req.Header)
+		injectTrace(ctx, req.Header)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", accept)
 		// Setting it turns off Go's transparent gzip: a compressing upstream

@@ -17,6 +17,7 @@ Usage:
   toolstream serve [FILE] [-listen ADDR]   run the proxy with FILE (default ./toolstream.yaml)
   toolstream demo                          run a scripted conversation through the proxy
   toolstream check [FILE]                  validate a config (default ./toolstream.yaml); print every problem
+  toolstream health [FILE] [-listen ADDR]  ask a running proxy's /healthz; exit 0 when it answers 200
   toolstream version                       print version, commit and Go version
 
 FILE may also be given as -config FILE. Environment: TOOLSTREAM_CONFIG and
@@ -49,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runDemo(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
+	case "health":
+		return health(args[1:], stdout, stderr)
 	case "version":
 		return version(stdout)
 	case "help", "-h", "-help", "--help":

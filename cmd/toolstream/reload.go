@@ -83,8 +83,10 @@ func (r *reloader) keepRestartOnly(next *config.Config) []string {
 	changed = append(changed, diffKeys("listen", cur.Listen, next.Listen)...)
 	changed = append(changed, diffKeys("storage", cur.Storage, next.Storage)...)
 	changed = append(changed, diffKeys("log", cur.Log, next.Log)...)
+	// The tracer provider and its exporter are made once, at start-up.
+	changed = append(changed, diffKeys("otel", cur.Otel, next.Otel)...)
 	changed = append(changed, diffKeys("loop.approval_timeout", cur.Loop.ApprovalTimeout, next.Loop.ApprovalTimeout)...)
-	next.Listen, next.Storage, next.Log = cur.Listen, cur.Storage, cur.Log
+	next.Listen, next.Storage, next.Log, next.Otel = cur.Listen, cur.Storage, cur.Log, cur.Otel
 	next.Loop.ApprovalTimeout = cur.Loop.ApprovalTimeout
 	return changed
 }

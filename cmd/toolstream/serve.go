@@ -144,11 +144,23 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	mcps := mcp.New(host, mcp.Options{Log: log})
 	defer mcps.Close()
 	mcps.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
-	srv, err := proxy.New(cfg, proxy.Options{
+	opts := proxy.Options{
 		Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready,
 		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
 		RuntimeTools: host, MCPServers: mcpStates(mcps),
-	})
+	}
+	tp, err := newTracing(context.Background(), cfg.Otel, log)
+	if err != nil {
+		return fmt.Errorf("otel: %w", err)
+	}
+	if tp != nil {
+		// Deferred before the server's Close: the last spans are sent
+		// once every request has ended.
+		defer stopTracing(tp, log)
+		opts.Tracing = tp
+		log.Info("tracing", "exporter", cfg.Otel.Exporter, "endpoint", cfg.Otel.Endpoint, "sample_ratio", cfg.Otel.SampleRatio)
+	}
+	srv, err := proxy.New(cfg, opts)
 	if err != nil {
 		return err
 	}

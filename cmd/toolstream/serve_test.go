@@ -90,12 +90,21 @@ type proc struct {
 // startServe runs "toolstream serve FILE" and waits until it listens.
 func startServe(t *testing.T, file string) *proc {
 	t.Helper()
+	return startCmd(t, nil, "serve", file)
+}
+
+// startCmd runs "toolstream ARGS…" with env added to the environment
+// (TOOLSTREAM_CONFIG and TOOLSTREAM_LISTEN empty unless env sets them) and
+// waits until it listens.
+func startCmd(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: exec.Command(exe, "serve", file), log: newLogBuffer(), exited: make(chan struct{})}
+	p := &proc{cmd: exec.Command(exe, args...), log: newLogBuffer(), exited: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), "TOOLSTREAM_TEST_MAIN=1", "TOOLSTREAM_CONFIG=", "TOOLSTREAM_LISTEN=")
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
