@@ -85,7 +85,12 @@ func TestClientFaults(t *testing.T) {
 func runClientFault(t *testing.T, tc clientFault) {
 	fe := newFaultEnv(t, tc.tools, tc.rounds, tc.mutate)
 	if tc.hold {
-		fe.hooks.answer("t", hookAnswer{body: `{}`, wait: make(chan struct{})})
+		// Released when the test ends (before the servers close), so a
+		// webhook that was not cancelled fails the case instead of
+		// hanging it.
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		fe.hooks.answer("t", hookAnswer{body: `{}`, wait: release})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

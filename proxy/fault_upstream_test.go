@@ -381,9 +381,12 @@ func TestIdleTimeoutSlowClient(t *testing.T) {
 	}
 	for _, mode := range []string{"plain", "tools"} {
 		t.Run(mode, func(t *testing.T) {
-			fe := newFaultEnv(t, mode == "tools", []upstreamtest.Round{{Events: upstreamtest.Text("c1", "m", parts...)}}, idle(50*time.Millisecond))
+			fe := newFaultEnv(t, mode == "tools", []upstreamtest.Round{{Events: upstreamtest.Text("c1", "m", parts...)}}, idle(250*time.Millisecond))
 			resp := fe.do(t, http.MethodPost, "/v1/chat/completions", chatBody, "Authorization: Bearer "+faultClientKey)
-			time.Sleep(200 * time.Millisecond) // the client reads nothing: the proxy's writes block
+			// The client reads nothing for four idle timeouts: the proxy's
+			// writes block. (The timeout is well above a busy machine's
+			// scheduling gaps, so only the pause could trip it.)
+			time.Sleep(time.Second)
 			got := readAll(t, resp)
 			if !strings.HasSuffix(got, "data: [DONE]\n\n") {
 				t.Errorf("a client that paused made the upstream look idle:\n%s", clipped(got))
