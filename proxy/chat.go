@@ -281,14 +281,16 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, r
 	if turnID == "" {
 		turnID = rep.ID
 	}
-	attrs := []slog.Attr{
-		slog.String("turn_id", turnID),
-		slog.String("completion_id", rep.ID),
+	var attrs []slog.Attr
+	if turnID != "" { // empty when the turn failed before any chunk
+		attrs = append(attrs, slog.String("turn_id", turnID), slog.String("completion_id", rep.ID))
+	}
+	attrs = append(attrs,
 		slog.String("model", req.Model),
 		slog.String("upstream", up.cfg.Name),
 		slog.Int("rounds", rep.Rounds),
 		slog.Int("tool_calls", len(rep.Calls)),
-	}
+	)
 	attrs = append(attrs, callCounts(rep.Calls)...)
 	attrs = append(attrs,
 		slog.String("finish", rep.Finish),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 const (
 	envStdioServer = "TOOLSTREAM_MCP_TEST_STDIO" // "1": be the server
 	envStdioDir    = "TOOLSTREAM_MCP_TEST_DIR"   // where the server leaves and finds files
+	envStdioChild  = "TOOLSTREAM_MCP_TEST_CHILD" // "1": start a child process that outlives the server
 )
 
 func TestMain(m *testing.M) {
@@ -43,6 +45,13 @@ func runStdioServer(dir string) int {
 		return 1
 	}
 	fmt.Fprintln(os.Stderr, "stdio test server started")
+	if os.Getenv(envStdioChild) == "1" {
+		// A launcher's child: it outlives its parent unless killed.
+		child := exec.Command("sleep", "300")
+		if err := child.Start(); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "child"), []byte(fmt.Sprint(child.Process.Pid)), 0o600)
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: objectSchema(`{"text":{"type":"string"}}`, "text")},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

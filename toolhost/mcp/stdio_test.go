@@ -124,3 +124,38 @@ func TestApplyRestartsOnlyChanged(t *testing.T) {
 		t.Errorf("b_echo = %+v, %v", res, err)
 	}
 }
+
+// TestStdioChildrenStopped: a stdio server that started a process of its
+// own (as npx and uvx do) takes it along when it stops: nothing is left
+// running once the manager is closed.
+func TestStdioChildrenStopped(t *testing.T) {
+	dir := t.TempDir()
+	f := newFixture(t)
+	entry := stdioEntry(t, "launcher", dir)
+	entry.Env[envStdioChild] = "1"
+	f.m.Apply([]config.MCPServer{entry}, time.Minute)
+	f.waitUp(t, "launcher", 2)
+	var pid int
+	waitFor(t, "the server's child to start", func() bool {
+		b, err := os.ReadFile(filepath.Join(dir, "child"))
+		pid, _ = strconv.Atoi(string(b))
+		return err == nil && pid > 0
+	})
+	if err := f.m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the child to be gone", func() bool { return !running(pid) })
+}
+
+// running reports whether pid is a live process (not gone, not a zombie
+// waiting to be reaped).
+func running(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	// The state follows the command name's closing parenthesis.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}

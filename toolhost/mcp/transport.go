@@ -35,7 +35,12 @@ func (s *server) transport() (t mcp.Transport, cleanup func(), err error) {
 		w := s.stderr.process()
 		cmd.Stderr = w
 		cmd.WaitDelay = stderrDrain
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, w.flush, nil
+		ownGroup(cmd)
+		cleanup := func() {
+			w.flush()
+			killGroup(cmd)
+		}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, cleanup, nil
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	headers := http.Header{}
