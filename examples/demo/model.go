@@ -39,9 +39,12 @@ func script(req upstreamtest.Request) upstreamtest.Round {
 	}
 	id := "chatcmpl-demo" + fmt.Sprint(time.Now().UnixNano()%1e6)
 	var text string
-	if strings.Contains(last, "<tool_response>") {
+	switch {
+	case strings.Contains(last, "<tool_response>"):
 		text = answer(last)
-	} else {
+	case !asksForTasks(last):
+		text = plainReply
+	default:
 		tomorrow := time.Now().AddDate(0, 0, 1).Format("2006-01-02")
 		var b strings.Builder
 		b.WriteString("Sure — I'll put those three on your board for tomorrow.\n")
@@ -59,6 +62,18 @@ func script(req upstreamtest.Request) upstreamtest.Round {
 	events = append(events, upstreamtest.Usage(id, modelName, 180+len(last)/4, len(text)/4))
 	return upstreamtest.Round{Events: events}
 }
+
+// plainReply is the answer to a prompt the script has no part for: the
+// demo is a playground any client can be pointed at, and it should say
+// what it can do rather than pretend.
+const plainReply = "Hello! I'm toolstream's scripted demo model, so I only know one trick: " +
+	"ask me to create some tasks (\"Create three tasks for tomorrow\") and watch me call " +
+	"the task board's tools through the proxy, with the tool activity in the stream."
+
+var taskWords = regexp.MustCompile(`(?i)\b(tasks?|to-?dos?|board|remind(er)?s?)\b`)
+
+// asksForTasks reports whether a prompt is about the task board.
+func asksForTasks(prompt string) bool { return taskWords.MatchString(prompt) }
 
 var resultRE = regexp.MustCompile(`"content":\{[^{}]*"id":(\d+)[^{}]*"title":"([^"]*)"[^{}]*"due":"([^"]*)"`)
 

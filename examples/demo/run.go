@@ -57,6 +57,8 @@ func Run(ctx context.Context, opts Options) error {
 
 	cfg := config.Default()
 	up := config.DefaultUpstreamEntry()
+	// The model lists itself, so /v1/models shows it to any client.
+	model.SetModels(modelName)
 	up.Name, up.BaseURL, up.Models = "scripted", model.URL, []string{"*"}
 	up.ToolMode, up.TextFormat = config.ToolModeText, config.TextFormatHermes
 	cfg.Upstreams = []config.Upstream{up}
@@ -102,7 +104,7 @@ func Run(ctx context.Context, opts Options) error {
 		return nil
 	}
 	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop). Try:\n", proxyURL)
-	fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Plan my day\"}]}'\n", proxyURL)
+	fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Put a dentist appointment on my task board\"}]}'\n", proxyURL)
 	<-ctx.Done()
 	return nil
 }
