@@ -14,14 +14,22 @@ import (
 const usage = `toolstream — an OpenAI-compatible proxy that runs tools for your models
 
 Usage:
-  toolstream serve [FILE] [-listen ADDR]   run the proxy with FILE (default ./toolstream.yaml)
-  toolstream demo                          run a scripted conversation through the proxy
-  toolstream check [FILE]                  validate a config (default ./toolstream.yaml); print every problem
-  toolstream health [FILE] [-listen ADDR]  ask a running proxy's /healthz; exit 0 when it answers 200
-  toolstream version                       print version, commit and Go version
+  toolstream serve [FILE] [-listen ADDR]     run the proxy with FILE (default ./toolstream.yaml)
+  toolstream demo [-raw] [-listen ADDR]      run a scripted conversation through the proxy;
+                                             -raw prints the SSE lines, -listen keeps it serving
+  toolstream check [FILE]                    validate a config; print every problem as file:line:col
+  toolstream health [FILE] [-listen ADDR] [-timeout D]
+                                             ask a running proxy's /healthz; exit 0 on 200
+  toolstream version                         print version, commit and Go version (also -version)
+  toolstream help [COMMAND]                  this text, or a command's flags with examples (also COMMAND -h)
 
 FILE may also be given as -config FILE. Environment: TOOLSTREAM_CONFIG and
 TOOLSTREAM_LISTEN stand in for -config and -listen.
+
+Examples:
+  toolstream demo                                  see it work, no model server needed
+  toolstream demo -listen 127.0.0.1:8080           then point any OpenAI client at http://127.0.0.1:8080/v1
+  toolstream check toolstream.yaml && toolstream serve toolstream.yaml
 
 Signals (serve): SIGHUP reloads FILE without dropping open streams; SIGTERM
 or SIGINT stops accepting and lets open streams finish for shutdown_grace.
@@ -43,6 +51,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if _, ok := commandHelp[args[0]]; ok && args[0] != "help" && helpFlag(args[1:]) {
+		return help(args[:1], stdout, stderr)
+	}
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], stderr)
@@ -52,11 +63,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return check(args[1:], stdout, stderr)
 	case "health":
 		return health(args[1:], stdout, stderr)
-	case "version":
+	case "version", "-version", "--version":
 		return version(stdout)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
+	case "help":
+		return help(args[1:], stdout, stderr)
+	case "-h", "-help", "--help":
+		return help(nil, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "toolstream: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
