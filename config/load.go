@@ -100,6 +100,10 @@ func parseYAML(file string, data []byte) (*yaml.Node, *Problem) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
+		if p := indentProblem(file, data); p != nil {
+			p.err = err
+			return nil, p
+		}
 		return nil, syntaxProblem(file, err)
 	}
 	var next yaml.Node

@@ -91,9 +91,9 @@ func TestDecodeProblems(t *testing.T) {
 
 		// YAML itself.
 		{"syntax error", "listen: :80\nloop:\n  max_rounds: 3\n   display: none\n", []string{
-			`t.yaml:4: invalid YAML: mapping values are not allowed in this context`}},
+			`t.yaml:4:4: invalid YAML indentation: this line is indented 3 spaces, more than line 3 (2 spaces) whose value is already complete; align it with the keys beside it`}},
 		{"tab indentation", "loop:\n\tmax_rounds: 3\n", []string{
-			`t.yaml:2: invalid YAML: found character that cannot start any token`}},
+			`t.yaml:2:1: invalid YAML indentation: a tab; YAML indents with spaces only`}},
 		{"unknown anchor", "listen: *nope\n", []string{
 			`t.yaml: invalid YAML: unknown anchor 'nope' referenced`}},
 		{"two documents", "listen: :1\n---\nlisten: :2\n", []string{
