@@ -140,7 +140,10 @@ func runClientFault(t *testing.T, tc clientFault) {
 	}
 	// The turn is logged once the handler has unwound; everything below
 	// is read after that.
-	waitFor(t, "the turn's log line", func() bool { return strings.Contains(fe.log.String(), "status=client_closed") })
+	waitFor(t, "the turn's log line", func() bool { return strings.Contains(fe.log.String(), "msg=turn ") })
+	if log := fe.log.String(); !strings.Contains(log, "status=client_closed") {
+		t.Errorf("the turn is not logged as client_closed:\n%s", log)
+	}
 	if n := len(fe.up.Requests()); n != 1 {
 		t.Errorf("the upstream saw %d rounds, want 1", n)
 	}
