@@ -146,9 +146,10 @@ type Upstream struct {
 	// APIKey is sent as "Authorization: Bearer" to this upstream; none when
 	// empty. The client's own key is never forwarded.
 	APIKey Secret `yaml:"api_key"`
-	// Models are glob patterns (path.Match syntax) of the models routed
-	// here. Literal entries are also listed by GET /v1/models.
-	Models []string `yaml:"models"`
+	// Models are the models routed here: glob patterns (path.Match
+	// syntax), written as strings, and aliases, written {name, model}.
+	// Literal patterns and alias names are also listed by GET /v1/models.
+	Models []Model `yaml:"models"`
 	// ToolMode is native, text or auto. Default auto.
 	ToolMode string `yaml:"tool_mode"`
 	// TextFormat is the syntax text mode teaches: one of TextFormats.

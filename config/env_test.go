@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolstream/toolstream/config"
 )
 
 // TestExpand covers ${VAR} expansion through Parse, in a string value
@@ -50,7 +52,7 @@ func TestExpand(t *testing.T) {
 		t.Parallel()
 		src := "upstreams:\n  - name: u\n    base_url: http://h/v1\n    models: [\"${MODEL}\", llama*]\n    headers:\n      X-A: ${COLON}\n"
 		cfg := mustParse(t, src, vars)
-		if diff := cmp.Diff([]string{"qwen*", "llama*"}, cfg.Upstreams[0].Models); diff != "" {
+		if diff := cmp.Diff(config.Models("qwen*", "llama*"), cfg.Upstreams[0].Models); diff != "" {
 			t.Errorf("models (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(map[string]string{"X-A": "a: b"}, cfg.Upstreams[0].Headers); diff != "" {

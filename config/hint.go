@@ -12,7 +12,7 @@ var liteLLMKeys = map[string]string{
 	"model_list":       "upstreams",
 	"litellm_params":   "the upstream entry itself (base_url, api_key, models)",
 	"api_base":         "base_url",
-	"model_name":       "models",
+	"model_name":       "models (a pattern, or an alias {name, model})",
 	"master_key":       "auth.keys",
 	"general_settings": "auth and loop",
 	"litellm_settings": "loop",
@@ -23,7 +23,7 @@ var liteLLMKeys = map[string]string{
 // key when one is a likely typo, the LiteLLM equivalent, or the full list.
 func suggest(key string, fields map[string]int) string {
 	if where, ok := liteLLMKeys[key]; ok {
-		return fmt.Sprintf(" (LiteLLM's %s is %s in toolstream; see config.example.yaml)", key, where)
+		return fmt.Sprintf(" (LiteLLM's %s is %s in toolstream; see docs/configuration.md#coming-from-litellm)", key, where)
 	}
 	names := make([]string, 0, len(fields))
 	for name := range fields {

@@ -179,6 +179,7 @@ var upstreamName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 func (v *validator) upstreams(c *Config) {
 	first := map[string]int{}
 	var names []string
+	aliases := map[string]string{}
 	for i := range c.Upstreams {
 		u := &c.Upstreams[i]
 		p := fmt.Sprintf("upstreams[%d]", i)
@@ -191,9 +192,7 @@ func (v *validator) upstreams(c *Config) {
 		if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/chat/completions") {
 			v.add(p+".base_url", "is the API root, e.g. http://127.0.0.1:11434/v1; toolstream appends /chat/completions itself")
 		}
-		for k, m := range u.Models {
-			v.pattern(fmt.Sprintf("%s.models[%d]", p, k), m)
-		}
+		v.models(p, u.Models, aliases)
 		v.oneOf(p+".tool_mode", u.ToolMode, ToolModeNative, ToolModeText, ToolModeAuto)
 		v.oneOf(p+".text_format", u.TextFormat, TextFormats...)
 		v.positiveDuration(p+".timeout", u.Timeout)
@@ -327,6 +326,34 @@ func (v *validator) headers(p string, h map[string]string) {
 			v.add(hp, "same header as %s (header names are case-insensitive)", other)
 		}
 		seen[strings.ToLower(name)] = name
+	}
+}
+
+// models checks one upstream's models entries. aliases maps each alias
+// name seen so far to where it is defined: a name defined twice would
+// leave which model a client gets to config order, unnoticed.
+func (v *validator) models(p string, models []Model, aliases map[string]string) {
+	for k, m := range models {
+		ep := fmt.Sprintf("%s.models[%d]", p, k)
+		if !m.IsAlias() {
+			// {name: x} without a model is the pattern x, as if
+			// written as a string.
+			v.pattern(ep, m.Name)
+			continue
+		}
+		switch {
+		case m.Name == "":
+			v.add(ep+".name", "required: the model name clients send, e.g. fast")
+		case !m.IsLiteral():
+			v.add(ep+".name", "an alias names one model; %q is a pattern", m.Name)
+		case aliases[m.Name] != "":
+			v.add(ep+".name", "alias %q is already defined at %s", m.Name, v.where(aliases[m.Name]))
+		default:
+			aliases[m.Name] = ep
+		}
+		if strings.ContainsAny(m.Model, `*?[\`) {
+			v.add(ep+".model", "must be the upstream's model id, not a pattern (got %q)", m.Model)
+		}
 	}
 }
 

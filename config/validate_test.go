@@ -99,6 +99,18 @@ func TestValidate(t *testing.T) {
 			`t.yaml:4:23: upstreams[0].models[1]: bad pattern "llama[3" (path.Match syntax: * any run, ? one character, [a-z] a class, \ escapes)`}},
 		{"models empty pattern", up + "    models: [\"\"]\n", nil, []string{
 			`t.yaml:4:14: upstreams[0].models[0]: empty pattern (want e.g. gpt-* or llama3.1:8b)`}},
+		{"alias without name", up + "    models: [{model: qwen2.5:7b}]\n", nil, []string{
+			`t.yaml:4:14: upstreams[0].models[0].name: required: the model name clients send, e.g. fast`}},
+		{"alias name a pattern", up + "    models: [{name: \"fast*\", model: qwen2.5:7b}]\n", nil, []string{
+			`t.yaml:4:21: upstreams[0].models[0].name: an alias names one model; "fast*" is a pattern`}},
+		{"alias model a pattern", up + "    models: [{name: fast, model: \"qwen*\"}]\n", nil, []string{
+			`t.yaml:4:34: upstreams[0].models[0].model: must be the upstream's model id, not a pattern (got "qwen*")`}},
+		{"alias defined twice", up + "    models: [{name: fast, model: a}]\n  - name: v\n    base_url: http://h/v1\n    models: [{name: fast, model: b}]\n", nil, []string{
+			`t.yaml:7:21: upstreams[1].models[0].name: alias "fast" is already defined at upstreams[0].models[0] at line 4`}},
+		{"alias a list", up + "    models: [[fast]]\n", nil, []string{
+			`t.yaml:4:14: upstreams[0].models[0]: want a model pattern like gpt-* or an alias like {name: fast, model: qwen2.5:7b}, got a list`}},
+		{"alias unknown key", up + "    models: [{name: fast, model_name: a}]\n", nil, []string{
+			`t.yaml:4:27: upstreams[0].models[0].model_name: unknown key (LiteLLM's model_name is models (a pattern, or an alias {name, model}) in toolstream; see docs/configuration.md#coming-from-litellm)`}},
 		{"tool_mode", up + "    tool_mode: nativ\n", nil, []string{
 			`t.yaml:4:16: upstreams[0].tool_mode: unknown value "nativ" (want native, text or auto)`}},
 		{"text_format", up + "    text_format: qwen\n", nil, []string{

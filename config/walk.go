@@ -105,6 +105,7 @@ var (
 	durationType = reflect.TypeFor[time.Duration]()
 	sizeType     = reflect.TypeFor[Size]()
 	rawJSONType  = reflect.TypeFor[json.RawMessage]()
+	modelType    = reflect.TypeFor[Model]()
 )
 
 // entryDefaults gives the starting value of a sequence entry, so that a
@@ -147,6 +148,18 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			v.SetBytes(js)
 		}
 		return
+	case modelType:
+		// A models entry is a pattern string, or an alias mapping.
+		if n.Kind == yaml.ScalarNode {
+			if s, ok := d.scalar(n, path, "a model pattern"); ok {
+				v.Set(reflect.ValueOf(Model{Name: s}))
+			}
+			return
+		}
+		if n.Kind != yaml.MappingNode {
+			d.errorf(n, path, "want a model pattern like gpt-* or an alias like {name: fast, model: qwen2.5:7b}, got a %s", kindName(n))
+			return
+		}
 	}
 	switch v.Kind() {
 	case reflect.String:

@@ -23,13 +23,13 @@ func TestDecodeProblems(t *testing.T) {
 		{"unknown key far from any", "colour: red\n", []string{
 			`t.yaml:1:1: colour: unknown key (want one of auth, default_upstream, listen, log, loop, max_request_bytes, mcp_servers, otel, shutdown_grace, storage, tools, upstreams, write_idle_timeout)`}},
 		{"LiteLLM key", "model_list: []\n", []string{
-			`t.yaml:1:1: model_list: unknown key (LiteLLM's model_list is upstreams in toolstream; see config.example.yaml)`}},
+			`t.yaml:1:1: model_list: unknown key (LiteLLM's model_list is upstreams in toolstream; see docs/configuration.md#coming-from-litellm)`}},
 		{"unknown auth key", "auth:\n  key: [a]\n", []string{
 			`t.yaml:2:3: auth.key: unknown key (did you mean keys?)`}},
 		{"unknown storage key", "storage:\n  dir: x\n", []string{
 			`t.yaml:2:3: storage.dir: unknown key (want one of audit_retention, backend, in_memory, path, turn_retention)`}},
 		{"unknown upstream key", up + "    api_base: http://x\n", []string{
-			`t.yaml:4:5: upstreams[0].api_base: unknown key (LiteLLM's api_base is base_url in toolstream; see config.example.yaml)`}},
+			`t.yaml:4:5: upstreams[0].api_base: unknown key (LiteLLM's api_base is base_url in toolstream; see docs/configuration.md#coming-from-litellm)`}},
 		{"unknown loop key", "loop:\n  max_round: 3\n", []string{
 			`t.yaml:2:3: loop.max_round: unknown key (did you mean max_rounds?)`}},
 		{"unknown tool key", tool + "    approvals: always\n", []string{

@@ -14,6 +14,9 @@ type Request struct {
 	Body []byte
 	// Model is the model the client asked for; every chunk carries it.
 	Model string
+	// UpstreamModel is the model the upstream is asked for, when an alias
+	// renamed it (see [Request.Rename]); empty otherwise.
+	UpstreamModel string
 	// Stream is the client's "stream".
 	Stream bool
 	// IncludeUsage is the client's stream_options.include_usage.
@@ -107,6 +110,38 @@ func ParseRequest(body []byte) (*Request, error) {
 		r.Overrides = o
 	}
 	return r, nil
+}
+
+// Rename asks the upstream for model instead of the one the client named
+// (an alias): the body sent upstream carries model, while every chunk and
+// answer the client reads still carries [Request.Model].
+func (r *Request) Rename(model string) {
+	if model == r.Model {
+		return
+	}
+	var p fastjson.Parser
+	v, err := p.ParseBytes(r.Body)
+	if err != nil { // cannot happen: ParseRequest parsed it
+		return
+	}
+	var a fastjson.Arena
+	v.Set("model", a.NewString(model))
+	r.Body = v.MarshalTo(nil)
+	r.UpstreamModel = model
+}
+
+// RenameAnswer sets a whole chat.completion's model to model: the answer
+// to an aliased request names the alias the client asked for. A body it
+// cannot read is returned as it is.
+func RenameAnswer(body []byte, model string) []byte {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(body)
+	if err != nil || v.Type() != fastjson.TypeObject || string(v.GetStringBytes("model")) == model {
+		return body
+	}
+	var a fastjson.Arena
+	v.Set("model", a.NewString(model))
+	return v.MarshalTo(nil)
 }
 
 // UpstreamBody returns the body to send upstream for a turn without server

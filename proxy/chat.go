@@ -29,7 +29,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		return err
 	}
 	st := s.stateOf(c)
-	up, err := st.route(req.Model)
+	up, target, err := st.route(req.Model)
 	var mnf *modelNotFound
 	if errors.As(err, &mnf) {
 		s.log.LogAttrs(c.Request().Context(), slog.LevelWarn, "no upstream for model", slog.String("model", req.Model),
@@ -38,6 +38,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	req.Rename(target)
 	turn, err := s.newTurn(st, req, up, c.Request().Header)
 	if err != nil {
 		return err
@@ -252,6 +253,17 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 			return &upstreamFailure{upstream: up.cfg.Name, err: err}
 		}
 		src = bytes.NewReader(loop.ThinkAnswer(b))
+	}
+	if req.UpstreamModel != "" {
+		// An alias: the client reads back the name it asked for.
+		b, err := io.ReadAll(src)
+		if err != nil {
+			if ctx.Err() != nil {
+				return up.ctxErr(ctx)
+			}
+			return &upstreamFailure{upstream: up.cfg.Name, err: err}
+		}
+		src = bytes.NewReader(loop.RenameAnswer(b, req.Model))
 	}
 	h := c.Response().Header()
 	h.Set("Content-Type", resp.Header.Get("Content-Type"))

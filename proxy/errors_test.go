@@ -46,10 +46,10 @@ func withKeys(keys ...config.Secret) func(*config.Config) {
 // HTTP status with OpenAI's error body.
 func TestErrorShapes(t *testing.T) {
 	noDefault := func(c *config.Config) {
-		c.Upstreams[0].Models = []string{"gpt-*"}
+		c.Upstreams[0].Models = config.Models("gpt-*")
 		second := c.Upstreams[0]
 		second.Name = "other"
-		second.Models = []string{"claude-*"}
+		second.Models = config.Models("claude-*")
 		c.Upstreams = append(c.Upstreams, second)
 	}
 	tests := []struct {

@@ -183,9 +183,9 @@ func TestClientBadRequests(t *testing.T) {
 	// With one upstream every model goes to it; with two, a model that
 	// matches neither is nobody's.
 	onlyGPT := func(c *config.Config) {
-		c.Upstreams[0].Models = []string{"gpt-*"}
+		c.Upstreams[0].Models = config.Models("gpt-*")
 		other := c.Upstreams[0]
-		other.Name, other.Models = "other", []string{"claude-*"}
+		other.Name, other.Models = "other", config.Models("claude-*")
 		c.Upstreams = append(c.Upstreams, other)
 	}
 	for _, tc := range []struct {

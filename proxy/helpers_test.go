@@ -43,7 +43,7 @@ func newEnv(t *testing.T, rounds []upstreamtest.Round, mutate func(*config.Confi
 	u.Name = "up"
 	u.BaseURL = up.URL
 	u.APIKey = "upstream-key"
-	u.Models = []string{"*"}
+	u.Models = config.Models("*")
 	cfg.Upstreams = []config.Upstream{u}
 	if mutate != nil {
 		mutate(&cfg)

@@ -56,7 +56,7 @@ func (h *logRecords) find(msg string) []map[string]string {
 func upstreamConfig(url string) *config.Config {
 	cfg := config.Default()
 	u := config.DefaultUpstreamEntry()
-	u.Name, u.BaseURL, u.Models = "up", url, []string{"*"}
+	u.Name, u.BaseURL, u.Models = "up", url, config.Models("*")
 	cfg.Upstreams = []config.Upstream{u}
 	return &cfg
 }

@@ -17,7 +17,8 @@ import (
 // upstream leaves its models out rather than failing the list.
 const modelsTimeout = 5 * time.Second
 
-// models is GET /v1/models: the literal entries of upstreams[].models, plus
+// models is GET /v1/models: the literal entries and alias names of
+// upstreams[].models, plus
 // each upstream's own model ids that match its patterns (SPEC §3), in
 // config order, each id once.
 func (s *Server) models(c echo.Context) error {
@@ -43,9 +44,9 @@ func (s *Server) models(c echo.Context) error {
 	}
 	for i, u := range upstreams {
 		for _, m := range u.cfg.Models {
-			if isLiteral(m) {
-				obj, _ := json.Marshal(map[string]any{"id": m, "object": "model", "created": 0, "owned_by": u.cfg.Name})
-				add(m, obj)
+			if m.IsLiteral() {
+				obj, _ := json.Marshal(map[string]any{"id": m.Name, "object": "model", "created": 0, "owned_by": u.cfg.Name})
+				add(m.Name, obj)
 			}
 		}
 		for _, obj := range listed[i] {

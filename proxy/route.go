@@ -3,6 +3,8 @@ package proxy
 import (
 	"path"
 	"strings"
+
+	"github.com/toolstream/toolstream/config"
 )
 
 // globMatch matches a model against a prepared pattern. Model names often
@@ -14,33 +16,40 @@ func globMatch(prepared, model string) bool {
 	return ok
 }
 
-// preparePatterns turns config globs into patterns for globMatch.
-func preparePatterns(models []string) []string {
-	out := make([]string, len(models))
-	for i, m := range models {
-		out[i] = strings.ReplaceAll(m, "/", "\x00")
+// preparePatterns turns the pattern entries of a models list into
+// patterns for globMatch, and maps its aliases to the models they stand
+// for.
+func preparePatterns(models []config.Model) (patterns []string, aliases map[string]string) {
+	for _, m := range models {
+		if m.IsAlias() {
+			if aliases == nil {
+				aliases = map[string]string{}
+			}
+			aliases[m.Name] = m.Model
+			continue
+		}
+		patterns = append(patterns, strings.ReplaceAll(m.Name, "/", "\x00"))
 	}
-	return out
+	return patterns, aliases
 }
 
-// isLiteral reports whether a models entry names one model rather than a
-// pattern; literal entries are listed by GET /v1/models.
-func isLiteral(pattern string) bool {
-	return !strings.ContainsAny(pattern, `*?[\`)
-}
-
-// route picks the upstream for a model: the first whose patterns match, in
-// config order, else the default upstream.
-func (st *state) route(model string) (*upstream, error) {
+// route picks the upstream for a model: the first upstream, in config
+// order, with an alias of that name or a pattern matching it, else the
+// default upstream. target is the model id to send upstream: the alias's
+// model, or the model as asked.
+func (st *state) route(model string) (u *upstream, target string, err error) {
 	for _, u := range st.upstreams {
+		if m, ok := u.aliases[model]; ok {
+			return u, m, nil
+		}
 		for _, p := range u.patterns {
 			if globMatch(p, model) {
-				return u, nil
+				return u, model, nil
 			}
 		}
 	}
 	if st.def != nil {
-		return st.def, nil
+		return st.def, model, nil
 	}
-	return nil, &modelNotFound{model: model}
+	return nil, model, &modelNotFound{model: model}
 }

@@ -18,7 +18,7 @@ import (
 
 func TestModels(t *testing.T) {
 	e := newEnv(t, nil, func(c *config.Config) {
-		c.Upstreams[0].Models = []string{"qwen*", "llama3.1:8b", "meta-llama/*"}
+		c.Upstreams[0].Models = config.Models("qwen*", "llama3.1:8b", "meta-llama/*")
 	})
 	e.up.SetModels("qwen2.5:7b", "mistral:7b", "llama3.1:8b", "meta-llama/Llama-3.1-8B")
 	resp := e.do(t, http.MethodGet, "/v1/models", "")
@@ -53,7 +53,7 @@ func TestModels(t *testing.T) {
 func TestModelsUpstreamDown(t *testing.T) {
 	e := newEnv(t, nil, func(c *config.Config) {
 		c.Upstreams[0].BaseURL = "http://127.0.0.1:1/v1"
-		c.Upstreams[0].Models = []string{"gpt-4o", "gpt-*"}
+		c.Upstreams[0].Models = config.Models("gpt-4o", "gpt-*")
 	})
 	resp := e.do(t, http.MethodGet, "/v1/models", "")
 	body := readAll(t, resp)
@@ -66,9 +66,9 @@ func TestRouting(t *testing.T) {
 	a := upstreamtest.New(okRound)
 	defer a.Close()
 	e := newEnv(t, []upstreamtest.Round{okRound}, func(c *config.Config) {
-		c.Upstreams[0].Models = []string{"gpt-*"}
+		c.Upstreams[0].Models = config.Models("gpt-*")
 		other := config.DefaultUpstreamEntry()
-		other.Name, other.BaseURL, other.Models = "a", a.URL, []string{"deepseek/*"}
+		other.Name, other.BaseURL, other.Models = "a", a.URL, config.Models("deepseek/*")
 		c.Upstreams = append(c.Upstreams, other)
 		c.DefaultUpstream = "up"
 	})

@@ -43,8 +43,10 @@ type upstream struct {
 	base   *url.URL
 	client *http.Client
 	log    *slog.Logger
-	// patterns are cfg.Models prepared for [globMatch].
+	// patterns are cfg.Models' patterns prepared for [globMatch]; aliases
+	// maps its alias names to the models they stand for.
 	patterns []string
+	aliases  map[string]string
 	// maxEvent bounds one SSE event read from the stream.
 	maxEvent int
 	// keyHint says where the upstream's key is configured, for the error
@@ -80,6 +82,7 @@ func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream
 		ResponseHeaderTimeout: cfg.HeaderTimeout,
 		ExpectContinueTimeout: time.Second,
 	}
+	patterns, aliases := preparePatterns(cfg.Models)
 	return &upstream{
 		cfg:  cfg,
 		base: base,
@@ -87,7 +90,8 @@ func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream
 		// context carries upstreams[].timeout instead.
 		client:    &http.Client{Transport: tr},
 		log:       log,
-		patterns:  preparePatterns(cfg.Models),
+		patterns:  patterns,
+		aliases:   aliases,
 		maxEvent:  maxEvent,
 		retryBase: 250 * time.Millisecond,
 		sleep:     sleepCtx,

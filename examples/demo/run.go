@@ -59,7 +59,7 @@ func Run(ctx context.Context, opts Options) error {
 	up := config.DefaultUpstreamEntry()
 	// The model lists itself, so /v1/models shows it to any client.
 	model.SetModels(modelName)
-	up.Name, up.BaseURL, up.Models = "scripted", model.URL, []string{"*"}
+	up.Name, up.BaseURL, up.Models = "scripted", model.URL, config.Models("*")
 	up.ToolMode, up.TextFormat = config.ToolModeText, config.TextFormatHermes
 	cfg.Upstreams = []config.Upstream{up}
 	cfg.Tools = taskboard.Tools(boardURL, secret)
