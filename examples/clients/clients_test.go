@@ -1,7 +1,7 @@
 // Package clients_test runs the client examples of this directory against
-// the demo: the official OpenAI SDK and the AI SDK from npm, and curl, each
-// sending the demo's conversation to a real proxy and printing what it
-// read.
+// the demo: the official OpenAI SDK, the AI SDK and LangChain JS from npm,
+// and curl, each sending the demo's conversation to a real proxy and
+// printing what it read.
 package clients_test
 
 import (
@@ -60,6 +60,11 @@ func TestClients(t *testing.T) {
 		{"ai-sdk", "ai-sdk.mjs", nil, text, "▸ create_task ✓ "},
 		{"ai-sdk expanded", "ai-sdk.mjs", []string{"-e"}, append(text,
 			`    arguments  {"title":"Renew my passport","due":"`,
+			`    result     {"id":`,
+		), "▾ create_task ✓ "},
+		{"langchain", "langchain.mjs", nil, text, "▸ create_task ✓ "},
+		{"langchain expanded", "langchain.mjs", []string{"--expand"}, append(text,
+			`    arguments  {"title":"Call the plumber","due":"`,
 			`    result     {"id":`,
 		), "▾ create_task ✓ "},
 	}
