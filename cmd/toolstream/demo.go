@@ -12,19 +12,19 @@ import (
 	"github.com/toolstream/toolstream/examples/demo"
 )
 
-// runDemo runs the scripted conversation of SPEC §1 and prints what the client
-// sees.
+// runDemo runs the scripted conversation and prints what the client sees.
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	raw := fs.Bool("raw", false, "print the raw SSE lines instead of the readable rendering")
 	listen := fs.String("listen", "", "keep the proxy serving on this address after the conversation (e.g. 127.0.0.1:8080)")
+	toolsFile := fs.String("tools", "", "call the tools of this config file instead of running the example tool servers")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := demo.Run(ctx, demo.Options{Out: stdout, Raw: *raw, Listen: *listen}); err != nil {
+	if err := demo.Run(ctx, demo.Options{Out: stdout, Raw: *raw, Listen: *listen, ToolsFile: *toolsFile}); err != nil {
 		fmt.Fprintln(stderr, "toolstream demo:", err)
 		return exitFail
 	}

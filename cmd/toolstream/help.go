@@ -29,21 +29,26 @@ accepting and lets open streams finish for shutdown_grace.
 
 Exit codes: 0 stopped by a signal, 1 config or runtime error, 2 usage error.
 `,
-	"demo": `toolstream demo [-raw] [-listen ADDR]
+	"demo": `toolstream demo [-raw] [-listen ADDR] [-tools FILE]
 
-Run a scripted model, an example task board (as webhook tools) and the
-proxy on loopback, send one conversation ("Create three tasks for
-tomorrow…") and print what the client sees as it arrives. Needs nothing
-else: no model server, no config file.
+Run a scripted model, the example tool servers (tasks, kanban, avatar) as
+webhook tools and the proxy on loopback, send one conversation ("Create
+three tasks for tomorrow…") and print what the client sees as it arrives.
+Needs nothing else: no model server, no config file.
 
 Flags:
   -raw           print the raw SSE lines instead of the readable rendering.
                    toolstream demo -raw
   -listen ADDR   keep the proxy serving on ADDR after the conversation, so
                  you can point curl or an SDK at it: the scripted model is
-                 listed in /v1/models as demo-model, runs the task script
-                 when asked for tasks and answers other prompts plainly.
+                 listed in /v1/models as demo-model; asked for tasks, a
+                 kanban card or a wave, it calls those tools, and it
+                 answers other prompts plainly.
                    toolstream demo -listen 127.0.0.1:8080
+  -tools FILE    call the tools of this config file (only its tools: key is
+                 used) instead of running the example tool servers, e.g.
+                 the ones go run ./examples/tools/serve starts.
+                   toolstream demo -tools examples/tools/toolstream.yaml -listen 127.0.0.1:8080
 
 Exit codes: 0 done (or stopped with Ctrl-C), 1 error, 2 usage error.
 `,
@@ -56,7 +61,7 @@ file:line:col. Use it before a deploy or a reload (SIGHUP).
 Flags:
   -config FILE   the config file; the same as the plain argument FILE.
                  Environment: TOOLSTREAM_CONFIG.
-                   toolstream check examples/taskboard/toolstream.yaml
+                   toolstream check examples/tools/toolstream.yaml
 
 Exit codes: 0 the file is valid, 1 it has problems, 2 usage error.
 `,

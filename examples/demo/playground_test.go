@@ -6,10 +6,16 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolstream/toolstream/examples/tools"
 )
 
 // lockedBuffer is a bytes.Buffer the demo writes to while the test reads.
@@ -31,9 +37,65 @@ func (l *lockedBuffer) String() string {
 }
 
 // TestPlayground is demo -listen as a user points a client at it: the
-// model is listed, a prompt without tasks gets a short plain answer and no
-// tool activity, and one asking for tasks runs the task script.
+// model is listed, a prompt with no script gets a short plain answer and
+// no tool activity, and the task, kanban and avatar prompts each run their
+// script against the example tool servers.
 func TestPlayground(t *testing.T) {
+	base := startPlayground(t, Options{})
+	if got := get(t, base+"/models"); !strings.Contains(got, `"id":"demo-model"`) {
+		t.Errorf("/v1/models = %s, want demo-model listed", got)
+	}
+	for _, tc := range []struct {
+		prompt string
+		want   string
+		tools  []string // the tools the turn runs, in order
+	}{
+		{"Say hello", "scripted demo model", nil},
+		{"What's the weather like?", "ask me to create some tasks", nil},
+		{"Put a dentist appointment on my task board", "Done! I created 3 tasks", []string{"create_task", "create_task", "create_task"}},
+		{"Add a card 'Fix the login page' to the kanban board", `Done: \"Fix the login page\" is card #1 in the todo column`, []string{"create_card"}},
+		{"Wave at me", "It's good to see you.", []string{"expression", "motion"}},
+	} {
+		ask(t, base, tc.prompt, tc.want, tc.tools)
+	}
+}
+
+// TestPlaygroundToolsFile is the demo in front of tool servers the user
+// started: with -tools, the scripted model's calls reach the servers the
+// file names, and nothing runs in-process.
+func TestPlaygroundToolsFile(t *testing.T) {
+	var servers tools.Servers
+	cfg := string(tools.Config)
+	for _, s := range servers.Handlers(tools.DefaultSecret, nil) {
+		srv := httptest.NewServer(s.Handler)
+		t.Cleanup(srv.Close)
+		cfg = strings.ReplaceAll(cfg, "http://"+s.Addr+"/", srv.URL+"/")
+	}
+	file := filepath.Join(t.TempDir(), "toolstream.yaml")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := startPlayground(t, Options{ToolsFile: file})
+	ask(t, base, "Add a card 'Water the plants' to the kanban board", "Water the plants", []string{"create_card"})
+	ask(t, base, "Wave at me", "good to see you", []string{"expression", "motion"})
+	// The demo's own conversation ran first: three tasks, then one more.
+	ask(t, base, "Put a dentist appointment on my task board", "Done! I created 3 tasks", []string{"create_task", "create_task", "create_task"})
+
+	if got := servers.Kanban.Cards(); len(got) != 1 || got[0].Title != "Water the plants" {
+		t.Errorf("the kanban server holds %+v, want the card", got)
+	}
+	if got := servers.Avatar.Done(); strings.Join(got, ",") != "expression:smile,motion:wave" {
+		t.Errorf("the avatar server did %v", got)
+	}
+	if got := servers.Tasks.Tasks(); len(got) != 6 {
+		t.Errorf("the task server holds %d tasks, want 6 (the demo's three, then three more)", len(got))
+	}
+}
+
+// startPlayground runs the demo with -listen until the test ends and
+// returns its API base URL.
+func startPlayground(t *testing.T, opts Options) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -43,13 +105,14 @@ func TestPlayground(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &lockedBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{Out: out, Listen: addr}) }()
-	defer func() {
+	opts.Out, opts.Listen = out, addr
+	go func() { done <- Run(ctx, opts) }()
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("demo: %v", err)
 		}
-	}()
+	})
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(out.String(), "keeps serving") {
 		if time.Now().After(deadline) {
@@ -57,39 +120,40 @@ func TestPlayground(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	base := "http://" + addr + "/v1"
+	return "http://" + addr + "/v1"
+}
 
-	if got := get(t, base+"/models"); !strings.Contains(got, `"id":"demo-model"`) {
-		t.Errorf("/v1/models = %s, want demo-model listed", got)
+// ask sends one prompt and checks the stream completed, the model
+// said want, and the turn ran exactly the tools given, each ok.
+func ask(t *testing.T, base, prompt, want string, ran []string) {
+	t.Helper()
+	body := `{"model":"demo-model","stream":true,"messages":[{"role":"user","content":"` + prompt + `"}]}`
+	resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		prompt string
-		want   string
-		tools  bool
-	}{
-		{"Say hello", "scripted demo model", false},
-		{"What's the weather like?", "ask me to create some tasks", false},
-		{"Put a dentist appointment on my task board", "Done! I created 3 tasks", true},
-	} {
-		body := `{"model":"demo-model","stream":true,"messages":[{"role":"user","content":"` + tc.prompt + `"}]}`
-		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	got := string(b)
+	if !strings.HasSuffix(got, "data: [DONE]\n\n") {
+		t.Errorf("%q: the stream did not complete:\n%s", prompt, got)
+	}
+	if text := joinContent(got); !strings.Contains(text, want) {
+		t.Errorf("%q: the model said %q, want it to say %q", prompt, text, want)
+	}
+	var tools []string
+	for _, m := range finishedRE.FindAllStringSubmatch(got, -1) {
+		if m[2] != "ok" {
+			t.Errorf("%q: %s finished %s", prompt, m[1], m[2])
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		got := string(b)
-		if !strings.HasSuffix(got, "data: [DONE]\n\n") {
-			t.Errorf("%q: the stream did not complete:\n%s", tc.prompt, got)
-		}
-		if text := joinContent(got); !strings.Contains(text, tc.want) {
-			t.Errorf("%q: the model said %q, want it to say %q", tc.prompt, text, tc.want)
-		}
-		if ran := strings.Contains(got, `"tool.started"`); ran != tc.tools {
-			t.Errorf("%q: tools ran = %v, want %v", tc.prompt, ran, tc.tools)
-		}
+		tools = append(tools, m[1])
+	}
+	if strings.Join(tools, ",") != strings.Join(ran, ",") {
+		t.Errorf("%q: ran %v, want %v", prompt, tools, ran)
 	}
 }
+
+var finishedRE = regexp.MustCompile(`"event":"tool.finished","call_id":"[^"]*","name":"([^"]*)","round":\d+,"status":"([^"]*)"`)
 
 func get(t *testing.T, url string) string {
 	t.Helper()

@@ -8,11 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/examples/taskboard"
+	"github.com/toolstream/toolstream/examples/tools"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
@@ -31,16 +32,18 @@ type Options struct {
 	Listen string
 	// Log receives the proxy's log lines; nil discards them.
 	Log *slog.Logger
+	// ToolsFile, when set, is a config file whose tools the demo uses
+	// instead of running the example tool servers itself: the scripted
+	// model then calls tool servers the user started. Its other keys are
+	// not used.
+	ToolsFile string
 }
-
-// secret signs the demo's webhook calls, as a real deployment would.
-const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 // Prompt is the conversation the demo sends.
 const Prompt = "Create three tasks for tomorrow: buy groceries, call the plumber and renew my passport. Then tell me what you did."
 
-// Run starts the scripted model, the task board and the proxy on loopback,
-// sends the conversation and prints the stream.
+// Run starts the scripted model, the example tool servers and the proxy on
+// loopback, sends the conversation and prints the stream.
 func Run(ctx context.Context, opts Options) error {
 	if opts.Out == nil {
 		opts.Out = io.Discard
@@ -48,12 +51,26 @@ func Run(ctx context.Context, opts Options) error {
 	model := upstreamtest.NewFunc(script)
 	defer model.Close()
 
-	board := &taskboard.Board{Secret: secret}
-	boardURL, stopBoard, err := serve(board, "127.0.0.1:0")
-	if err != nil {
-		return err
+	var (
+		servers  *tools.Servers
+		toolCfgs []config.Tool
+	)
+	if opts.ToolsFile != "" {
+		file, err := config.Load(opts.ToolsFile)
+		if err != nil {
+			return err
+		}
+		toolCfgs = file.Tools
+	} else {
+		servers = &tools.Servers{}
+		var stop func()
+		var err error
+		toolCfgs, stop, err = startTools(servers)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
-	defer stopBoard()
 
 	cfg := config.Default()
 	up := config.DefaultUpstreamEntry()
@@ -62,7 +79,7 @@ func Run(ctx context.Context, opts Options) error {
 	up.Name, up.BaseURL, up.Models = "scripted", model.URL, config.Models("*")
 	up.ToolMode, up.TextFormat = config.ToolModeText, config.TextFormatHermes
 	cfg.Upstreams = []config.Upstream{up}
-	cfg.Tools = taskboard.Tools(boardURL, secret)
+	cfg.Tools = toolCfgs
 	cfg.Storage.InMemory = true
 	if opts.Listen != "" {
 		cfg.Listen = opts.Listen
@@ -91,22 +108,64 @@ func Run(ctx context.Context, opts Options) error {
 	defer stopProxy()
 
 	out := opts.Out
-	fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes), the example task board as webhook tools, and the proxy, all on loopback.\n")
+	if servers != nil {
+		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes), the example tool servers (tasks, kanban, avatar) as webhook tools, and the proxy, all on loopback.\n")
+	} else {
+		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes) and the proxy on loopback, calling the %d tools of %s.\n", len(toolCfgs), opts.ToolsFile)
+	}
 	fmt.Fprintf(out, "POST %s/chat/completions  stream: true\n\n", proxyURL)
 	if err := converse(ctx, out, proxyURL, opts.Raw); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nThe task board now holds:\n")
-	for _, t := range board.Tasks() {
-		fmt.Fprintf(out, "  #%d %s (due %s, priority %d)\n", t.ID, t.Title, t.Due, t.Priority)
+	if servers != nil {
+		fmt.Fprintf(out, "\nThe task list now holds:\n")
+		for _, t := range servers.Tasks.Tasks() {
+			fmt.Fprintf(out, "  #%d %s (due %s, priority %d)\n", t.ID, t.Title, t.Due, t.Priority)
+		}
 	}
 	if opts.Listen == "" {
 		return nil
 	}
 	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop). Try:\n", proxyURL)
-	fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Put a dentist appointment on my task board\"}]}'\n", proxyURL)
+	for _, prompt := range []string{"Put a dentist appointment on my task board", "Add a card 'Fix the login page' to the kanban board", "Wave at me"} {
+		fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}'\n", proxyURL, prompt)
+	}
 	<-ctx.Done()
 	return nil
+}
+
+// startTools serves the example tool servers on free loopback ports and
+// returns their tools as the example config registers them, pointed at
+// those ports.
+func startTools(servers *tools.Servers) ([]config.Tool, func(), error) {
+	cfg, err := config.Parse("examples/tools/toolstream.yaml", tools.Config, func(string) (string, bool) { return "", false })
+	if err != nil {
+		return nil, nil, err
+	}
+	var stops []func()
+	stop := func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	at := map[string]string{}
+	for _, s := range servers.Handlers(tools.DefaultSecret, nil) {
+		u, st, err := serve(s.Handler, "127.0.0.1:0")
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		stops = append(stops, st)
+		at[s.Addr] = strings.TrimPrefix(u, "http://")
+	}
+	for i := range cfg.Tools {
+		w := cfg.Tools[i].Webhook
+		if u, err := url.Parse(w.URL); err == nil && at[u.Host] != "" {
+			u.Host = at[u.Host]
+			w.URL = u.String()
+		}
+	}
+	return cfg.Tools, stop, nil
 }
 
 // serve runs h on addr and returns its base URL and a stop function.
