@@ -317,7 +317,7 @@ func fromEcho(he *echo.HTTPError) apiError {
 	}
 	switch he.Code {
 	case http.StatusNotFound:
-		return apiError{Status: he.Code, Type: "invalid_request_error", Code: "unknown_url", Message: "Unknown request URL. See the toolstream README for the routes it serves."}
+		return apiError{Status: he.Code, Type: "invalid_request_error", Code: "unknown_url", Message: "Unknown request URL. See docs/http-api.md in the toolstream repository for the routes it serves."}
 	case http.StatusMethodNotAllowed:
 		return apiError{Status: he.Code, Type: "invalid_request_error", Code: "method_not_allowed", Message: msg}
 	case http.StatusRequestEntityTooLarge:

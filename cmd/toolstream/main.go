@@ -15,8 +15,10 @@ const usage = `toolstream — an OpenAI-compatible proxy that runs tools for you
 
 Usage:
   toolstream serve [FILE] [-listen ADDR]     run the proxy with FILE (default ./toolstream.yaml)
-  toolstream demo [-raw] [-listen ADDR]      run a scripted conversation through the proxy;
-                                             -raw prints the SSE lines, -listen keeps it serving
+  toolstream demo [-raw] [-listen ADDR] [-tools FILE]
+                                             run a scripted conversation through the proxy;
+                                             -raw prints the SSE lines, -listen keeps it serving,
+                                             -tools calls the tool servers FILE names
   toolstream check [FILE]                    validate a config; print every problem as file:line:col
   toolstream health [FILE] [-listen ADDR] [-timeout D]
                                              ask a running proxy's /healthz; exit 0 on 200
