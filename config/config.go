@@ -1,5 +1,5 @@
 // Package config loads, expands, defaults and validates toolstream's YAML
-// configuration (SPEC §2). It is pure data and errors: it imports none of
+// configuration (docs/configuration.md). It is pure data and errors: it imports none of
 // toolstream's other packages and does no network or disk I/O beyond reading
 // the file it is given.
 package config
@@ -55,7 +55,7 @@ type Config struct {
 	File string `yaml:"-"`
 }
 
-// Auth configures who may call the proxy (SPEC §3).
+// Auth configures who may call the proxy (docs/http-api.md).
 type Auth struct {
 	// Keys are the client keys, plain or "sha256:<64 hex>". Empty entries
 	// (an unset ${VAR:-}) are ignored. No keys means open, which is only
@@ -71,7 +71,7 @@ type Auth struct {
 	Metrics string `yaml:"metrics"`
 }
 
-// Storage configures the storage backend (SPEC §8).
+// Storage configures the storage backend (docs/operations.md).
 type Storage struct {
 	// Backend names the storage backend: [BackendBadger] (default), an
 	// embedded database for one process. [BackendPostgres], shared by
@@ -94,20 +94,20 @@ const (
 	BackendPostgres = "postgres"
 )
 
-// Tool modes (SPEC §4).
+// Tool modes (docs/tool-calls.md).
 const (
 	ToolModeNative = "native"
 	ToolModeText   = "text"
 	ToolModeAuto   = "auto"
 )
 
-// Text formats (SPEC §5).
+// Text formats (docs/tool-calls.md).
 const (
 	TextFormatXML         = "xml"
 	TextFormatToolRequest = "tool_request"
 	TextFormatHermes      = "hermes"
 	TextFormatJSON        = "json"
-	// The model-family dialects of SPEC §5 "More dialects".
+	// The model-family dialects of docs/tool-calls.md.
 	TextFormatQwen3Coder = "qwen3_coder"
 	TextFormatLlama3JSON = "llama3_json"
 	TextFormatPythonic   = "pythonic"
@@ -128,7 +128,7 @@ var TextFormats = []string{
 	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM, TextFormatAuto,
 }
 
-// Display modes (SPEC §6).
+// Display modes (docs/stream.md).
 const (
 	DisplayEvents   = "events"
 	DisplayMarkdown = "markdown"
@@ -159,7 +159,7 @@ type Upstream struct {
 	// prompt (Qwen3 thinking, DeepSeek-R1 distills, QwQ), so the reply
 	// writes only the closing </think>: its content up to the first
 	// </think> is reasoning, relayed as delta.reasoning_content, and no
-	// call in it runs (SPEC §5). Default false.
+	// call in it runs (docs/tool-calls.md). Default false.
 	ImplicitThink bool `yaml:"implicit_think"`
 	// Timeout bounds a whole round, from request to last byte.
 	// Default 10m.
@@ -177,7 +177,7 @@ type Upstream struct {
 	Headers map[string]string `yaml:"headers"`
 }
 
-// Loop tunes the tool loop (SPEC §2 loop).
+// Loop tunes the tool loop (docs/configuration.md, loop).
 type Loop struct {
 	// MaxRounds bounds upstream rounds per turn, the last included; the
 	// last round is sent without tools. Default 8; minimum 1.
@@ -208,7 +208,7 @@ type Loop struct {
 	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
 }
 
-// Tool is one server tool registered in the file (SPEC §7).
+// Tool is one server tool registered in the file (docs/webhooks.md).
 type Tool struct {
 	// Name is what the model calls; [a-zA-Z0-9_-]{1,64}, unique.
 	Name string `yaml:"name"`
@@ -229,7 +229,7 @@ type Tool struct {
 	Redact []string `yaml:"redact"`
 }
 
-// Webhook is an HTTP executor (SPEC §7).
+// Webhook is an HTTP executor (docs/webhooks.md).
 type Webhook struct {
 	// URL receives POST requests. Required, http or https.
 	URL string `yaml:"url"`
@@ -242,7 +242,7 @@ type Webhook struct {
 	Timeout time.Duration `yaml:"timeout"`
 }
 
-// MCPServer is an MCP server whose tools become server tools (SPEC §11):
+// MCPServer is an MCP server whose tools become server tools (docs/mcp.md):
 // a process spoken to over stdio (Command), or a streamable HTTP endpoint
 // (URL); exactly one of the two.
 type MCPServer struct {
@@ -287,7 +287,7 @@ type MCPOverride struct {
 	Redact []string `yaml:"redact"`
 }
 
-// Log configures logging (SPEC §10).
+// Log configures logging (docs/operations.md).
 type Log struct {
 	// Format is text (default) or json.
 	Format string `yaml:"format"`

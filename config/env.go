@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// expand replaces ${VAR} and ${VAR:-default} in one scalar value (SPEC §2).
+// expand replaces ${VAR} and ${VAR:-default} in one scalar value (docs/configuration.md).
 //
 // It runs on the text of scalar nodes after YAML parsing, never on the raw
 // file and never on keys, so an environment value containing ":", "#" or a

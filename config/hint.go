@@ -7,7 +7,7 @@ import (
 )
 
 // liteLLMKeys maps keys of a LiteLLM proxy config, the file most users
-// arrive with (LIBRARIES §3.6), to where the same thing lives here.
+// arrive with, to where the same thing lives here.
 var liteLLMKeys = map[string]string{
 	"model_list":       "upstreams",
 	"litellm_params":   "the upstream entry itself (base_url, api_key, models)",

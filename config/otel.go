@@ -1,6 +1,6 @@
 package config
 
-// Otel configures OpenTelemetry tracing (SPEC §10): a span per turn, per
+// Otel configures OpenTelemetry tracing (docs/operations.md): a span per turn, per
 // round and per tool call, with the GenAI semantic-convention attributes,
 // under a span per HTTP request. Off by default; while off no tracer
 // exists and the turn path records nothing.

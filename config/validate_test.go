@@ -17,7 +17,7 @@ const (
 	tool = "tools:\n  - name: t\n    webhook: {url: \"http://h/\"}\n"
 )
 
-// TestValidate has one case per rule of SPEC §2: each breaks it once and
+// TestValidate has one case per rule of docs/configuration.md: each breaks it once and
 // pins the whole message, its path and its line:col.
 func TestValidate(t *testing.T) {
 	t.Parallel()

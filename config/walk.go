@@ -109,7 +109,7 @@ var (
 )
 
 // entryDefaults gives the starting value of a sequence entry, so that a
-// key left out of one upstream or tool keeps its default (SPEC §2).
+// key left out of one upstream or tool keeps its default (docs/configuration.md).
 var entryDefaults = map[reflect.Type]func() reflect.Value{
 	reflect.TypeFor[Upstream]():  func() reflect.Value { return reflect.ValueOf(DefaultUpstreamEntry()) },
 	reflect.TypeFor[Tool]():      func() reflect.Value { return reflect.ValueOf(DefaultToolEntry()) },
@@ -220,7 +220,7 @@ func (d *decoder) scalar(n *yaml.Node, path, want string) (string, bool) {
 		return e.value, e.ok
 	}
 	if name, ok := strings.CutPrefix(n.Value, "os.environ/"); ok {
-		// LiteLLM's secret syntax (LIBRARIES §3.6): taken literally it
+		// LiteLLM's secret syntax: taken literally it
 		// would become the key itself, so say what to write instead.
 		d.errorf(n, path, "%q is LiteLLM syntax; write ${%s}", n.Value, name)
 		d.expanded[n] = expansion{}
@@ -388,7 +388,7 @@ func kindName(n *yaml.Node) string {
 	}
 }
 
-// join appends a key to a path in SPEC notation: "loop" + "keepalive".
+// join appends a key to a path in the configuration reference's notation: "loop" + "keepalive".
 func join(path, key string) string {
 	if path == "" {
 		return key

@@ -26,7 +26,7 @@ type message struct {
 // (go-openai would drop both); toolstream only touches stream,
 // stream_options, its own extension field and messages.
 //
-// Text mode (SPEC §4): the tools are taught in a section merged into the
+// Text mode (docs/tool-calls.md): the tools are taught in a section merged into the
 // client's system message (or a new one), and each earlier round follows
 // the client's messages as the model's own text, markup included, then one
 // result_role message with that round's results.
@@ -112,9 +112,9 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 
 // messages renders a finished round for the upstream. Text mode: the
 // model's text as written, then one result_role message with every result
-// (SPEC §5); lastNote adds that no tools are left. Native mode: the
+// (docs/tool-calls.md); lastNote adds that no tools are left. Native mode: the
 // assistant message with its tool_calls, then one role "tool" message per
-// result (SPEC §4).
+// result (docs/tool-calls.md).
 func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 	if !rec.native {
 		fb := textmode.Feedback(tr.t.Format, rec.results)
@@ -161,7 +161,7 @@ func toolContent(r toolhost.Result) string {
 }
 
 // addServerTools merges the server tools into the request's tools, after
-// the client's own (SPEC §4 native).
+// the client's own (docs/tool-calls.md, native mode).
 func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
 	var defs []openai.Tool
 	for _, t := range tr.t.Tools {

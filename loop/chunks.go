@@ -131,7 +131,7 @@ func (s *stream) sendFinish(reason string) error {
 }
 
 // sendExtension writes a chunk with an empty delta and toolstream's
-// extension object ext (JSON), which standard SDKs ignore (SPEC §6).
+// extension object ext (JSON), which standard SDKs ignore (docs/stream.md).
 func (s *stream) sendExtension(ext []byte) error {
 	b := s.envelope(s.buf[:0])
 	b = append(b, `,"choices":[{"index":0,"delta":{`...)

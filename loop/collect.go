@@ -8,7 +8,7 @@ import (
 )
 
 // Collector is the [Sink] of a client that did not ask to stream: it joins
-// the turn's chunks into one chat.completion (SPEC §6): the joined content
+// the turn's chunks into one chat.completion (docs/stream.md): the joined content
 // and reasoning, the client's tool calls, the final finish_reason, the
 // usage summed over rounds, and toolstream's events as a list.
 type Collector struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// Event is toolstream's extension object on a chunk (SPEC §6, display:
+// Event is toolstream's extension object on a chunk (docs/stream.md, display:
 // events). Standard SDKs ignore it; apps read it to show tool activity.
 type Event struct {
 	// Event is tool.started, tool.finished, approval.requested,
@@ -48,7 +48,7 @@ type Event struct {
 }
 
 // MarshalJSON writes call_id and name on every tool.* and approval.* event,
-// also when they are empty (a block too malformed to name its tool): SPEC §6
+// also when they are empty (a block too malformed to name its tool): docs/stream.md
 // says those events always carry them, and apps key their cards on them.
 func (e Event) MarshalJSON() ([]byte, error) {
 	type plain Event
@@ -152,7 +152,7 @@ func truncate(s string, n int) string {
 // card renders a finished call the way chat UIs (Open WebUI and others)
 // already render tool calls: a collapsible <details type="tool_calls">
 // with the arguments and result as attributes, and a readable summary and
-// excerpt for renderers that only know HTML (SPEC §6, display: markdown).
+// excerpt for renderers that only know HTML (docs/stream.md, display: markdown).
 //
 //	<details type="tool_calls" done="true" id="call_…" name="get_weather" arguments="{&quot;city&quot;:&quot;Paris&quot;}" result="{&quot;temp_c&quot;:21}">
 //	<summary>get_weather ✓ 120 ms</summary>

@@ -11,7 +11,7 @@ import (
 
 // ToolsRejectedError is an upstream in native mode refusing the request's
 // tools: its server has no tool parser, or the model cannot call tools.
-// The fix is text mode, and the message says so (SPEC §4).
+// The fix is text mode, and the message says so (docs/tool-calls.md).
 type ToolsRejectedError struct {
 	Upstream string
 	// Err is the upstream's own error (an *UpstreamError).

@@ -31,7 +31,7 @@ type nativeCall struct {
 	closed   bool
 }
 
-// nativeCalls assembles a round's delta.tool_calls (SPEC §4 native) and
+// nativeCalls assembles a round's delta.tool_calls (docs/tool-calls.md, native mode) and
 // decides, per call, whether toolstream runs it or the client does. It
 // copes with what real servers send: id and name first then argument
 // fragments; a first fragment that already carries "arguments":"{";
@@ -240,7 +240,7 @@ func (c *nativeCall) arguments() string {
 
 // clientFragment is one tool-call delta as the client receives it. Every
 // fragment carries index, type and a function object: the openai SDK's
-// stream helper crashes on fragments without them (SPEC §4).
+// stream helper crashes on fragments without them (docs/tool-calls.md).
 type clientFragment struct {
 	Index    int              `json:"index"`
 	ID       string           `json:"id,omitempty"`

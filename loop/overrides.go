@@ -9,7 +9,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 )
 
-// Overrides are per-request settings (SPEC §2): the request body's
+// Overrides are per-request settings (docs/configuration.md): the request body's
 // "toolstream" object (the OpenAI SDKs' extra_body), parsed here, or the
 // X-Toolstream-* headers, which proxy reads. Empty fields keep the
 // configured value.

@@ -22,16 +22,16 @@ type Request struct {
 	// IncludeUsage is the client's stream_options.include_usage.
 	IncludeUsage bool
 	// ToolChoiceNone is tool_choice: "none": the client wants no tool
-	// called this turn, so no server tool is offered either (SPEC §2).
+	// called this turn, so no server tool is offered either (docs/configuration.md).
 	ToolChoiceNone bool
 	// ThinkingOff says chat_template_kwargs turn the model's thinking off
 	// (enable_thinking or thinking false): the reply then has no implicit
 	// reasoning to split off, whatever implicit_think says.
 	ThinkingOff bool
 	// ClientTools are the names of the functions in the client's own
-	// "tools": the client runs those (SPEC §4).
+	// "tools": the client runs those (docs/tool-calls.md).
 	ClientTools []string
-	// Overrides are the request's "toolstream" object (SPEC §2).
+	// Overrides are the request's "toolstream" object (docs/configuration.md).
 	Overrides Overrides
 	// hasExtension says Body holds a "toolstream" object, which is ours and
 	// must not reach the upstream.

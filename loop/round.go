@@ -64,7 +64,7 @@ type upEvent struct {
 // goroutine (this one) writes to the client; the upstream is read by
 // another, and each call runs in its own, so that text keeps flowing while
 // tools work, results and events go out as they happen, and keepalives go
-// out while the stream is quiet (STYLE §4.4). Every goroutine started here
+// out while the stream is quiet. Every goroutine started here
 // is finished before it returns.
 func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (*roundOutcome, error) {
 	rctx, cancelRead := context.WithCancel(ctx)
@@ -459,7 +459,7 @@ func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *call
 }
 
 // toClient hands a text call of a client tool to the client as a native
-// tool-call delta (SPEC §4): markup removed, index after the round's other
+// tool-call delta (docs/tool-calls.md): markup removed, index after the round's other
 // client calls, type and function on the fragment.
 func (tr *turnRun) toClient(ro *roundOutcome, id, name, args string) error {
 	idx := ro.native.clients

@@ -21,17 +21,17 @@ type turnRun struct {
 
 	known map[string]bool
 	names []string
-	// native says rounds run in native mode (SPEC §4); auto that native
+	// native says rounds run in native mode (docs/tool-calls.md); auto that native
 	// may still fall back to text.
 	native, auto bool
 	// clientTools are the names of the client's own tools (native mode).
 	clientTools map[string]bool
 	// visible is everything the client read as content this turn: its
-	// fingerprint finds the turn again in a later request (SPEC §8).
+	// fingerprint finds the turn again in a later request (docs/operations.md).
 	visible strings.Builder
 	// clientCallIDs are the calls handed to the client.
 	clientCallIDs []string
-	// base is the client's body with its history stitched (SPEC §8): every
+	// base is the client's body with its history stitched (docs/operations.md): every
 	// round's request is built from it.
 	base []byte
 
@@ -90,7 +90,7 @@ func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
 	return tr
 }
 
-// run is the rounds loop (SPEC §4, §5): a round that called server tools
+// run is the rounds loop (docs/tool-calls.md): a round that called server tools
 // is followed by another with the results, until the model answers without
 // calls, hands calls to the client, or is cut off. Rounds 1..max_rounds-1
 // carry the tools; round max_rounds, or the round after parse_retries
@@ -139,7 +139,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		switch {
 		case ro.finish == "length" && tr.native:
 			// Cut off by max_tokens: surfaced as it is, no native call
-			// half written is run (SPEC §4). In text mode a block left
+			// half written is run (docs/tool-calls.md). In text mode a block left
 			// open is a PARSE_ERROR the next round reads, like any other.
 			return tr.rep, tr.finish(ctx, ro, "")
 		case ro.clientCalls > 0:

@@ -16,13 +16,13 @@ import (
 )
 
 // HistoryStore keeps finished turns so that a later request's history can
-// be put back together (SPEC §8). Every [store.Store] implements it.
+// be put back together (docs/operations.md). Every [store.Store] implements it.
 type HistoryStore interface {
 	SaveTurn(ctx context.Context, rec store.TurnRecord) error
 	FindTurn(ctx context.Context, key string) (store.TurnRecord, bool, error)
 }
 
-// History stitching (SPEC §8). A client keeps only what it saw: the
+// History stitching (docs/operations.md). A client keeps only what it saw: the
 // visible text, its own tool calls. The model needs more — its text as it
 // wrote it, with tool markup or native calls, and every result — or it
 // forgets what its tools did and calls them again. So each turn with tool

@@ -16,7 +16,7 @@ var (
 	arenaPool  fastjson.ArenaPool
 )
 
-// stream enforces the client-side contract of SPEC §6 on the chunks of one
+// stream enforces the client-side contract of docs/stream.md on the chunks of one
 // turn: one id, one created, the client's model, role once, the usage chunk
 // last. It is the per-chunk hot path, so it edits the parsed chunk in place
 // and forwards the upstream's bytes untouched whenever nothing needs to

@@ -25,7 +25,7 @@ const (
 	thinkAsIs
 )
 
-// thinkSplit separates the implicit reasoning of one reply (SPEC §5,
+// thinkSplit separates the implicit reasoning of one reply (docs/tool-calls.md,
 // upstreams[].implicit_think). Chat templates of Qwen3 thinking models,
 // DeepSeek-R1 distills and QwQ end the prompt with "<think>\n", so the
 // reply writes its reasoning straight away and only the closing tag:

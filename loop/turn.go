@@ -1,6 +1,6 @@
 // Package loop runs one turn: the rounds against an upstream, the detectors
 // watching the model's text, the feedback of tool results, and the stream
-// contract the client relies on (SPEC §6: one id, one role, one finish, one
+// contract the client relies on (docs/stream.md: one id, one role, one finish, one
 // [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
 // to open rounds on, an [Executor] to run server tools with, and a [Sink]
 // to write to.
@@ -64,7 +64,7 @@ type Turn struct {
 	// ImplicitThink says the model's chat template opens <think> in the
 	// prompt (upstreams[].implicit_think): each round's content up to its
 	// first </think> is reasoning, sent as delta.reasoning_content, and
-	// nothing in it runs (SPEC §5). Off for a request that turns thinking
+	// nothing in it runs (docs/tool-calls.md). Off for a request that turns thinking
 	// off (chat_template_kwargs).
 	ImplicitThink bool
 	// Tools are the server tools this turn may run, in the order they are
@@ -76,13 +76,13 @@ type Turn struct {
 	// display mode after per-request overrides.
 	Loop config.Loop
 	// Mode is the tool mode after per-request overrides: native, text or
-	// auto (SPEC §4). Empty means text.
+	// auto (docs/tool-calls.md). Empty means text.
 	Mode string
 	// Modes remembers upstreams that rejected native tools (auto mode);
 	// nil remembers nothing.
 	Modes ModeMemory
 	// History stores turns and stitches them back into later requests
-	// (SPEC §8); nil does neither.
+	// (docs/operations.md); nil does neither.
 	History HistoryStore
 	// Origin is who asked: the client key, its pre-approvals and the
 	// retry group, handed to every call. Nil: none of them.
@@ -98,7 +98,7 @@ func (t *Turn) ImplicitThinking() bool {
 
 // ModeMemory remembers, per upstream and model, that native tools were
 // rejected, so that auto mode goes straight to text next time, also after
-// a restart (SPEC §4). Every store.Store implements it.
+// a restart (docs/tool-calls.md). Every store.Store implements it.
 type ModeMemory interface {
 	TextFallback(ctx context.Context, upstream, model string) (bool, error)
 	RememberTextFallback(ctx context.Context, upstream, model string) error
@@ -132,7 +132,7 @@ type Report struct {
 
 // Run runs t and writes what the client sees to out. An error returned
 // before out received anything may still become an HTTP status; after that
-// the caller ends the stream with an error event (SPEC §3).
+// the caller ends the stream with an error event (docs/http-api.md).
 func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()

@@ -29,7 +29,7 @@ type Stream interface {
 
 // UpstreamError is a non-2xx answer, or an error event inside a stream,
 // from an upstream. It is kept whole so that the client gets the upstream's
-// own status and message (SPEC §3).
+// own status and message (docs/http-api.md).
 type UpstreamError struct {
 	// Upstream is the configured name of the upstream.
 	Upstream string

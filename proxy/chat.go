@@ -75,7 +75,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 
 // newTurn gathers what the turn runs with: the upstream, its tool mode,
 // the server tools it may call and the loop settings, after the request's
-// overrides (SPEC §2: the body's "toolstream" object, then the
+// overrides (docs/configuration.md: the body's "toolstream" object, then the
 // X-Toolstream-* headers).
 func (s *Server) newTurn(st *state, req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
 	ho, err := headerOverrides(h)
@@ -118,7 +118,7 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream, h http.Head
 
 // checkApprove refuses a pre-approval the proxy would not honour: a name
 // that is not one of the turn's server tools, or a tool with approval:
-// admin, which only an admin key can approve (SPEC §2).
+// admin, which only an admin key can approve (docs/configuration.md).
 func checkApprove(tools []toolhost.Tool, names []string) error {
 	for _, n := range names {
 		if n == "*" {
@@ -136,7 +136,7 @@ func checkApprove(tools []toolhost.Tool, names []string) error {
 }
 
 // origin completes the turn's Origin: the client key, and the retry group
-// (SPEC §7). A request with an Idempotency-Key belongs to that key's
+// (docs/webhooks.md). A request with an Idempotency-Key belongs to that key's
 // group; any other to the group of its exact body, which a retry counts
 // as when it says x-stainless-retry-count ≥ 1.
 func origin(keyID string, h http.Header, body []byte, t *loop.Turn) *toolhost.Origin {
@@ -179,7 +179,7 @@ func pickTools(all []toolhost.Tool, names []string) ([]toolhost.Tool, error) {
 // collect runs a turn for a client that did not ask to stream and answers
 // with one chat.completion. A turn that fails after a tool ran answers
 // with x-should-retry: false, so SDKs do not replay it and its side
-// effects (SPEC §3).
+// effects (docs/http-api.md).
 func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream, start time.Time) error {
 	ctx := c.Request().Context()
 	out := &loop.Collector{Events: turn.Loop.Display == config.DisplayEvents}
@@ -205,7 +205,7 @@ func readRequest(c echo.Context) (*loop.Request, error) {
 	return loop.ParseRequest(body)
 }
 
-// endStream is the commit point, decided in one place (STYLE §5.1): before
+// endStream is the commit point, decided in one place: before
 // the first byte an error is an HTTP status with OpenAI's body; after it,
 // one in-band error event and no [DONE]; a client that left gets nothing.
 // A turn cut by a shutdown (err is [ErrShuttingDown], see cutCause) is
@@ -280,7 +280,7 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 	return nil
 }
 
-// logTurn writes the one info line per turn (SPEC §10) and counts the
+// logTurn writes the one info line per turn (docs/operations.md) and counts the
 // turn in the metrics. tool_calls counts every call, client calls
 // included; calls_ok, calls_error, calls_denied, calls_cancelled and
 // calls_client split it by status and appear when not zero.
@@ -326,7 +326,7 @@ func turnStatus(err error) string {
 	switch ae := toAPIError(err); {
 	case ae.Status == statusClientClosed:
 		return turnClientClosed
-	case ae.Code == "shutting_down": // SPEC §9: cut by a graceful shutdown
+	case ae.Code == "shutting_down": // docs/operations.md: cut by a graceful shutdown
 		return turnShutdown
 	}
 	return turnError

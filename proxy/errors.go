@@ -74,7 +74,7 @@ func (e *upstreamFailure) Unwrap() error { return e.err }
 // upstreamAuthError is an upstream that refused toolstream's own key with
 // 401 or 403. That is the proxy's configuration problem, not the client's:
 // relayed as it came, a client SDK would report the client's key as wrong
-// (SPEC §9), so it becomes a 502 naming the upstream and where its key is
+// (docs/http-api.md), so it becomes a 502 naming the upstream and where its key is
 // set.
 type upstreamAuthError struct {
 	ue *loop.UpstreamError
@@ -109,7 +109,7 @@ type upstreamPathError struct {
 }
 
 // message is what the client reads: the hint without the upstream's
-// address (SPEC §9).
+// address (docs/http-api.md).
 func (e *upstreamPathError) message() string {
 	return fmt.Sprintf("upstream %s answered 404 for %s; its base_url has no /v1 path (OpenAI-compatible servers usually serve under /v1)", e.ue.Upstream, e.path)
 }
@@ -249,7 +249,7 @@ func adminError(err error) (apiError, bool) {
 // netReason says in a few words what went wrong talking to an upstream,
 // or fallback when it cannot tell. The Go error it reads names addresses
 // and ports ("dial tcp 10.0.0.7:11434: connect: connection refused"),
-// which clients must not read (SPEC §9); the log keeps the whole error.
+// which clients must not read (docs/http-api.md); the log keeps the whole error.
 func netReason(err error, fallback string) string {
 	return toolhost.NetReason(err, fallback)
 }
@@ -260,7 +260,7 @@ func tooLarge(limit int64) apiError {
 }
 
 // fromUpstream relays an upstream's error. An OpenAI-shaped body goes out
-// as it came (SPEC §3); anything else is wrapped so the client still gets
+// as it came (docs/http-api.md); anything else is wrapped so the client still gets
 // OpenAI's shape, with the upstream's status.
 func fromUpstream(ue *loop.UpstreamError) apiError {
 	ae := fromUpstreamBody(ue)

@@ -152,7 +152,7 @@ func TestUpstreamUnreachable(t *testing.T) {
 	if got.Error.Code != "upstream_unavailable" || got.Error.Message != "upstream up: connection refused" {
 		t.Errorf("error %+v, want code upstream_unavailable, \"upstream up: connection refused\"", got.Error)
 	}
-	// SPEC §9: the upstream's address stays in the log.
+	// docs/http-api.md: the upstream's address stays in the log.
 	if strings.Contains(body, addr) {
 		t.Errorf("the client reads the upstream's address %s: %s", addr, body)
 	}

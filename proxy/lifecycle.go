@@ -18,7 +18,7 @@ import (
 // [Server.CutStreams] ends what the shutdown grace did not let finish. A
 // turn cut this way is not a client that left: a stream ends with one
 // "shutting_down" error event and no [DONE], a request not yet answered
-// gets 503, and the turn is logged with status "shutdown" (SPEC §9).
+// gets 503, and the turn is logged with status "shutdown" (docs/http-api.md).
 var ErrShuttingDown = errors.New("proxy: shutting down")
 
 // state is everything a reload may change, built whole from one

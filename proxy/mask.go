@@ -26,8 +26,8 @@ const minPartial = 8
 // four: "Incorrect API key provided: sk-proj-****************1234."
 const minPiece = 4
 
-// masker replaces known secrets in text bound for clients and logs (SPEC
-// §9): upstream and client keys, admin keys, webhook secrets and header
+// masker replaces known secrets in text bound for clients and logs
+// (docs/http-api.md): upstream and client keys, admin keys, webhook secrets and header
 // values. Upstreams repeat keys in their error bodies ("Incorrect API key
 // provided: Bearer sk-…"), so every relayed error and every log line goes
 // through it.
@@ -259,7 +259,7 @@ func (m *masker) suffixAfter(text string) int {
 
 // MaskingHandler wraps h so that no log record it writes shows a secret
 // of cfg: messages, string values, errors and any other value, in
-// attributes added with With as well as per record (SPEC §9). Wrap the
+// attributes added with With as well as per record (docs/http-api.md). Wrap the
 // process's handler with it once; [New] wraps its Options.Logger itself
 // unless it already masks.
 //

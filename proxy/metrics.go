@@ -47,7 +47,7 @@ type metrics struct {
 	streamBytes   prometheus.Counter
 }
 
-// newMetrics registers toolstream's metrics (SPEC §10) plus the Go and
+// newMetrics registers toolstream's metrics (docs/operations.md) plus the Go and
 // process collectors. approvalsPending and mcpStates, when set, are read
 // at every scrape.
 func newMetrics(approvalsPending func() int, mcpStates func() []MCPServerState) *metrics {

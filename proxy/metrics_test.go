@@ -77,7 +77,7 @@ func series(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels
 }
 
 // TestMetrics runs a turn with a tool call and checks that /metrics
-// parses and counts it under every name of SPEC §10.
+// parses and counts it under every name of docs/operations.md.
 func TestMetrics(t *testing.T) {
 	e := newToolEnv(t, turnConfig(""), toolRounds(), proxy.Options{ApprovalsPending: func() int { return 3 }})
 	resp := e.do(t, http.MethodPost, "/v1/chat/completions", chatBody)

@@ -19,7 +19,7 @@ const modelsTimeout = 5 * time.Second
 
 // models is GET /v1/models: the literal entries and alias names of
 // upstreams[].models, plus
-// each upstream's own model ids that match its patterns (SPEC §3), in
+// each upstream's own model ids that match its patterns (docs/http-api.md), in
 // config order, each id once.
 func (s *Server) models(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), modelsTimeout)

@@ -7,7 +7,7 @@ import (
 	"github.com/toolstream/toolstream/loop"
 )
 
-// Header names of the per-request overrides (SPEC §2).
+// Header names of the per-request overrides (docs/configuration.md).
 const (
 	headerMode    = "X-Toolstream-Mode"
 	headerTools   = "X-Toolstream-Tools"

@@ -41,7 +41,7 @@ func offered(t *testing.T, body []byte) (taught, native []string) {
 	return taught, native
 }
 
-// TestOverrides: every per-request override of SPEC §2, as a body field
+// TestOverrides: every per-request override of docs/configuration.md, as a body field
 // (the SDKs' extra_body) and as a header, and which one wins.
 func TestOverrides(t *testing.T) {
 	withCall := func() []upstreamtest.Round {

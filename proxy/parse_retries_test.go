@@ -10,7 +10,7 @@ import (
 )
 
 // TestParseRetriesRounds counts upstream rounds for a model that writes the
-// same malformed block whatever it is told (SPEC §5 rule 4): round 1, then
+// same malformed block whatever it is told (docs/tool-calls.md): round 1, then
 // parse_retries rounds that feed the PARSE_ERROR back with the tools still
 // taught, then one last round without tools so the user gets an answer —
 // parse_retries + 2 rounds in all, never more.

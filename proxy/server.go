@@ -40,7 +40,7 @@ type Options struct {
 	// nil remembers nothing.
 	Modes loop.ModeMemory
 	// History stores turns and stitches them back into later requests
-	// (SPEC §8); nil does neither.
+	// (docs/operations.md); nil does neither.
 	History loop.HistoryStore
 	// Records serves the actions API and the audit log (GET
 	// /v1/actions, /admin/calls); nil answers them with an error.

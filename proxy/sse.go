@@ -15,7 +15,7 @@ import (
 // sseSink writes a turn to the client as server-sent events with go-sse.
 // Nothing reaches the client before the first Send: that is the commit
 // point. Before it, the handler can still answer with an HTTP status; after
-// it, errors go in-band (SPEC §3).
+// it, errors go in-band (docs/http-api.md).
 type sseSink struct {
 	sess      *sse.Session
 	rc        *http.ResponseController
@@ -96,7 +96,7 @@ func (s *sseSink) Done() error {
 }
 
 // fail ends a committed stream with the error body: one error event and no
-// [DONE], so a cut stream never looks complete (SPEC §3).
+// [DONE], so a cut stream never looks complete (docs/http-api.md).
 func (s *sseSink) fail(body []byte) error {
 	var m sse.Message
 	m.AppendData(string(body))

@@ -80,7 +80,7 @@ func checkToolHistory(t *testing.T, msgs []map[string]any) {
 	}
 }
 
-// TestStitchTextTurn (SPEC §8): after a text-mode turn the client sends
+// TestStitchTextTurn (docs/operations.md): after a text-mode turn the client sends
 // back only the text it saw; the upstream's next round gets the earlier
 // calls and results in place.
 func TestStitchTextTurn(t *testing.T) {

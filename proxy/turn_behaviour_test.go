@@ -130,7 +130,7 @@ func TestNonStreamingFailureAfterTool(t *testing.T) {
 	}
 }
 
-// TestCallStartsWhileStreamFlows (SPEC §5 rule 3): the upstream holds the
+// TestCallStartsWhileStreamFlows (docs/tool-calls.md): the upstream holds the
 // rest of its round until the webhook has been called, so the test only
 // finishes if the call starts while the stream is still open; the text
 // after the block still reaches the client.
@@ -279,8 +279,8 @@ func joinedContent(t *testing.T, body string) string {
 }
 
 // TestTextModeLengthMidBlock: a text-mode reply cut by max_tokens inside a
-// tool block leaves it unclosed: a PARSE_ERROR the next round reads (SPEC
-// §5 rule 4), not a silent drop.
+// tool block leaves it unclosed: a PARSE_ERROR the next round reads
+// (docs/tool-calls.md), not a silent drop.
 func TestTextModeLengthMidBlock(t *testing.T) {
 	r1 := upstreamtest.Round{Events: []string{
 		upstreamtest.Chunk("c1", "m", `{"role":"assistant","content":"Adding. <tool_call>\n{\"name\": \"create_task\", \"argu"}`, ""),

@@ -182,7 +182,7 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 }
 
 // setHeaders adds the upstream's own key and headers. The client's key is
-// never forwarded (SPEC §9).
+// never forwarded (docs/http-api.md).
 func (u *upstream) setHeaders(h http.Header) {
 	for k, v := range u.cfg.Headers {
 		h.Set(k, v)
@@ -218,7 +218,7 @@ func (u *upstream) errorFrom(resp *http.Response, rel string) error {
 
 // explain turns the upstream errors that are the proxy's configuration
 // problem rather than the client's into errors saying so: a 401 or 403
-// (the upstream refused toolstream's own key, SPEC §9), and a 404 from an
+// (the upstream refused toolstream's own key, docs/http-api.md), and a 404 from an
 // upstream whose base_url has no version path (a base_url missing its
 // "/v1" is the usual cause). Other errors are returned as they are.
 func (u *upstream) explain(ue *loop.UpstreamError, rel string) error {

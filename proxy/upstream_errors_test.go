@@ -61,7 +61,7 @@ func TestUpstreamConfigErrors(t *testing.T) {
 					t.Errorf("message %q does not say %q", got.Error.Message, c)
 				}
 			}
-			// SPEC §9: no internal address, and nothing of the key.
+			// docs/http-api.md: no internal address, and nothing of the key.
 			for _, leak := range []string{"127.0.0.1", "upstream-key"} {
 				if strings.Contains(body, leak) {
 					t.Errorf("the client reads %q: %s", leak, body)

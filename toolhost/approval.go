@@ -122,7 +122,7 @@ func deciderName(d Decider) string {
 }
 
 // approve holds a call of a tool that needs approval until it is decided
-// (SPEC §7). It returns how the call was let through, or the result of a
+// (docs/webhooks.md). It returns how the call was let through, or the result of a
 // call that must not run (denied, expired, client gone) and, for the
 // client gone, the error Execute returns.
 func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord) (*store.Decision, *Result, error) {

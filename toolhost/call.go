@@ -4,7 +4,7 @@
 // state (audit log, approvals, runtime tools) lives in toolhost/store.
 //
 // A tool failing is not an error of the turn: [Host.Execute] reports it as a
-// [Result] with Err set, which the model reads and can correct (SPEC §7).
+// [Result] with Err set, which the model reads and can correct (docs/webhooks.md).
 package toolhost
 
 import (
@@ -14,7 +14,7 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// Error codes a tool result can carry (SPEC §5, §7). They are part of the
+// Error codes a tool result can carry (docs/tool-calls.md, docs/webhooks.md). They are part of the
 // contract: the model reads them and apps match on them.
 const (
 	CodeToolNotFound     = "TOOL_NOT_FOUND"
@@ -28,11 +28,11 @@ const (
 	CodeCancelled        = "CANCELLED"
 	// CodeOutcomeUnknown answers a call of a retried turn that an earlier
 	// attempt started but never saw finish: it may have run, so it is not
-	// run again (SPEC §7, retries of a whole turn).
+	// run again (docs/approvals-and-audit.md).
 	CodeOutcomeUnknown = "OUTCOME_UNKNOWN"
 )
 
-// Approval settings of a tool (SPEC §7, approvals).
+// Approval settings of a tool (docs/approvals-and-audit.md).
 const (
 	ApprovalNever  = "never"
 	ApprovalAlways = "always"

@@ -29,7 +29,7 @@ type Records interface {
 // write must still happen, but not hang a shutdown.
 const bookkeepingTimeout = 5 * time.Second
 
-// Execute runs one call (SPEC §7), the same way whatever executes it:
+// Execute runs one call (docs/webhooks.md), the same way whatever executes it:
 //
 //  1. find the tool and coerce and validate the arguments; a failure is
 //     recorded in the audit log and answered at once;

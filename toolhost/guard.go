@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Where runtime webhooks may point (SPEC §9). A runtime tool is registered
+// Where runtime webhooks may point (docs/http-api.md). A runtime tool is registered
 // over HTTP by whoever holds an admin key, so its webhook URL is treated
 // as untrusted: it must not turn the proxy into a way to reach what sits
 // behind it (cloud metadata, databases' HTTP ports, admin consoles on

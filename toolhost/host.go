@@ -283,7 +283,7 @@ func (h *Host) Close() error {
 }
 
 // NotFoundMessage is the TOOL_NOT_FOUND message: it lists the available
-// tools so the model can correct the name (SPEC §7). The loop uses it too,
+// tools so the model can correct the name (docs/webhooks.md). The loop uses it too,
 // for names outside the tools a turn may run.
 func NotFoundMessage(name string, available []string) string {
 	msg := "unknown tool " + strconv.Quote(name)

@@ -30,7 +30,7 @@ const weatherParams = `{
 	"required": ["city"]
 }`
 
-// weatherTool is get_weather from SPEC §2, pointed at url.
+// weatherTool is get_weather from docs/configuration.md, pointed at url.
 func weatherTool(url string) config.Tool {
 	return config.Tool{
 		Name:           "get_weather",

@@ -32,7 +32,7 @@ const nullSchema = `{
 	}
 }`
 
-// TestNullForNullable pins SPEC §5: the text null for a parameter whose
+// TestNullForNullable pins docs/tool-calls.md: the text null for a parameter whose
 // schema allows null is JSON null; for any other parameter it stays what
 // it was (the string "null" for a string parameter).
 func TestNullForNullable(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// How long a retry can find the calls of its earlier attempt (SPEC §7).
+// How long a retry can find the calls of its earlier attempt (docs/webhooks.md).
 const (
 	// BodyAttemptTTL: a retry recognised by x-stainless-retry-count and a
 	// byte-identical body from the same key counts within 10 minutes.

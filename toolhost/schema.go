@@ -20,7 +20,7 @@ const maxSchemaHops = 32
 
 // compileSchema compiles a tool's parameters once, at registration.
 //
-// Schemas without "$schema" are read as draft 2020-12 (SPEC §2). Loading
+// Schemas without "$schema" are read as draft 2020-12 (docs/configuration.md). Loading
 // is refused for every URL: a tool schema may only $ref into itself
 // ("#/$defs/…"), never a file on the proxy's disk or a network address.
 func compileSchema(name string, params json.RawMessage) (*jsonschema.Schema, error) {
@@ -115,7 +115,7 @@ func marshalCompact(v any) (json.RawMessage, error) {
 }
 
 // coerce converts string values to the types the schema asks for, because
-// text formats (SPEC §5) give every value as a string: "3"→3, "true"→true,
+// text formats (docs/tool-calls.md) give every value as a string: "3"→3, "true"→true,
 // JSON text→array/object. It walks into object properties and array items
 // where the schema describes them. A value that cannot be converted is
 // left as it is, for validation to reject with a message naming it.
@@ -218,7 +218,7 @@ func coerceString(want jsonschema.Types, s string) (any, bool) {
 }
 
 // allowsNull reports whether the text null given for a value of schema s
-// means JSON null (SPEC §5): s must say so itself — "null" among its
+// means JSON null (docs/tool-calls.md): s must say so itself — "null" among its
 // types, a null const or enum value, or a null branch reached through
 // $ref, allOf, anyOf or oneOf — and accept null as a whole (an allOf part
 // may still forbid it). A schema that says nothing of null, untyped ones

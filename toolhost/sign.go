@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Standard Webhooks v1 (standardwebhooks.com) headers, as SPEC §7 names
+// Standard Webhooks v1 (standardwebhooks.com) headers, as docs/webhooks.md names
 // them.
 const (
 	HeaderWebhookID        = "webhook-id"

@@ -8,7 +8,7 @@ import (
 )
 
 // The test vector of the Standard Webhooks reference library
-// (libraries/go/webhook_test.go), see LIBRARIES.md §3.4.
+// (libraries/go/webhook_test.go).
 const (
 	vectorSecret    = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	vectorID        = "msg_p5jXN8AQM9LWM0D4loKWxJek"

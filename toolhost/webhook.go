@@ -22,7 +22,7 @@ import (
 )
 
 const (
-	// maxRetries is how often an idempotent call is resent (SPEC §7).
+	// maxRetries is how often an idempotent call is resent (docs/webhooks.md).
 	maxRetries = 2
 	// backoffBase is the first retry's nominal wait; it doubles per retry
 	// and is jittered to half..full so that calls failing together do not
@@ -39,7 +39,7 @@ const (
 // time, telling it apart from the caller's own cancellation.
 var errToolTimeout = errors.New("toolhost: tool timeout")
 
-// webhook executes calls by POSTing them to a URL (SPEC §7).
+// webhook executes calls by POSTing them to a URL (docs/webhooks.md).
 type webhook struct {
 	url        string
 	headers    http.Header // the tool's own; values may be secrets
@@ -182,7 +182,7 @@ func backoff(n int) time.Duration {
 }
 
 // netFailure is an EXECUTION_FAILED outcome for a transport error: the
-// message says what went wrong in words (SPEC §9: never an address, a
+// message says what went wrong in words (docs/http-api.md: never an address, a
 // port or a Go error chain, which a model or a client would read); the
 // error itself, less the URL (which may carry a token), is the log's
 // detail.
@@ -198,7 +198,7 @@ func netFailure(doing string, err error) Outcome {
 
 // NetReason names a transport failure in words, without saying where it
 // happened (no address, port or Go error chain): what a client or a model
-// may read (SPEC §9). Errors it does not recognise get fallback.
+// may read (docs/http-api.md). Errors it does not recognise get fallback.
 func NetReason(err error, fallback string) string {
 	var (
 		dnsErr *net.DNSError

@@ -78,7 +78,7 @@ func serve(args []string, stderr io.Writer) int {
 
 // loadConfig reads file and applies -listen. It validates again after the
 // override: -listen may move listen off loopback, which the open-proxy
-// rule (SPEC §2) must see.
+// rule (docs/configuration.md) must see.
 func loadConfig(file, listen string) (*config.Config, error) {
 	cfg, err := config.Load(file)
 	if err != nil {

@@ -162,7 +162,7 @@ func (z *balancer) scan(s string, base int) (n int, closed bool, bodyEnd, closeE
 // complete reports, at the end of the stream, whether the block read so far
 // is whole enough to parse, and where its body ends (len is the block's
 // length). A JSON body cut outside a string is parsed as if its closing
-// braces were there (SPEC §5's "missing closing brace"); Python is not
+// braces were there (the documented "missing closing brace"); Python is not
 // repaired.
 func (z *balancer) complete(length int) (bool, int) {
 	switch {
@@ -206,7 +206,7 @@ var (
 		sniff:  sniffPythonic,
 	}
 	// synJSONBare is a bare object or array in json mode: it is a call only
-	// when every name in it is a tool the turn can run (SPEC §5 json).
+	// when every name in it is a tool the turn can run (docs/tool-calls.md, json).
 	synJSONBare = syntax{
 		format:   JSON,
 		taughtBy: []Format{},

@@ -405,7 +405,7 @@ func (d *Detector) tailFail() {
 }
 
 // endBlock ends the stream inside a block. A json body that is complete
-// enough is parsed (a missing closing brace is repaired, SPEC §5); anything
+// enough is parsed (a missing closing brace is repaired, docs/tool-calls.md); anything
 // else is unclosed.
 func (d *Detector) endBlock() {
 	b := &d.blk

@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The deepseek dialect (SPEC §5 "More dialects"), as DeepSeek V3, R1 and
+// The deepseek dialect (docs/tool-calls.md), as DeepSeek V3, R1 and
 // V3.1 write it with their special tokens (fullwidth ｜ U+FF5C, ▁ U+2581):
 // a section holding one or more calls,
 //

@@ -1,5 +1,5 @@
 // Package detect finds text-mode tool calls in a model's streamed content
-// (SPEC §5): it is fed the content as it arrives, gives back the text that is
+// (docs/tool-calls.md): it is fed the content as it arrives, gives back the text that is
 // safe to show, and reports each call as soon as its block closes.
 //
 // One [Detector] serves one round of one turn. It is an explicit state
@@ -68,7 +68,7 @@
 //     opening tag leaves its thinking as prose, where calls are found.)
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
 //     or text under rule 6, except that a json object cut outside a string is parsed as if its
-//     closing braces were there (SPEC §5's "missing closing brace"), and a
+//     closing braces were there (the documented "missing closing brace"), and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect
@@ -83,7 +83,7 @@ import (
 // Format is a text syntax for tool calls.
 type Format string
 
-// The text formats of SPEC §5. The marker formats (XML, ToolRequest, Hermes)
+// The text formats of docs/tool-calls.md. The marker formats (XML, ToolRequest, Hermes)
 // are detected in every mode; JSON only when it is the taught format.
 const (
 	XML         Format = "xml"
@@ -91,7 +91,7 @@ const (
 	Hermes      Format = "hermes"
 	JSON        Format = "json"
 
-	// The model-family dialects of SPEC §5 "More dialects", one file
+	// The model-family dialects of docs/tool-calls.md, one file
 	// each. Those with a distinctive marker are detected in every mode;
 	// Llama3JSON and Pythonic only when taught or under Auto, and only
 	// where a line starts.
@@ -139,7 +139,7 @@ type Options struct {
 	Taught Format
 	// Known reports whether the turn can run a tool of that name (server
 	// tools, or client tools in native mode). In formats other than Taught,
-	// blocks naming unknown tools are left as text (SPEC §5 rule 6). Nil
+	// blocks naming unknown tools are left as text (docs/tool-calls.md). Nil
 	// means no name is known.
 	Known func(name string) bool
 	// MaxBlockBytes bounds one block, counted from its opening marker (or
@@ -260,7 +260,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 }
 
 // End is called once when the round's stream is over: held-back text is
-// released, and a block still open is reported as a Call with Err (SPEC §5
+// released, and a block still open is reported as a Call with Err (docs/tool-calls.md
 // rule 4), or released as text when it names no tool the turn can run in a
 // format that was not taught. Later calls return nothing.
 func (d *Detector) End() (visible string, calls []Call) {

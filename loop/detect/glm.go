@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The glm dialect (SPEC §5 "More dialects"), as GLM-4.5 and GLM-4.6 write
+// The glm dialect (docs/tool-calls.md), as GLM-4.5 and GLM-4.6 write
 // it inside the <tool_call> tag they share with hermes (hermes.go): the
 // tool name on the first line, then key/value pairs,
 //

@@ -19,7 +19,7 @@ func TestHermes(t *testing.T) {
 	unknown := `<tool_call>{"name": "rm", "arguments": {}}</tool_call>`
 	runSteps(t, []stepCase{
 		{
-			name: "SPEC example, text around",
+			name: "documented example, text around",
 			opts: hermesTaught,
 			steps: []step{
 				feed("Sure.\n"+spec+"\nLet me know.", "Sure.\n\nLet me know.", call(detect.Hermes, "get_weather", `{"city":"Paris","days":3}`, spec)),

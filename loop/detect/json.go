@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// synJSON is the json format (SPEC §5), detected only when it is the taught
+// synJSON is the json format (docs/tool-calls.md), detected only when it is the taught
 // format. A block is a fenced block whose body is JSON:
 //
 //	```json

@@ -14,7 +14,7 @@ func TestJSON(t *testing.T) {
 	unknown := `{"name": "rm", "arguments": {"path": "/"}}`
 	runSteps(t, []stepCase{
 		{
-			name: "SPEC example: a fenced block",
+			name: "documented example: a fenced block",
 			opts: jsonTaught,
 			steps: []step{
 				feed("Checking.\n```js", "Checking.\n"),
@@ -32,7 +32,7 @@ func TestJSON(t *testing.T) {
 			},
 		},
 		{
-			// SPEC §5 json: a bare object is a call only when every name
+			// docs/tool-calls.md, json: a bare object is a call only when every name
 			// in it is a tool the turn can run; in a fence it is taught.
 			name:  "taught: a bare object naming an unknown tool stays text, byte for byte",
 			opts:  jsonTaught,

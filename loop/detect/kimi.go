@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The kimi_k2 dialect (SPEC §5 "More dialects"), as Kimi K2 writes it with
+// The kimi_k2 dialect (docs/tool-calls.md), as Kimi K2 writes it with
 // its special tokens: a section holding one or more calls, each named by
 // an id "functions.NAME:IDX",
 //

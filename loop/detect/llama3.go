@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The llama3_json dialect (SPEC §5 "More dialects"), as Llama 3.1–3.3 write
+// The llama3_json dialect (docs/tool-calls.md), as Llama 3.1–3.3 write
 // it at the start of a line, optionally after <|python_tag|>: one JSON
 // object per call, several joined by ';',
 //

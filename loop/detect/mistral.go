@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The mistral dialect (SPEC §5 "More dialects"): a call opens with the
+// The mistral dialect (docs/tool-calls.md): a call opens with the
 // [TOOL_CALLS] marker. The body is the text after the marker up to the end
 // of its balanced JSON, in one of the forms mistral-common decodes
 // (tokens/tokenizers/tools.py):

@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The pythonic dialect (SPEC §5 "More dialects"), as Llama 3.2, Llama 4 and
+// The pythonic dialect (docs/tool-calls.md), as Llama 3.2, Llama 4 and
 // some fine-tunes (ToolACE, LFM2) write it at the start of a line: a Python
 // list of calls with keyword arguments whose values are Python literals,
 //

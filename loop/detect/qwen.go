@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The qwen3_coder dialect (SPEC §5 "More dialects"), as Qwen3-Coder and
+// The qwen3_coder dialect (docs/tool-calls.md), as Qwen3-Coder and
 // Qwen3.5 write it: <function=…> elements whose parameter values are raw
 // text losing one leading and one trailing newline, inside the <tool_call>
 // tag (hermes.go) or, as the model sometimes writes them, bare:

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// synToolRequest is the tool_request format (SPEC §5, VCP style):
+// synToolRequest is the tool_request format (docs/tool-calls.md, VCP style):
 //
 //	<<<[TOOL_REQUEST]>>>
 //	tool_name:「始」get_weather「末」,

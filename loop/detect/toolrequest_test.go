@@ -19,7 +19,7 @@ func TestToolRequest(t *testing.T) {
 	unknown := "<<<[TOOL_REQUEST]>>>\ntool_name:「始」rm「末」\n<<<[END_TOOL_REQUEST]>>>"
 	runSteps(t, []stepCase{
 		{
-			name: "SPEC example with text around",
+			name: "documented example with text around",
 			opts: trTaught,
 			steps: []step{
 				feed("OK.\n"+spec+"\nWaiting.", "OK.\n\nWaiting.", call(detect.ToolRequest, "get_weather", `{"city":"Paris","days":"3"}`, spec)),

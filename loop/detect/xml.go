@@ -2,7 +2,7 @@ package detect
 
 import "strings"
 
-// The xml format (SPEC §5): a wrapper holding one or more invokes,
+// The xml format (docs/tool-calls.md): a wrapper holding one or more invokes,
 //
 //	<tool_use>
 //	<invoke name="get_weather">

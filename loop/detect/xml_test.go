@@ -17,7 +17,7 @@ func TestXML(t *testing.T) {
 	unknown := `<tool_use><invoke name="rm"><parameter name="path">/</parameter></invoke></tool_use>`
 	runSteps(t, []stepCase{
 		{
-			name: "SPEC example with text before and after",
+			name: "documented example with text before and after",
 			opts: xmlTaught,
 			steps: []step{
 				feed("Let me look.\n"+spec+"\nOne moment.", "Let me look.\n\nOne moment.",

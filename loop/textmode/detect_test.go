@@ -16,7 +16,7 @@ import (
 // prompt teaches is exactly what they accept, and what feedback and
 // Neutralize write is never taken for a call.
 
-// allFormats are every text_format of SPEC §5.
+// allFormats are every text_format of docs/tool-calls.md.
 var allFormats = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON,
 	detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral,
@@ -24,7 +24,7 @@ var allFormats = []detect.Format{
 }
 
 // markerDialects are the formats with a distinctive marker, detected in
-// every mode (SPEC §5): only JSON, Llama3JSON and Pythonic, which have
+// every mode (docs/tool-calls.md): only JSON, Llama3JSON and Pythonic, which have
 // none, are detected just when taught (or, for the last two, under Auto).
 var markerDialects = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes,

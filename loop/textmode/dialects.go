@@ -15,13 +15,13 @@ type dialect struct {
 	frame string
 }
 
-// plainText is the fence rule of the marker formats. SPEC §5 rule 8 does
+// plainText is the fence rule of the marker formats. docs/tool-calls.md does
 // take a fence holding exactly one block, but a fence around a longer
 // example is text, so the model is taught never to fence a call.
 const plainText = "Write calls as plain text: never inside a code fence (```), and never inside <think>…</think>, where they are not run."
 
 // lineStart is the fence rule of llama3_json and pythonic: having no
-// marker, they are detected only where a line starts (SPEC §5).
+// marker, they are detected only where a line starts (docs/tool-calls.md).
 const lineStart = "Start each call at the beginning of a line and write it as plain text: never inside a code fence (```), and never inside <think>…</think>, where it is not run."
 
 // validJSON is the rule of every dialect whose arguments are JSON.
@@ -49,7 +49,7 @@ const (
 	kimiReturn = "## Return of "
 )
 
-// dialects are the text formats of SPEC §5. Each model-family dialect
+// dialects are the text formats of docs/tool-calls.md. Each model-family dialect
 // teaches the syntax its family's chat template renders tool calls in,
 // and names the frame that template renders tool results in; the comment
 // on each entry says which template.
@@ -193,7 +193,7 @@ var dialects = map[detect.Format]dialect{
 }
 
 // formatOf maps f to a format this package knows. Auto is taught as
-// hermes (SPEC §5): a model whose dialect is unknown is taught the most
+// hermes (docs/tool-calls.md): a model whose dialect is unknown is taught the most
 // widely trained syntax, and its own dialect is still detected. config
 // validates text_format, so another unknown value only comes from a
 // caller's bug; it gets hermes, the default text_format, rather than no

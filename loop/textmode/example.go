@@ -121,8 +121,8 @@ func exampleString(name, format string) string {
 }
 
 // workedExample writes a call of t in format f, exactly in the syntax the
-// detector of f accepts: for the model-family dialects, the shape of SPEC
-// §5 "More dialects" as each family's chat template renders it (see
+// detector of f accepts: for the model-family dialects, the shape of
+// docs/tool-calls.md as each family's chat template renders it (see
 // dialects).
 func workedExample(f detect.Format, t toolhost.Tool) string {
 	args := exampleArgs(parseSchema(t.Parameters))
@@ -189,7 +189,7 @@ func delimit(v string) string {
 	return "「始」" + v + "「末」"
 }
 
-// callText is {"name": …, "arguments": {…}}, spaced like the SPEC's
+// callText is {"name": …, "arguments": {…}}, spaced like the documented
 // examples and the Hermes, Qwen and Mistral chat templates (Python's
 // json.dumps, which their tojson filter calls).
 func callText(name string, args []arg) string {

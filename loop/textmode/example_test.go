@@ -19,7 +19,7 @@ var weather = toolhost.Tool{
 		"required":["city"]}`),
 }
 
-// The worked examples are the syntax SPEC §5 shows for each format.
+// The worked examples are the syntax docs/tool-calls.md shows for each format.
 func TestWorkedExample(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // markers are every opening and closing marker of every format, frame and
-// <think>, as the detectors and frames write them (SPEC §5). The open-ended
+// <think>, as the detectors and frames write them (docs/tool-calls.md). The open-ended
 // ones (<invoke, <parameter, <tool_result, <function=) take attributes.
 var markers = []string{
 	"<tool_use>", "</tool_use>",
@@ -27,7 +27,7 @@ var markers = []string{
 	"<tool_response>", "</tool_response>",
 	"[TOOL_RESULT]", "[END_TOOL_RESULT]",
 	"<think>", "</think>",
-	// The model-family dialects of SPEC §5 and their result frames.
+	// The model-family dialects of docs/tool-calls.md and their result frames.
 	"<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>",
 	"[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "[TOOL_RESULTS]", "[TOOL_CONTENT]", "[/TOOL_RESULTS]",
 	"<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",

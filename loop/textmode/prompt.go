@@ -1,4 +1,4 @@
-// Package textmode writes what text mode tells the model (SPEC §4, §5):
+// Package textmode writes what text mode tells the model (docs/tool-calls.md):
 // the system-prompt section that teaches the server tools in one text
 // format ([Prompt]), the message that feeds one round's results back in the
 // same dialect ([Feedback]), and the defusing of our own markers inside
@@ -17,7 +17,7 @@ import (
 )
 
 // Prompt returns the system-prompt section that teaches tools in format f
-// (SPEC §4 text mode): a heading, each tool with its description and
+// (docs/tool-calls.md, text mode): a heading, each tool with its description and
 // parameters (JSON types, required marks, enums, bounds, defaults, nested
 // objects compactly), one worked example of a call of the first tool in
 // exactly the syntax the detector of f accepts, and the rules — write calls

@@ -51,7 +51,7 @@ func TestPromptKeepsPropertyOrder(t *testing.T) {
 	}
 }
 
-// auto is taught as hermes and gets its results as hermes (SPEC §5): the
+// auto is taught as hermes and gets its results as hermes (docs/tool-calls.md): the
 // model's own dialect is detected whatever it writes, but it is taught the
 // one syntax most models were trained on.
 func TestAutoIsHermes(t *testing.T) {
@@ -74,7 +74,7 @@ func TestPromptEmptyAndUnknown(t *testing.T) {
 	}
 }
 
-// Every rule SPEC §4/§5 asks the prompt to state is there, in every
+// Every rule docs/tool-calls.md asks the prompt to state is there, in every
 // format; a reworded prompt must still say these things.
 func TestPromptStatesTheRules(t *testing.T) {
 	t.Parallel()

@@ -1,4 +1,4 @@
-// Package mcp runs the configured MCP servers (SPEC §11) and registers
+// Package mcp runs the configured MCP servers (docs/mcp.md) and registers
 // their tools in a [toolhost.Host] as server tools of source
 // "mcp:<server>". Each server has one goroutine that connects, lists its
 // tools, watches the connection and reconnects with capped backoff; calls

@@ -147,7 +147,7 @@ type Action struct {
 
 // Replay is one call of an attempt of a turn, kept for a short while so a
 // retry of the same turn can feed back its result instead of running it
-// again (SPEC §7, retries of a whole turn). Unlike the audit record it
+// again (docs/approvals-and-audit.md). Unlike the audit record it
 // holds the whole result and the hash of the unredacted arguments.
 type Replay struct {
 	AuditID string `json:"audit_id"`
@@ -177,7 +177,7 @@ type AttemptRef struct {
 	Replay  Replay
 }
 
-// TurnRecord is one turn kept for history stitching (SPEC §8). The client
+// TurnRecord is one turn kept for history stitching (docs/operations.md). The client
 // keeps only what it saw; when a later request's history contains that
 // assistant message (found by one of Keys), the proxy re-expands it into
 // Messages before forwarding, so the model still knows what its tools

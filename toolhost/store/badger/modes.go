@@ -11,7 +11,7 @@ import (
 )
 
 // textFallbackTTL is how long auto mode remembers that an upstream+model
-// rejected native tools (SPEC §4). It expires instead of lasting forever
+// rejected native tools (docs/tool-calls.md). It expires instead of lasting forever
 // because the model server may be upgraded or reconfigured with a tool
 // parser: after a week, the next auto-mode turn tries native tools again
 // and, if they are still rejected, remembers the fallback for another week.
