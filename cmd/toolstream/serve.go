@@ -191,7 +191,9 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 				continue
 			}
 			grace := r.cfg.ShutdownGrace
-			log.Info("shutting down", "signal", sig.String(), "grace", grace.String())
+			// Logged once the listener is closed, so whoever reads the
+			// line can count on nothing new being accepted.
+			hs.RegisterOnShutdown(func() { log.Info("shutting down", "signal", sig.String(), "grace", grace.String()) })
 			if err := shutdown(hs, srv, sigs, grace, log); err != nil {
 				return err
 			}

@@ -312,7 +312,9 @@ func TestServeShutdown(t *testing.T) {
 			held.next(t, 2)
 			p.signal(t, syscall.SIGTERM)
 			p.log.wait(t, regexp.MustCompile(`msg="shutting down"`))
-			if resp, err := http.Get(p.url + "/healthz"); err == nil {
+			// A new connection, as a new client would open.
+			fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			if resp, err := fresh.Get(p.url + "/healthz"); err == nil {
 				resp.Body.Close()
 				t.Errorf("a new request was served during the shutdown: %d", resp.StatusCode)
 			}
