@@ -27,17 +27,27 @@ func (e *ToolsRejectedError) Error() string {
 func (e *ToolsRejectedError) Unwrap() error { return e.Err }
 
 // rejectsTools reports whether err is an upstream refusing native tools:
-// a 400 or 422 whose message names tools or function calling. Seen in the
-// wild: Ollama "… does not support tools", vLLM "\"auto\" tool choice
-// requires --enable-auto-tool-choice …", llama.cpp "tools param requires
-// --jinja flag".
+// a 400 or 422 whose message names tools or function calling, or a 404
+// saying no endpoint supports tool use. Seen in the wild: Ollama "… does
+// not support tools", vLLM "\"auto\" tool choice requires
+// --enable-auto-tool-choice …", llama.cpp "tools param requires --jinja
+// flag", OpenRouter's 404 "No endpoints found that support tool use" for a
+// model none of whose providers takes tools.
 func rejectsTools(err error) bool {
 	var ue *UpstreamError
-	if !errors.As(err, &ue) || ue.Status != http.StatusBadRequest && ue.Status != http.StatusUnprocessableEntity {
+	if !errors.As(err, &ue) {
 		return false
 	}
 	msg := strings.ToLower(upstreamMessage(ue))
-	return strings.Contains(msg, "tool") || strings.Contains(msg, "function call")
+	switch ue.Status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return strings.Contains(msg, "tool") || strings.Contains(msg, "function call")
+	case http.StatusNotFound:
+		// A 404 is usually a wrong model or path: only one that says
+		// tools are the problem counts, not a model named tool-something.
+		return strings.Contains(msg, "support tool") || strings.Contains(msg, "tool use")
+	}
+	return false
 }
 
 // upstreamMessage is the message of an upstream error: the "message" of an
