@@ -53,8 +53,12 @@ func script(req upstreamtest.Request) upstreamtest.Round {
 			Column string `json:"column"`
 		}{cardTitle(last), "todo"})
 	case avatarWords.MatchString(last) && taught("expression") && taught("motion"):
-		text = "Hi there! " + toolCall("expression", map[string]any{"name": "smile"}) +
-			"It's good to see you. " + toolCall("motion", map[string]any{"name": "wave"})
+		// Calls in the middle of a sentence, the way an avatar's gestures
+		// go with the words.
+		inline := func(name, arg string) string {
+			return strings.TrimSuffix(toolCall(name, map[string]string{"name": arg}), "\n")
+		}
+		text = "Hi there! " + inline("expression", "smile") + "It's good to see you. " + inline("motion", "wave")
 	case taskWords.MatchString(last) && taught("create_task"):
 		tomorrow := time.Now().AddDate(0, 0, 1).Format("2006-01-02")
 		var b strings.Builder

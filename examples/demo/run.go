@@ -127,7 +127,7 @@ func Run(ctx context.Context, opts Options) error {
 		return nil
 	}
 	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop). Try:\n", proxyURL)
-	for _, prompt := range []string{"Put a dentist appointment on my task board", "Add a card 'Fix the login page' to the kanban board", "Wave at me"} {
+	for _, prompt := range []string{"Put a dentist appointment on my task board", "Add a card “Fix the login page” to the kanban board", "Wave at me"} {
 		fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}'\n", proxyURL, prompt)
 	}
 	<-ctx.Done()
