@@ -10,6 +10,18 @@
 // frames, errors, time to first token, and the proxy's goroutines, RSS and
 // open files (from its own /metrics) before, at peak and after. Every
 // address is loopback; the run is bounded by -turns and -timeout.
+//
+//	sh cmd/toolstream-bench/compare.sh
+//
+// "compare" puts nothing, nginx, and toolstream in pass-through, in text
+// mode without calls and in text mode with one call, one after another
+// between a load generator and a scripted upstream that pre-renders its
+// events, and runs four loads against each: one client (per-request
+// overhead), 64 clients unpaced (CPU per stream), 256 clients paced 10ms
+// (time to first token under load) and idle open streams (memory per
+// stream). CPU time and resident memory are the target processes' own,
+// from /proc. Every scenario gets a fresh process and is repeated; the
+// report is the medians and their ratios.
 package main
 
 import (
@@ -19,6 +31,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -27,9 +41,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+const usageText = `usage:
+  toolstream-bench load [-streams N] [-pace D] [-chunks N] [-turns N] [-timeout D] [-bin PATH]
+  toolstream-bench compare [-nginx PATH] [-targets LIST] [-scenarios LIST] [-repeats N] [-chunks N] [-bin PATH] …`
+
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "compare" {
+		return runCompare(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "load" {
-		fmt.Fprintln(stderr, "usage: toolstream-bench load [-streams N] [-pace D] [-chunks N] [-turns N] [-timeout D] [-bin PATH]")
+		fmt.Fprintln(stderr, usageText)
 		return 2
 	}
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
@@ -55,5 +76,49 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if rep.Lost > 0 || rep.Corrupt > 0 || rep.Errors > 0 {
 		return 1
 	}
+	return 0
+}
+
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o compareOptions
+	targets := fs.String("targets", strings.Join([]string{targetDirect, targetNginx, targetPass, targetText, targetCall}, ","), "what to put between the clients and the upstream")
+	scenarios := fs.String("scenarios", strings.Join([]string{scenC1, scenC64, scenC256, scenIdle}, ","), "which loads to run")
+	fs.IntVar(&o.Repeats, "repeats", 3, "runs of each scenario; the report shows medians")
+	fs.IntVar(&o.Chunks, "chunks", 64, "content chunks per stream")
+	fs.IntVar(&o.ChunkBytes, "chunk-bytes", 16, "bytes of content per chunk")
+	fs.IntVar(&o.C1Streams, "c1-streams", 200, "streams of the c=1 scenario")
+	fs.IntVar(&o.C64PerConn, "c64-streams", 20, "streams per client at c=64")
+	fs.IntVar(&o.C256PerConn, "c256-streams", 2, "streams per client at c=256")
+	fs.IntVar(&o.Idle, "idle", 1000, "idle open streams")
+	fs.StringVar(&o.Bin, "bin", "", "toolstream binary (default: go build ./cmd/toolstream)")
+	fs.StringVar(&o.Nginx, "nginx", "", "nginx binary, for the nginx target")
+	fs.BoolVar(&o.NoPin, "no-pin", false, "do not pin the target to one CPU and the load to another")
+	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "bound on the whole run")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	o.Targets, o.Scenarios = strings.Split(*targets, ","), strings.Split(*scenarios, ",")
+	for _, t := range o.Targets {
+		if !slices.Contains([]string{targetDirect, targetNginx, targetPass, targetText, targetCall}, t) {
+			fmt.Fprintf(stderr, "unknown target %q\n", t)
+			return 2
+		}
+	}
+	for _, s := range o.Scenarios {
+		if !slices.Contains([]string{scenC1, scenC64, scenC256, scenIdle}, s) {
+			fmt.Fprintf(stderr, "unknown scenario %q\n", s)
+			return 2
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmp, err := compare(ctx, o, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolstream-bench:", err)
+		return 1
+	}
+	cmp.print(stdout)
 	return 0
 }

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// compareOptions size a compare run.
+type compareOptions struct {
+	Targets     []string
+	Scenarios   []string
+	Repeats     int
+	Chunks      int // content chunks per stream
+	ChunkBytes  int // bytes of content per chunk
+	C1Streams   int // streams of the c=1 scenario
+	C64PerConn  int // streams per connection at c=64
+	C256PerConn int // streams per connection at c=256
+	Idle        int // idle open streams
+	Bin, Nginx  string
+	NoPin       bool
+	Timeout     time.Duration
+}
+
+// Scenarios of compare.
+const (
+	scenC1   = "c1"   // one client: per-request overhead
+	scenC64  = "c64"  // 64 clients, no pacing: CPU per stream
+	scenC256 = "c256" // 256 clients, 10ms between chunks: TTFT under load
+	scenIdle = "idle" // open streams holding still: memory per stream
+)
+
+// figures are one (target, scenario) measurement.
+type figures struct {
+	streams        int
+	ttftP50        time.Duration
+	ttftP99        time.Duration
+	durP50         time.Duration
+	gapP99         time.Duration
+	perSec         float64
+	cpuPer1k       time.Duration // CPU time of the target per 1,000 streams
+	bytesPerStream float64       // idle: resident memory per open stream
+	errors         int
+	firstErr       error
+}
+
+func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "toolstream-compare-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	env := targetEnv{dir: dir, bin: o.Bin, nginx: o.Nginx}
+	cmp := &comparison{opts: o, results: map[string]map[string][]figures{}}
+	if slices.Contains(o.Targets, targetNginx) {
+		if env.nginx == "" {
+			return nil, errors.New("the nginx target needs -nginx PATH (bench/compare.sh installs nginx and passes it)")
+		}
+		if cmp.nginxVersion, err = checkNginx(env.nginx); err != nil {
+			return nil, err
+		}
+	}
+	if env.bin == "" {
+		env.bin = filepath.Join(dir, "toolstream")
+		fmt.Fprintln(logw, "building toolstream …")
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", env.bin, "./cmd/toolstream").CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build ./cmd/toolstream (run from the repository root, or pass -bin): %v\n%s", err, out)
+		}
+	}
+	if !o.NoPin && runtime.NumCPU() >= 2 {
+		if ts, err := exec.LookPath("taskset"); err == nil {
+			// The target on CPU 0; this process (upstream and load
+			// generator) on CPU 1.
+			if out, err := exec.Command(ts, "-a", "-p", "-c", "1", strconv.Itoa(os.Getpid())).CombinedOutput(); err == nil {
+				env.pin = []string{ts, "-c", "0"}
+				cmp.pinned = true
+			} else {
+				fmt.Fprintf(logw, "not pinning: %v %s\n", err, out)
+			}
+		}
+	}
+
+	up := newBenchUpstream(o.Chunks, o.ChunkBytes)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: up}
+	var serving sync.WaitGroup
+	serving.Go(func() { srv.Serve(ln) })
+	defer func() {
+		srv.Close()
+		serving.Wait()
+	}()
+	env.upstream = "http://" + ln.Addr().String()
+
+	for rep := range o.Repeats {
+		for _, scen := range o.Scenarios {
+			for _, name := range o.Targets {
+				if scen == scenIdle && name == targetCall {
+					continue // held before any call: the same as ts-text
+				}
+				fmt.Fprintf(logw, "repeat %d/%d · %s · %s\n", rep+1, o.Repeats, scen, name)
+				f, err := measureScenario(ctx, env, up, o, name, scen)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %s: %w", name, scen, err)
+				}
+				if cmp.results[name] == nil {
+					cmp.results[name] = map[string][]figures{}
+				}
+				cmp.results[name][scen] = append(cmp.results[name][scen], f)
+			}
+		}
+	}
+	return cmp, nil
+}
+
+// measureScenario starts a fresh target, warms it up and runs one
+// scenario against it.
+func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o compareOptions, name, scen string) (figures, error) {
+	model := modelProse
+	if name == targetCall {
+		model = modelCall
+	}
+	if scen == scenIdle {
+		model = modelIdle
+	}
+	t, err := startTarget(ctx, env, name, model)
+	if err != nil {
+		return figures{}, err
+	}
+	defer t.stop()
+	c := newClient(max(256, o.Idle))
+	defer c.CloseIdleConnections()
+
+	up.pace.Store(0)
+	warm := *t
+	warm.model = modelProse
+	if name == targetCall {
+		warm.model = modelCall
+	}
+	for _, r := range runLoad(ctx, c, &warm, 4, 5) {
+		if r.err != nil {
+			return figures{}, fmt.Errorf("warm-up: %w", r.err)
+		}
+	}
+	if scen == scenIdle {
+		return idle(ctx, c, t, up, o.Idle)
+	}
+	clients, per, pace := 1, o.C1Streams, time.Duration(0)
+	switch scen {
+	case scenC64:
+		clients, per = 64, o.C64PerConn
+	case scenC256:
+		clients, per, pace = 256, o.C256PerConn, 10*time.Millisecond
+	}
+	up.pace.Store(int64(pace))
+	before := measure(t.pids)
+	start := time.Now()
+	results := runLoad(ctx, c, t, clients, per)
+	elapsed := time.Since(start)
+	after := measure(t.pids)
+	f := summarize(results, o.Chunks)
+	f.perSec = float64(len(results)) / elapsed.Seconds()
+	if len(t.pids) > 0 {
+		f.cpuPer1k = (after.cpu - before.cpu) * 1000 / time.Duration(len(results))
+	}
+	return f, nil
+}
+
+// summarize turns stream results into percentiles; a stream whose content
+// chunks are not the chunks sent counts as an error.
+func summarize(results []streamResult, chunks int) figures {
+	f := figures{streams: len(results)}
+	var ttft, dur, gap []time.Duration
+	for _, r := range results {
+		if r.err == nil && r.chunks != chunks {
+			r.err = fmt.Errorf("read %d content chunks, want %d", r.chunks, chunks)
+		}
+		if r.err != nil {
+			f.errors++
+			if f.firstErr == nil {
+				f.firstErr = r.err
+			}
+			continue
+		}
+		ttft, dur, gap = append(ttft, r.ttft), append(dur, r.duration), append(gap, r.maxGap)
+	}
+	f.ttftP50, f.ttftP99 = percentile(ttft, 0.5), percentile(ttft, 0.99)
+	f.durP50, f.gapP99 = percentile(dur, 0.5), percentile(gap, 0.99)
+	return f
+}
+
+// idle opens n streams that hold still after their first content, and
+// measures the target's resident memory per open stream.
+func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n int) (figures, error) {
+	time.Sleep(300 * time.Millisecond)
+	before := measure(t.pids)
+	var opened sync.WaitGroup
+	opened.Add(n)
+	results := make([]streamResult, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			var once sync.Once
+			results[i] = stream(ctx, c, t.url, t.model, func() { once.Do(opened.Done) })
+			once.Do(opened.Done) // a stream that failed counts as opened
+		})
+	}
+	opened.Wait()
+	time.Sleep(500 * time.Millisecond)
+	held := measure(t.pids)
+	up.releaseIdle()
+	wg.Wait()
+	f := summarize(results, 2)
+	if len(t.pids) > 0 {
+		f.bytesPerStream = float64(held.rss-before.rss) / float64(n)
+	}
+	return f, nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Models the compare upstream answers as: the model names the scenario,
+// since a proxy forwards the body and not the client's headers.
+const (
+	modelProse = "bench-prose" // N content chunks of prose
+	modelCall  = "bench-call"  // prose and one hermes call, then prose
+	modelIdle  = "bench-idle"  // one content chunk, then held until released
+)
+
+// benchUpstream is the scripted model server of compare. Every answer is
+// rendered once, up front, so the upstream is never what a run measures:
+// per request it only paces pre-built events out, one write and one flush
+// each.
+type benchUpstream struct {
+	prose, call1, call2, idleHead, idleTail [][]byte
+	// chunks is the number of content chunks of a prose answer.
+	chunks int
+
+	pace  atomic.Int64 // time.Duration between events
+	calls atomic.Int64 // webhook calls
+
+	mu      sync.Mutex
+	release chan struct{} // closed to let held idle streams finish
+}
+
+func newBenchUpstream(chunks, chunkBytes int) *benchUpstream {
+	u := &benchUpstream{chunks: chunks, release: make(chan struct{})}
+	words := func(tag string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			w := fmt.Sprintf("%s%d ", tag, i)
+			out[i] = w + strings.Repeat("x", max(0, chunkBytes-len(w)))
+		}
+		return out
+	}
+	u.prose = sse("cmpl-prose", words("w", chunks))
+	call := "<tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"bench\"}}\n</tool_call>"
+	u.call1 = sse("cmpl-call", append(words("a", chunks/2), call[:20], call[20:]))
+	u.call2 = sse("cmpl-call2", words("b", chunks/2))
+	idle := sse("cmpl-idle", words("i", 2))
+	u.idleHead, u.idleTail = idle[:2], idle[2:]
+	return u
+}
+
+// sse renders a role chunk, a content chunk per part, a finish chunk and
+// [DONE], as OpenAI-compatible servers stream them.
+func sse(id string, parts []string) [][]byte {
+	chunk := func(delta, finish string) []byte {
+		return fmt.Appendf(nil, "data: {\"id\":%q,\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"bench\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%s}]}\n\n",
+			id, delta, finish)
+	}
+	out := [][]byte{chunk(`{"role":"assistant","content":""}`, "null")}
+	for _, p := range parts {
+		out = append(out, chunk(fmt.Sprintf(`{"content":%q}`, p), "null"))
+	}
+	return append(out, chunk(`{}`, `"stop"`), []byte("data: [DONE]\n\n"))
+}
+
+// releaseIdle lets every held idle stream finish, and arms the next set.
+func (u *benchUpstream) releaseIdle() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	close(u.release)
+	u.release = make(chan struct{})
+}
+
+func (u *benchUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/create_task":
+		u.calls.Add(1)
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"ok":true}`))
+		return
+	case "/v1/chat/completions":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var evs [][]byte
+	var hold chan struct{}
+	switch {
+	case bytes.Contains(body, []byte(modelIdle)):
+		u.mu.Lock()
+		hold = u.release
+		u.mu.Unlock()
+		evs = u.idleHead
+	case bytes.Contains(body, []byte(modelCall)):
+		evs = u.call1
+		if bytes.Contains(body, []byte(`"role":"assistant"`)) {
+			evs = u.call2
+		}
+	default:
+		evs = u.prose
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	f := w.(http.Flusher)
+	pace := time.Duration(u.pace.Load())
+	var timer *time.Timer
+	if pace > 0 {
+		timer = time.NewTimer(pace)
+		defer timer.Stop()
+	}
+	write := func(evs [][]byte) bool {
+		for i, ev := range evs {
+			if pace > 0 && i > 0 {
+				timer.Reset(pace)
+				select {
+				case <-timer.C:
+				case <-r.Context().Done():
+					return false
+				}
+			}
+			if _, err := w.Write(ev); err != nil {
+				return false
+			}
+			f.Flush()
+		}
+		return true
+	}
+	if !write(evs) || hold == nil {
+		return
+	}
+	select {
+	case <-hold:
+		write(u.idleTail)
+	case <-r.Context().Done():
+	}
+}
