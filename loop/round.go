@@ -110,11 +110,61 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	}
 	var text strings.Builder
 
+	// Events the reader already passed on leave together: held while
+	// forwarded, flushed before this goroutine waits for anything.
+	b, batching := tr.out.(Batcher)
+	if batching {
+		b.Hold(true)
+		defer b.Hold(false)
+	}
+	wait := func() error {
+		if batching {
+			if err := b.Flush(); err != nil {
+				return fmt.Errorf("%w: %w", ErrClientGone, err)
+			}
+		}
+		return nil
+	}
+
 	var later []*pending // calls that finished while the round streamed
 	done := false
 	for open := true; open; {
+		// An event already waiting is taken without flushing first.
+		var ev upEvent
+		ok, got := false, false
 		select {
-		case ev, ok := <-events:
+		case ev, ok = <-events:
+			got = true
+		default:
+			if err := wait(); err != nil {
+				return nil, err
+			}
+		}
+		if !got {
+			select {
+			case ev, ok = <-events:
+				got = true
+			case nt := <-ex.notes:
+				p, err := tr.take(nt, ex)
+				if err != nil {
+					return nil, err
+				}
+				if p != nil {
+					// Shown once the round's text is over: a card or
+					// event never lands in the middle of the model's
+					// sentence, and the stream reads the same however
+					// the network timed it.
+					later = append(later, p)
+				}
+			case <-tick:
+				if err := tr.keepalive(); err != nil {
+					return nil, err
+				}
+			case <-ctx.Done():
+				return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
+			}
+		}
+		if got {
 			switch {
 			case !ok:
 				open = false
@@ -131,23 +181,6 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 					return nil, err
 				}
 			}
-		case nt := <-ex.notes:
-			p, err := tr.take(nt, ex)
-			if err != nil {
-				return nil, err
-			}
-			if p != nil {
-				// Shown once the round's text is over: a card or event
-				// never lands in the middle of the model's sentence, and
-				// the stream reads the same however the network timed it.
-				later = append(later, p)
-			}
-		case <-tick:
-			if err := tr.keepalive(); err != nil {
-				return nil, err
-			}
-		case <-ctx.Done():
-			return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
 		}
 	}
 	// go-sse's Read treats EOF as success; a stream that ends with neither
@@ -180,6 +213,9 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	}
 
 	for ex.outstanding > 0 {
+		if err := wait(); err != nil {
+			return nil, err
+		}
 		select {
 		case nt := <-ex.notes:
 			p, err := tr.take(nt, ex)

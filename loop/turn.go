@@ -181,6 +181,16 @@ func (r *Runner) plainRound(ctx context.Context, t *Turn, s *stream, obs *observ
 		return rep, err
 	}
 	defer st.Close()
+	// The events of one read from the upstream leave together: held while
+	// forwarded, flushed before the stream waits for more. Reading and
+	// sending are this one goroutine, so nothing is held while it waits.
+	if b, ok := s.out.(Batcher); ok {
+		if w, ok := st.(Waiter); ok {
+			w.BeforeWait(func() { b.Flush() })
+			b.Hold(true)
+			defer b.Hold(false)
+		}
+	}
 
 	var th *thinkSplit
 	if t.ImplicitThinking() {

@@ -27,6 +27,14 @@ type Stream interface {
 	Close() error
 }
 
+// A Waiter is a Stream that calls a function before each time it waits for
+// the upstream to send more: the moment to flush what a [Batcher] holds.
+type Waiter interface {
+	// BeforeWait sets the function; it runs on the goroutine reading
+	// Events.
+	BeforeWait(func())
+}
+
 // UpstreamError is a non-2xx answer, or an error event inside a stream,
 // from an upstream. It is kept whole so that the client gets the upstream's
 // own status and message (docs/http-api.md).

@@ -23,6 +23,9 @@ type idleBody struct {
 	// that failed in the middle of an event as its own "unexpected end of
 	// input", and the cause is needed to say what went wrong.
 	err error
+	// beforeRead, when set, runs before each Read: the reader has used
+	// every byte it had, so what was sent from them may go out now.
+	beforeRead func()
 }
 
 func newIdleBody(r io.ReadCloser, d time.Duration) *idleBody {
@@ -40,6 +43,9 @@ func newIdleBody(r io.ReadCloser, d time.Duration) *idleBody {
 
 // Read reads from the body with the idle clock running.
 func (b *idleBody) Read(p []byte) (int, error) {
+	if b.beforeRead != nil {
+		b.beforeRead()
+	}
 	if b.t != nil && !b.fired.Load() {
 		b.t.Reset(b.d)
 	}

@@ -30,6 +30,12 @@ type sseSink struct {
 	// every write, not a limit on the stream: a turn may run for many
 	// minutes, but a client that stops reading does not hold it forever.
 	writeIdle time.Duration
+	// hold says events are written without a flush each (see
+	// [loop.Batcher]); held says some are waiting for one. err is the
+	// first write error: a flush done from the stream's reader cannot
+	// return it, so the next send does.
+	hold, held bool
+	err        error
 }
 
 func newSSESink(c echo.Context, writeIdle time.Duration) (*sseSink, error) {
@@ -57,19 +63,46 @@ func (s *sseSink) commit() {
 }
 
 func (s *sseSink) send(m *sse.Message) error {
+	if s.err != nil {
+		return s.err
+	}
 	s.commit()
 	// Not supported by every ResponseWriter (httptest's recorder); the
 	// deadline is a safeguard, not part of the protocol.
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeIdle))
-	err := s.sess.Send(m)
-	if err == nil {
-		err = s.sess.Flush()
+	if s.err = s.sess.Send(m); s.err != nil {
+		return s.err
 	}
+	s.held = true
+	if s.hold {
+		return nil
+	}
+	return s.Flush()
+}
+
+// Flush writes out what is held. With nothing held it does nothing: a
+// flush would commit the response, and before the first event an error
+// can still be an HTTP status.
+func (s *sseSink) Flush() error {
+	if s.err != nil || !s.held {
+		return s.err
+	}
+	s.held = false
+	s.err = s.sess.Flush()
 	if s.bytes != nil && s.res.Size > s.counted {
 		s.bytes.Add(float64(s.res.Size - s.counted))
 		s.counted = s.res.Size
 	}
-	return err
+	return s.err
+}
+
+// Hold turns holding on or off; off flushes what is held.
+func (s *sseSink) Hold(on bool) error {
+	s.hold = on
+	if !on && s.held {
+		return s.Flush()
+	}
+	return s.err
 }
 
 // Send writes one "data:" event and flushes it.
@@ -103,4 +136,4 @@ func (s *sseSink) fail(body []byte) error {
 	return s.send(&m)
 }
 
-var _ loop.Sink = (*sseSink)(nil)
+var _ loop.Batcher = (*sseSink)(nil)

@@ -327,6 +327,14 @@ func (s *sseStream) Events() iter.Seq2[string, error] {
 	}
 }
 
+// BeforeWait implements [loop.Waiter]: f runs before each read of the
+// body, which is when go-sse has parsed every event it had.
+func (s *sseStream) BeforeWait(f func()) {
+	if s.idle != nil {
+		s.idle.beforeRead = f
+	}
+}
+
 func (s *sseStream) Close() error {
 	s.cancel()
 	return s.body.Close()

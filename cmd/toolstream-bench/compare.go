@@ -22,12 +22,13 @@ type compareOptions struct {
 	Targets     []string
 	Scenarios   []string
 	Repeats     int
-	Chunks      int // content chunks per stream
-	ChunkBytes  int // bytes of content per chunk
-	C1Streams   int // streams of the c=1 scenario
-	C64PerConn  int // streams per connection at c=64
-	C256PerConn int // streams per connection at c=256
-	Idle        int // idle open streams
+	Chunks      int           // content chunks per stream
+	ChunkBytes  int           // bytes of content per chunk
+	C1Streams   int           // streams of the c=1 scenario
+	C64PerConn  int           // streams per connection at c=64
+	C256PerConn int           // streams per connection at c=256
+	Idle        int           // idle open streams
+	Hold        time.Duration // how long idle streams are held open before measuring
 	Bin, Nginx  string
 	NoPin       bool
 	Timeout     time.Duration
@@ -158,7 +159,7 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 		}
 	}
 	if scen == scenIdle {
-		return idle(ctx, c, t, up, o.Idle)
+		return idle(ctx, c, t, up, o.Idle, o.Hold)
 	}
 	clients, per, pace := 1, o.C1Streams, time.Duration(0)
 	switch scen {
@@ -206,7 +207,7 @@ func summarize(results []streamResult, chunks int) figures {
 
 // idle opens n streams that hold still after their first content, and
 // measures the target's resident memory per open stream.
-func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n int) (figures, error) {
+func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n int, hold time.Duration) (figures, error) {
 	time.Sleep(300 * time.Millisecond)
 	before := measure(t.pids)
 	var opened sync.WaitGroup
@@ -221,7 +222,7 @@ func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n i
 		})
 	}
 	opened.Wait()
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(hold)
 	held := measure(t.pids)
 	up.releaseIdle()
 	wg.Wait()

@@ -27,7 +27,7 @@ func TestCompareSmall(t *testing.T) {
 	o := compareOptions{
 		Targets:   []string{targetDirect, targetPass, targetText, targetCall},
 		Scenarios: []string{scenC1, scenC64, scenIdle},
-		Repeats:   1, Chunks: 8, ChunkBytes: 16, C1Streams: 5, C64PerConn: 1, Idle: 20,
+		Repeats:   1, Chunks: 8, ChunkBytes: 16, C1Streams: 5, C64PerConn: 1, Idle: 20, Hold: 100 * time.Millisecond,
 		Bin: bin, NoPin: true, Timeout: 2 * time.Minute,
 	}
 	cmp, err := compare(context.Background(), o, io.Discard)

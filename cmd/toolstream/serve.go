@@ -113,6 +113,11 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		return listenError(cfg.Listen, err)
 	}
 	defer ln.Close() // in case serving never starts; Serve closes it otherwise
+	stopPprof, err := startPprof(log)
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 	// instance marks the call records and actions of this process, so
 	// the next start-up knows which calls were left started.
 	st, instance, err := backend.Open(context.Background(), cfg.Storage, backend.Options{Logger: log})

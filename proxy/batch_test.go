@@ -1,0 +1,38 @@
+package proxy_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
+)
+
+// TestNothingHeldWhileWaiting: events that arrive together may leave in
+// one write, but none waits for the next: with the upstream silent after
+// ten events, the client has all ten — in a plain turn and in a turn with
+// server tools.
+func TestNothingHeldWhileWaiting(t *testing.T) {
+	for _, tools := range []bool{false, true} {
+		t.Run(fmt.Sprintf("server tools %v", tools), func(t *testing.T) {
+			parts := make([]string, 10)
+			for i := range parts {
+				parts[i] = fmt.Sprintf("w%d ", i)
+			}
+			gate := make(chan struct{})
+			events := upstreamtest.Text("c1", "m", parts...)
+			// The role chunk, ten words, then silence until the gate
+			// opens: the finish chunk and [DONE] come after it.
+			rd := upstreamtest.Round{Events: events, Gate: gate, GateAfter: len(events) - 1}
+			fe := newFaultEnv(t, tools, []upstreamtest.Round{rd}, nil)
+			defer close(gate)
+			// Bounded: a held event would otherwise wait for the gate,
+			// which opens only when the test ends.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			st := openStream(t, fe.turnEnv, ctx, chatBody, "Authorization: Bearer "+faultClientKey)
+			st.until(t, `"w9 "`)
+		})
+	}
+}
