@@ -59,7 +59,7 @@ func stream(ctx context.Context, c *http.Client, url, model string, firstContent
 	}
 	var r streamResult
 	br := bufio.NewReaderSize(resp.Body, 16<<10)
-	last := sent
+	var last time.Time // the previous event's arrival; gaps are between events
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
@@ -73,7 +73,9 @@ func stream(ctx context.Context, c *http.Client, url, model string, firstContent
 			continue
 		}
 		now := time.Now()
-		r.maxGap = max(r.maxGap, now.Sub(last))
+		if !last.IsZero() {
+			r.maxGap = max(r.maxGap, now.Sub(last))
+		}
 		last = now
 		if bytes.HasPrefix(line, doneLine) {
 			r.duration = now.Sub(sent)
@@ -91,13 +93,21 @@ func stream(ctx context.Context, c *http.Client, url, model string, firstContent
 	}
 }
 
-// run is one scenario's load: clients streams at once, each sending
-// perClient streams one after another.
-func runLoad(ctx context.Context, c *http.Client, t *target, clients, perClient int) []streamResult {
+// runLoad is one scenario's load: clients streams at once, each sending
+// perClient streams one after another. Client i starts i×stagger after
+// the first, so that a paced load reaches its steady state without every
+// connection opening in the same instant.
+func runLoad(ctx context.Context, c *http.Client, t *target, clients, perClient int, stagger time.Duration) []streamResult {
 	results := make([]streamResult, clients*perClient)
 	var wg sync.WaitGroup
 	for i := range clients {
 		wg.Go(func() {
+			if stagger > 0 {
+				select {
+				case <-time.After(time.Duration(i) * stagger):
+				case <-ctx.Done():
+				}
+			}
 			for j := range perClient {
 				results[i*perClient+j] = stream(ctx, c, t.url, t.model, nil)
 			}

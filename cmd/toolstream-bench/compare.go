@@ -31,6 +31,7 @@ type compareOptions struct {
 	Hold        time.Duration // how long idle streams are held open before measuring
 	Bin, Nginx  string
 	NoPin       bool
+	Burst       bool // c=256: open every connection at once
 	Timeout     time.Duration
 }
 
@@ -153,7 +154,7 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 	if name == targetCall {
 		warm.model = modelCall
 	}
-	for _, r := range runLoad(ctx, c, &warm, 4, 5) {
+	for _, r := range runLoad(ctx, c, &warm, 4, 5, 0) {
 		if r.err != nil {
 			return figures{}, fmt.Errorf("warm-up: %w", r.err)
 		}
@@ -162,16 +163,22 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 		return idle(ctx, c, t, up, o.Idle, o.Hold)
 	}
 	clients, per, pace := 1, o.C1Streams, time.Duration(0)
+	var stagger time.Duration
 	switch scen {
 	case scenC64:
 		clients, per = 64, o.C64PerConn
 	case scenC256:
 		clients, per, pace = 256, o.C256PerConn, 10*time.Millisecond
+		// Starts spread over one stream's length: a steady 256 streams,
+		// not 256 connections opened in one instant.
+		if !o.Burst {
+			stagger = pace * time.Duration(o.Chunks) / time.Duration(clients)
+		}
 	}
 	up.pace.Store(int64(pace))
 	before := measure(t.pids)
 	start := time.Now()
-	results := runLoad(ctx, c, t, clients, per)
+	results := runLoad(ctx, c, t, clients, per, stagger)
 	elapsed := time.Since(start)
 	after := measure(t.pids)
 	f := summarize(results, o.Chunks)

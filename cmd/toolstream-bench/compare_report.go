@@ -73,8 +73,12 @@ func (c *comparison) print(w io.Writer) {
 	if c.nginxVersion != "" {
 		fmt.Fprintf(w, "nginx: %s, 1 worker, proxy_buffering off, upstream keepalive\n", c.nginxVersion)
 	}
-	fmt.Fprintf(w, "scenarios: c=1 %d streams; c=64 %d streams; c=256 %d streams paced 10ms; idle %d open streams\n\n",
-		o.C1Streams, 64*o.C64PerConn, 256*o.C256PerConn, o.Idle)
+	starts := "starts spread over one stream's length"
+	if o.Burst {
+		starts = "all opened at once"
+	}
+	fmt.Fprintf(w, "scenarios: c=1 %d streams; c=64 %d streams; c=256 %d streams paced 10ms, %s; idle %d open streams\n\n",
+		o.C1Streams, 64*o.C64PerConn, 256*o.C256PerConn, starts, o.Idle)
 
 	heads := []string{"target"}
 	for _, col := range columns {

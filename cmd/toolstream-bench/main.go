@@ -90,11 +90,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.ChunkBytes, "chunk-bytes", 16, "bytes of content per chunk")
 	fs.IntVar(&o.C1Streams, "c1-streams", 200, "streams of the c=1 scenario")
 	fs.IntVar(&o.C64PerConn, "c64-streams", 20, "streams per client at c=64")
-	fs.IntVar(&o.C256PerConn, "c256-streams", 2, "streams per client at c=256")
+	fs.IntVar(&o.C256PerConn, "c256-streams", 3, "streams per client at c=256")
 	fs.IntVar(&o.Idle, "idle", 1000, "idle open streams")
 	fs.DurationVar(&o.Hold, "hold", 500*time.Millisecond, "how long idle streams are held open before their memory is read")
 	fs.StringVar(&o.Bin, "bin", "", "toolstream binary (default: go build ./cmd/toolstream)")
 	fs.StringVar(&o.Nginx, "nginx", "", "nginx binary, for the nginx target")
+	fs.BoolVar(&o.Burst, "burst", false, "c=256: open all 256 connections in the same instant instead of spreading their starts over one stream's length")
 	fs.BoolVar(&o.NoPin, "no-pin", false, "do not pin the target to one CPU and the load to another")
 	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "bound on the whole run")
 	if err := fs.Parse(args); err != nil {
