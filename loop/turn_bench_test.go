@@ -6,6 +6,8 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,9 +75,9 @@ func chunk(delta, finish string) string {
 // loopback. One op is one two-round turn; the metric is per call.
 func BenchmarkBlockToWebhook(b *testing.B) {
 	var closedAt atomic.Int64
-	var total atomic.Int64
+	var lat latencies
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		total.Add(time.Now().UnixNano() - closedAt.Load())
+		lat.add(time.Now().UnixNano() - closedAt.Load())
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"id":1}`))
 	}))
@@ -115,7 +117,34 @@ func BenchmarkBlockToWebhook(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(total.Load())/float64(b.N), "ns/block-to-webhook")
+	lat.report(b, "block-to-webhook")
+}
+
+// latencies collects one duration per op, for a mean and a p99.
+type latencies struct {
+	mu sync.Mutex
+	ns []int64
+}
+
+func (l *latencies) add(ns int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ns = append(l.ns, ns)
+}
+
+func (l *latencies) report(b *testing.B, name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.ns) == 0 {
+		return
+	}
+	slices.Sort(l.ns)
+	var sum int64
+	for _, v := range l.ns {
+		sum += v
+	}
+	b.ReportMetric(float64(sum)/float64(len(l.ns)), "ns/"+name)
+	b.ReportMetric(float64(l.ns[len(l.ns)*99/100]), "p99-ns/"+name)
 }
 
 // repeat is an upstream of one round: the same chunk n times, then a
@@ -166,4 +195,71 @@ func BenchmarkToolTurnChunk(b *testing.B) {
 	if _, err := r.Run(context.Background(), turn, discard{}); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// openHook is an upstream that calls onOpen before each round it opens.
+type openHook struct {
+	loop.Upstream
+	onOpen func()
+}
+
+func (o openHook) Open(ctx context.Context, body []byte) (loop.Stream, error) {
+	o.onOpen()
+	return o.Upstream.Open(ctx, body)
+}
+
+// BenchmarkResultToNextRound measures the time from the webhook answering
+// to the next round's request being opened: reading the response, the
+// result into the audit-free host's result, the tool.finished event, the
+// feedback message and the next round's body. One op is one two-round
+// turn; the metric is per call.
+func BenchmarkResultToNextRound(b *testing.B) {
+	var answeredAt atomic.Int64
+	var lat latencies
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		answeredAt.Store(time.Now().UnixNano())
+		w.Write([]byte(`{"id":1,"title":"Gym"}`))
+	}))
+	defer hook.Close()
+	tool := config.DefaultToolEntry()
+	tool.Name = "create_task"
+	tool.Parameters = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`)
+	tool.Webhook = &config.Webhook{URL: hook.URL, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}
+	host, err := toolhost.New([]config.Tool{tool}, toolhost.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer host.Close()
+	rounds := &scripted{
+		rounds: [][]string{
+			{chunk(`{"role":"assistant","content":"<tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}\n</tool_call>"}`, ""), chunk(`{}`, "stop"), "[DONE]"},
+			{chunk(`{"role":"assistant","content":"Done."}`, ""), chunk(`{}`, "stop"), "[DONE]"},
+		},
+		mark: -1,
+	}
+	opened := 0
+	up := openHook{Upstream: rounds, onOpen: func() {
+		if opened%2 == 1 { // the second round of a turn
+			lat.add(time.Now().UnixNano() - answeredAt.Load())
+		}
+		opened++
+	}}
+	lc := config.Default().Loop
+	lc.Keepalive = 0
+	req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"add gym"}]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r loop.Runner
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		turn := &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes", Tools: host.Tools(), Executor: host, Loop: lc}
+		if _, err := r.Run(context.Background(), turn, discard{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	lat.report(b, "result-to-next-round")
 }
