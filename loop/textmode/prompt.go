@@ -10,7 +10,9 @@
 package textmode
 
 import (
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/toolhost"
@@ -43,10 +45,63 @@ import (
 //	Parameters:
 //	- city (string, required): City name.
 //	- days (integer, minimum 1, maximum 7)
+//
+// Prompts are remembered by everything they are made of: the tools rarely
+// change between requests, and building the section parses every schema.
 func Prompt(f detect.Format, tools []toolhost.Tool) string {
 	if len(tools) == 0 {
 		return ""
 	}
+	key := promptKey(f, tools)
+	prompts.mu.Lock()
+	p, ok := prompts.m[key]
+	prompts.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = buildPrompt(f, tools)
+	prompts.mu.Lock()
+	defer prompts.mu.Unlock()
+	if len(prompts.m) >= maxPrompts {
+		// Tool sets come and go (runtime tools, per-request subsets):
+		// start over rather than grow without bound.
+		clear(prompts.m)
+	}
+	prompts.m[key] = p
+	return p
+}
+
+// maxPrompts bounds the prompts remembered.
+const maxPrompts = 256
+
+var prompts = struct {
+	mu sync.Mutex
+	m  map[string]string
+}{m: map[string]string{}}
+
+// promptKey is every input of a prompt, in one string: each field
+// length-prefixed, so that no two different inputs give the same key.
+func promptKey(f detect.Format, tools []toolhost.Tool) string {
+	n := len(f)
+	for _, t := range tools {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 24
+	}
+	b := make([]byte, 0, n)
+	field := func(s string) {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+	}
+	field(string(f))
+	for _, t := range tools {
+		field(t.Name)
+		field(t.Description)
+		field(string(t.Parameters))
+	}
+	return string(b)
+}
+
+func buildPrompt(f detect.Format, tools []toolhost.Tool) string {
 	f = formatOf(f)
 	d := dialects[f]
 	var b strings.Builder
