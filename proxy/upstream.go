@@ -81,6 +81,10 @@ func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream
 		TLSHandshakeTimeout:   cfg.ConnectTimeout,
 		ResponseHeaderTimeout: cfg.HeaderTimeout,
 		ExpectContinueTimeout: time.Second,
+		// A request is written once and its connection then only reads a
+		// long stream: a 4KiB write buffer per connection held for the
+		// whole stream is memory for nothing. Larger bodies bypass it.
+		WriteBufferSize: 1 << 10,
 	}
 	patterns, aliases := preparePatterns(cfg.Models)
 	return &upstream{
