@@ -243,6 +243,12 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 		return text, nil
 	}
 	d.calls = nil
+	// Prose with nothing in it that could open anything, after prose
+	// that left nothing open, passes straight through: most of a reply.
+	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && d.plain(text) {
+		d.lead = leadAfter(d.lead, text)
+		return text, nil
+	}
 	if len(d.carry) > 0 {
 		d.emitBytes(d.carry)
 		d.carry = d.carry[:0]
@@ -257,6 +263,17 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.lead = leadAfter(d.lead, text)
 	d.scan(w)
 	return d.output(false), d.calls
+}
+
+// plain reports whether s holds no byte that could open a marker, fence or
+// bracket, and ends on a whole rune.
+func (d *Detector) plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if d.spec[s[i]] {
+			return false
+		}
+	}
+	return incompleteRune(s) == 0
 }
 
 // End is called once when the round's stream is over: held-back text is
