@@ -1,26 +1,30 @@
 package proxy
 
 import (
+	"bytes"
 	"net/http"
 	"time"
-	"unsafe"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/tmaxmax/go-sse"
 
 	"github.com/toolstream/toolstream/loop"
 )
 
-// sseSink writes a turn to the client as server-sent events with go-sse.
-// Nothing reaches the client before the first Send: that is the commit
-// point. Before it, the handler can still answer with an HTTP status; after
-// it, errors go in-band (docs/http-api.md).
+// sseSink writes a turn to the client as server-sent events. Nothing
+// reaches the client before the first event: that is the commit point.
+// Before it, the handler can still answer with an HTTP status; after it,
+// errors go in-band (docs/http-api.md).
+//
+// It frames events itself, into one buffer it reuses: the frame is
+// "data: " and the payload, one "data: " line per line of it, and a blank
+// line. A library's message type cost two allocations and a copy per
+// event on the path every token takes.
 type sseSink struct {
-	sess      *sse.Session
 	rc        *http.ResponseController
 	res       *echo.Response
 	committed bool
+	frame     []byte
 	// bytes counts what reaches the client; nil counts nothing. counted
 	// is how much of res.Size it has been given.
 	bytes   prometheus.Counter
@@ -39,11 +43,7 @@ type sseSink struct {
 }
 
 func newSSESink(c echo.Context, writeIdle time.Duration) (*sseSink, error) {
-	sess, err := sse.Upgrade(c.Response(), c.Request())
-	if err != nil {
-		return nil, err
-	}
-	return &sseSink{sess: sess, rc: http.NewResponseController(c.Response()), res: c.Response(), writeIdle: writeIdle}, nil
+	return &sseSink{rc: http.NewResponseController(c.Response()), res: c.Response(), writeIdle: writeIdle}, nil
 }
 
 func (s *sseSink) commit() {
@@ -52,17 +52,16 @@ func (s *sseSink) commit() {
 	}
 	s.committed = true
 	h := s.res.Header()
-	// go-sse sets only Content-Type.
+	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer this response
-	h.Set("Content-Type", "text/event-stream")
-	// Through echo, so that it marks the response committed: go-sse's own
-	// first flush goes around echo and would leave echo to write the
-	// header a second time.
+	// Through echo, so that it marks the response committed.
 	s.res.WriteHeader(http.StatusOK)
 }
 
-func (s *sseSink) send(m *sse.Message) error {
+// write sends one framed event (or comment) and flushes it unless
+// holding.
+func (s *sseSink) write(frame []byte) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -70,7 +69,7 @@ func (s *sseSink) send(m *sse.Message) error {
 	// Not supported by every ResponseWriter (httptest's recorder); the
 	// deadline is a safeguard, not part of the protocol.
 	_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeIdle))
-	if s.err = s.sess.Send(m); s.err != nil {
+	if _, s.err = s.res.Write(frame); s.err != nil {
 		return s.err
 	}
 	s.held = true
@@ -88,7 +87,7 @@ func (s *sseSink) Flush() error {
 		return s.err
 	}
 	s.held = false
-	s.err = s.sess.Flush()
+	s.err = s.rc.Flush()
 	if s.bytes != nil && s.res.Size > s.counted {
 		s.bytes.Add(float64(s.res.Size - s.counted))
 		s.counted = s.res.Size
@@ -105,35 +104,51 @@ func (s *sseSink) Hold(on bool) error {
 	return s.err
 }
 
-// Send writes one "data:" event and flushes it.
+// Send writes one "data:" event.
 func (s *sseSink) Send(chunk []byte) error {
-	var m sse.Message
-	// The message is written before Send returns, so viewing the chunk as
-	// a string without copying is safe.
-	m.AppendData(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
-	return s.send(&m)
+	s.frame = appendEvent(s.frame[:0], "data: ", chunk)
+	return s.write(s.frame)
 }
 
 // Comment writes ": text".
 func (s *sseSink) Comment(text string) error {
-	var m sse.Message
-	m.AppendComment(text)
-	return s.send(&m)
+	s.frame = appendEvent(s.frame[:0], ": ", []byte(text))
+	return s.write(s.frame)
 }
 
 // Done writes "data: [DONE]".
 func (s *sseSink) Done() error {
-	var m sse.Message
-	m.AppendData("[DONE]")
-	return s.send(&m)
+	return s.write(doneFrame)
 }
+
+var doneFrame = []byte("data: [DONE]\n\n")
 
 // fail ends a committed stream with the error body: one error event and no
 // [DONE], so a cut stream never looks complete (docs/http-api.md).
 func (s *sseSink) fail(body []byte) error {
-	var m sse.Message
-	m.AppendData(string(body))
-	return s.send(&m)
+	return s.Send(body)
+}
+
+// appendEvent appends payload as one SSE event whose every line starts
+// with field ("data: " or ": "), then the blank line that ends it. A line
+// break in the payload (LF, CR or CRLF) starts a new line of the same
+// field, so a reader joins them back with "\n".
+func appendEvent(dst []byte, field string, payload []byte) []byte {
+	for {
+		dst = append(dst, field...)
+		i := bytes.IndexAny(payload, "\r\n")
+		if i < 0 {
+			dst = append(dst, payload...)
+			break
+		}
+		dst = append(dst, payload[:i]...)
+		dst = append(dst, '\n')
+		if payload[i] == '\r' && i+1 < len(payload) && payload[i+1] == '\n' {
+			i++
+		}
+		payload = payload[i+1:]
+	}
+	return append(dst, '\n', '\n')
 }
 
 var _ loop.Batcher = (*sseSink)(nil)

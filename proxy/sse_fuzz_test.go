@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,30 @@ func FuzzUpstreamSSE(f *testing.F) {
 			}
 		}
 		s.Close()
+	})
+}
+
+// FuzzSinkFrame: whatever payload the sink frames, an SSE reader gets it
+// back as one event, every line break read as "\n" — so a payload with
+// line breaks can neither end its event early nor smuggle in a field.
+func FuzzSinkFrame(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, "a\nb", "a\r\nb\rc", "\n\n", "data: [DONE]", ": x\nevent: y", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		frame := appendEvent(nil, "data: ", payload)
+		ib := newIdleBody(io.NopCloser(bytes.NewReader(frame)), 0)
+		s := &sseStream{body: ib, idle: ib, upstream: "u", ctx: context.Background(), cancel: func() {}, maxEvent: 1 << 20}
+		var got []string
+		for data, err := range s.Events() {
+			if err != nil {
+				t.Fatalf("frame %q: %v", frame, err)
+			}
+			got = append(got, data)
+		}
+		want := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(payload))
+		if len(got) != 1 || got[0] != want {
+			t.Fatalf("payload %q framed as %q read back as %q", payload, frame, got)
+		}
 	})
 }
