@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/tmaxmax/go-sse"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
@@ -319,12 +318,17 @@ type sseStream struct {
 
 func (s *sseStream) Events() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		for ev, err := range sse.Read(s.body, &sse.ReadConfig{MaxEventSize: s.maxEvent}) {
+		r := newSSEReader(s.body, s.maxEvent)
+		for {
+			data, err := r.next()
+			if err == io.EOF {
+				return
+			}
 			if err != nil {
 				yield("", s.readErr(err))
 				return
 			}
-			if !yield(ev.Data, nil) {
+			if !yield(data, nil) {
 				return
 			}
 		}

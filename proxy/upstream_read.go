@@ -9,15 +9,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tmaxmax/go-sse"
-
 	"github.com/toolstream/toolstream/loop"
 )
 
 // readErr turns an error reading the upstream's event stream into one that
-// says what went wrong. go-sse hides the cause of a read that failed in
-// the middle of an event behind its own "unexpected end of input", and a
-// bufio error for an event over the cap; left as they are, the round's
+// says what went wrong. The reader reports a read that failed in the
+// middle of a line as a cut, and an event over the cap as
+// bufio.ErrTooLong; left as they are, the round's
 // timeout would read as a broken connection and the cap as a network
 // fault. The client's message is built from these by [toAPIError]; the
 // log keeps the error chain.
@@ -33,7 +31,7 @@ func (s *sseStream) readErr(err error) error {
 	case errors.Is(err, bufio.ErrTooLong):
 		return &loop.StreamError{Upstream: s.upstream,
 			Reason: fmt.Sprintf("sent an event over %d bytes, the most toolstream reads (twice loop.max_block_bytes, at least 2MiB)", s.maxEvent)}
-	case errors.Is(err, sse.ErrUnexpectedEOF):
+	case errors.Is(err, errSSECut):
 		if s.idle.err != nil {
 			return fmt.Errorf("%w (%w)", s.idle.err, err)
 		}

@@ -1,0 +1,173 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// errSSECut is an upstream body that ended in the middle of a line: the
+// event it belonged to never arrived whole.
+var errSSECut = errors.New("the event stream ended in the middle of a line")
+
+// sseReader reads the data payloads of an event stream, as the SSE spec
+// (and go-sse, whose behaviour it keeps) reads them: lines end in LF, CR
+// or CRLF; a blank line ends an event; "data" lines join with "\n";
+// comments and unknown fields are skipped; a UTF-8 BOM at the start is
+// dropped; at the end of the body an event without its blank line still
+// counts, a line without its line break does not.
+//
+// It exists instead of go-sse's reader because that one cost two
+// allocations and two copies per event on the path every token takes;
+// this one makes one, the payload string the loop keeps.
+type sseReader struct {
+	r     io.Reader
+	buf   []byte
+	start int // buf[start:end] is read but not yet parsed
+	end   int
+	eof   bool
+	// max bounds one event, its lines together: bigger is an error
+	// wrapping bufio.ErrTooLong.
+	max     int
+	size    int    // bytes of the current event so far
+	data    []byte // the current event's data lines, each ending in "\n"
+	dirty   bool   // the current event has a field that makes it an event
+	started bool   // past the first line (and its BOM)
+}
+
+// bom is the UTF-8 byte order mark a stream may start with.
+var bom = []byte("\xEF\xBB\xBF")
+
+func newSSEReader(r io.Reader, max int) *sseReader {
+	return &sseReader{r: r, buf: make([]byte, 4<<10), max: max}
+}
+
+// next returns the next event's data. At the end of the body it returns
+// io.EOF, after the last event.
+func (s *sseReader) next() (string, error) {
+	for {
+		line, err := s.line()
+		if err == io.EOF {
+			if s.dirty {
+				s.dirty = false
+				return s.take(), nil
+			}
+			return "", io.EOF
+		}
+		if err != nil {
+			return "", err
+		}
+		if len(line) > 0 && !s.started {
+			s.started = true
+			line = bytes.TrimPrefix(line, bom)
+		}
+		if len(line) == 0 {
+			if s.dirty {
+				s.dirty = false
+				return s.take(), nil
+			}
+			continue
+		}
+		s.size += len(line)
+		if s.size > s.max {
+			return "", bufio.ErrTooLong
+		}
+		name, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			name, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(name) {
+		case "data":
+			s.data = append(append(s.data, value...), '\n')
+			s.dirty = true
+		case "event":
+			s.dirty = true
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				s.dirty = true
+			}
+		}
+		// retry, comments (an empty name) and unknown fields: nothing.
+	}
+}
+
+// take returns the current event's data and starts the next event.
+func (s *sseReader) take() string {
+	d := s.data
+	if len(d) > 0 {
+		d = d[:len(d)-1]
+	}
+	out := string(d)
+	s.data, s.size = s.data[:0], 0
+	return out
+}
+
+// line returns the next line without its line break. It is valid until
+// the next call.
+func (s *sseReader) line() ([]byte, error) {
+	for {
+		w := s.buf[s.start:s.end]
+		if i := bytes.IndexAny(w, "\r\n"); i >= 0 {
+			n := i + 1
+			if w[i] == '\r' {
+				if i+1 == len(w) && !s.eof {
+					// A CR last in the buffer: whether an LF follows
+					// is in the next read.
+					if err := s.fill(); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				if i+1 < len(w) && w[i+1] == '\n' {
+					n++
+				}
+			}
+			s.start += n
+			return w[:i], nil
+		}
+		if s.eof {
+			if !s.started && bytes.Equal(w, bom) {
+				w = nil // a body of nothing but the BOM
+			}
+			if len(w) > 0 {
+				s.start = s.end
+				return nil, errSSECut
+			}
+			return nil, io.EOF
+		}
+		if len(w) > s.max {
+			return nil, bufio.ErrTooLong
+		}
+		if err := s.fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fill reads more of the body behind what is not parsed yet, growing the
+// buffer when a line fills it.
+func (s *sseReader) fill() error {
+	if s.start > 0 {
+		s.end = copy(s.buf, s.buf[s.start:s.end])
+		s.start = 0
+	}
+	if s.end == len(s.buf) {
+		s.buf = append(s.buf, make([]byte, len(s.buf))...)
+	}
+	for range 100 { // as bufio: a reader that keeps reading nothing is broken
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err == io.EOF {
+			s.eof = true
+			return nil
+		}
+		if err != nil || n > 0 {
+			return err
+		}
+	}
+	return io.ErrNoProgress
+}
