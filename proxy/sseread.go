@@ -39,8 +39,11 @@ type sseReader struct {
 // bom is the UTF-8 byte order mark a stream may start with.
 var bom = []byte("\xEF\xBB\xBF")
 
+// newSSEReader starts with a small buffer, grown for a longer line: the
+// body below it is buffered already, and an idle stream holds this for
+// as long as it is open.
 func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{r: r, buf: make([]byte, 4<<10), max: max}
+	return &sseReader{r: r, buf: make([]byte, 1<<10), max: max}
 }
 
 // next returns the next event's data. At the end of the body it returns
