@@ -31,12 +31,19 @@ type message struct {
 // the client's messages as the model's own text, markup included, then one
 // result_role message with that round's results.
 func (tr *turnRun) body(final bool) ([]byte, error) {
-	var p fastjson.Parser
+	// Pooled: a fresh parser and arena per round allocated every value of
+	// the request anew.
+	p, ap, a := parserPool.Get(), parserPool.Get(), arenaPool.Get()
+	defer func() {
+		parserPool.Put(p)
+		parserPool.Put(ap)
+		a.Reset()
+		arenaPool.Put(a)
+	}()
 	v, err := p.ParseBytes(tr.base)
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
-	var a fastjson.Arena
 	v.Del("toolstream")
 	v.Set("stream", a.NewTrue())
 	if !tr.t.Request.Stream {
@@ -55,7 +62,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		prompt = textmode.Prompt(tr.t.Format, tr.t.Tools)
 	}
 	if !final && tr.native {
-		if err := tr.addServerTools(v, &a); err != nil {
+		if err := tr.addServerTools(v, a); err != nil {
 			return nil, err
 		}
 	}
@@ -73,13 +80,12 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
 	}
 	if len(add) == 0 {
-		return v.MarshalTo(nil), nil
+		return v.MarshalTo(make([]byte, 0, len(tr.base)+64)), nil
 	}
 	enc, err := json.Marshal(add)
 	if err != nil {
 		return nil, err
 	}
-	var ap fastjson.Parser
 	av, err := ap.ParseBytes(enc)
 	if err != nil {
 		return nil, err
@@ -107,7 +113,9 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		push(m)
 	}
 	v.Set("messages", out)
-	return v.MarshalTo(nil), nil
+	// Sized for the request and what was added, so the body is written
+	// in one allocation rather than grown.
+	return v.MarshalTo(make([]byte, 0, len(tr.base)+len(enc)+64)), nil
 }
 
 // messages renders a finished round for the upstream. Text mode: the
