@@ -19,11 +19,9 @@ type pending struct {
 	err error
 }
 
-// note tells the writing goroutine that a call finished, or that it waits
-// for (or got) an approval.
+// note tells the writing goroutine that a call finished.
 type note struct {
-	p        *pending
-	approval *approvalNote
+	p *pending
 }
 
 // approvalNote is an approval.requested or approval.resolved event to show.
@@ -43,7 +41,10 @@ type calls struct {
 	exec     Executor
 	parallel bool
 	notes    chan note
-	wg       sync.WaitGroup
+	// show writes an approval event to the client; it is called from the
+	// calls' goroutines.
+	show func(*approvalNote)
+	wg   sync.WaitGroup
 	// prev is closed when the previous call finished (sequential mode).
 	prev chan struct{}
 	// outstanding counts started calls whose finished note the writer has
@@ -85,15 +86,20 @@ func (c *calls) send(n note) bool {
 	}
 }
 
-// ApprovalRequested implements toolhost.Progress: the writer shows the
-// approval.requested event at once.
+// ApprovalRequested implements toolhost.Progress: the event is shown at
+// once, from the call's own goroutine — a person must see it to decide,
+// whatever the round is doing meanwhile.
 func (c *calls) ApprovalRequested(call toolhost.Call, a store.Action) {
-	c.send(note{approval: &approvalNote{event: "approval.requested", call: call, action: a}})
+	if c.ctx.Err() == nil { // not once the round is torn down
+		c.show(&approvalNote{event: "approval.requested", call: call, action: a})
+	}
 }
 
 // ApprovalResolved implements toolhost.Progress.
 func (c *calls) ApprovalResolved(call toolhost.Call, a store.Action) {
-	c.send(note{approval: &approvalNote{event: "approval.resolved", call: call, action: a}})
+	if c.ctx.Err() == nil {
+		c.show(&approvalNote{event: "approval.resolved", call: call, action: a})
+	}
 }
 
 var _ toolhost.Progress = (*calls)(nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -54,37 +53,32 @@ type roundCall struct {
 	p              *pending
 }
 
-// upEvent is one item from the goroutine reading the upstream.
-type upEvent struct {
-	data string
-	err  error
-}
-
-// runRound streams one round to the client while its calls run. One
-// goroutine (this one) writes to the client; the upstream is read by
-// another, and each call runs in its own, so that text keeps flowing while
-// tools work, results and events go out as they happen, and keepalives go
-// out while the stream is quiet. Every goroutine started here
-// is finished before it returns.
-func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (*roundOutcome, error) {
-	rctx, cancelRead := context.WithCancel(ctx)
+// runRound streams one round to the client while its calls run. This
+// goroutine reads the upstream and writes to the client; each call runs in
+// its own, so that text keeps flowing while tools work. The turn's lock is
+// held throughout except while this goroutine waits — for the upstream,
+// for a call — and in those waits the others write: an approval event the
+// moment a call asks for one, a keepalive when the stream has been quiet.
+// Every goroutine started here is finished before it returns.
+func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (ro *roundOutcome, err error) {
 	tctx, cancelCalls := context.WithCancel(ctx)
-	events := make(chan upEvent, 16)
-	var reader sync.WaitGroup
-	reader.Go(func() { tr.read(rctx, body, events) })
-	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8)}
+	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
+	stopKeepalive := tr.startKeepalive()
 	defer func() {
-		cancelRead()
-		reader.Wait()
+		stopKeepalive()
 		cancelCalls()
-		ex.wg.Wait()
+		tr.unlocked(ex.wg.Wait)
+		if err == nil {
+			err = tr.asyncErr
+		}
 	}()
 
-	var tick <-chan time.Time
-	if k := tr.t.Loop.Keepalive; k > 0 {
-		t := time.NewTicker(k)
-		defer t.Stop()
-		tick = t.C
+	// Events already read leave together: held while forwarded, flushed
+	// before this goroutine waits.
+	b, batching := tr.out.(Batcher)
+	if batching {
+		b.Hold(true)
+		defer b.Hold(false)
 	}
 
 	opts := detect.Options{MaxBlockBytes: tr.t.Loop.MaxBlockBytes.Int()}
@@ -97,7 +91,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		}
 	}
 	det := detect.New(opts)
-	ro := &roundOutcome{}
+	ro = &roundOutcome{}
 	if tr.t.ImplicitThinking() {
 		// Every round: the template opens <think> after the tool results
 		// as after the user's message.
@@ -110,81 +104,50 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	}
 	var text strings.Builder
 
-	// Events the reader already passed on leave together: held while
-	// forwarded, flushed before this goroutine waits for anything.
-	b, batching := tr.out.(Batcher)
-	if batching {
-		b.Hold(true)
-		defer b.Hold(false)
+	var st Stream
+	tr.unlocked(func() { st, err = tr.t.Upstream.Open(ctx, body) })
+	if err != nil {
+		return nil, err
 	}
-	wait := func() error {
-		if batching {
-			if err := b.Flush(); err != nil {
-				return fmt.Errorf("%w: %w", ErrClientGone, err)
-			}
-		}
-		return nil
+	defer st.Close()
+	if w, ok := st.(Waiter); ok {
+		w.WaitHooks(func() { tr.flush(); tr.mu.Unlock() }, tr.mu.Lock)
 	}
 
 	var later []*pending // calls that finished while the round streamed
 	done := false
-	for open := true; open; {
-		// An event already waiting is taken without flushing first.
-		var ev upEvent
-		ok, got := false, false
-		select {
-		case ev, ok = <-events:
-			got = true
-		default:
-			if err := wait(); err != nil {
-				return nil, err
-			}
+	for data, rerr := range st.Events() {
+		if rerr != nil {
+			return nil, readError(ctx, tr.t.UpstreamName, rerr)
 		}
-		if !got {
-			select {
-			case ev, ok = <-events:
-				got = true
-			case nt := <-ex.notes:
-				p, err := tr.take(nt, ex)
-				if err != nil {
-					return nil, err
-				}
-				if p != nil {
-					// Shown once the round's text is over: a card or
-					// event never lands in the middle of the model's
-					// sentence, and the stream reads the same however
-					// the network timed it.
-					later = append(later, p)
-				}
-			case <-tick:
-				if err := tr.keepalive(); err != nil {
-					return nil, err
-				}
-			case <-ctx.Done():
-				return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
-			}
+		if tr.asyncErr != nil {
+			return nil, tr.asyncErr
 		}
-		if got {
-			switch {
-			case !ok:
-				open = false
-			case ev.err != nil:
-				return nil, ev.err
-			case ev.data == "[DONE]":
-				done, open = true, false
-			case ev.data != "":
-				calls, err := tr.chunk(ev.data, det, ro, &text)
-				if err != nil {
-					return nil, err
-				}
-				if err := tr.startCalls(calls, n, ro, ex); err != nil {
-					return nil, err
-				}
-			}
+		if data == "[DONE]" {
+			done = true
+			break
 		}
+		if data == "" {
+			continue
+		}
+		calls, err := tr.chunk(data, det, ro, &text)
+		if err != nil {
+			return nil, err
+		}
+		if err := tr.startCalls(calls, n, ro, ex); err != nil {
+			return nil, err
+		}
+		// Calls that finished meanwhile are shown once the round's text
+		// is over: a card or event never lands in the middle of the
+		// model's sentence, and the stream reads the same however the
+		// network timed it.
+		later = drainNotes(ex, later)
 	}
-	// go-sse's Read treats EOF as success; a stream that ends with neither
-	// [DONE] nor a finish_reason was cut short and must not look complete.
+	if ctx.Err() != nil {
+		return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
+	}
+	// A stream that ends with neither [DONE] nor a finish_reason was cut
+	// short and must not look complete.
 	if !done && ro.finish == "" {
 		return nil, errCut(tr.t.UpstreamName)
 	}
@@ -206,6 +169,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		}
 	}
 	ro.text = text.String()
+	later = drainNotes(ex, later)
 	for _, p := range later {
 		if err := tr.finished(p); err != nil {
 			return nil, err
@@ -213,25 +177,25 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	}
 
 	for ex.outstanding > 0 {
-		if err := wait(); err != nil {
-			return nil, err
-		}
-		select {
-		case nt := <-ex.notes:
-			p, err := tr.take(nt, ex)
-			if err == nil && p != nil {
-				err = tr.finished(p)
+		var nt note
+		var gone bool
+		tr.unlocked(func() {
+			select {
+			case nt = <-ex.notes:
+			case <-ctx.Done():
+				gone = true
 			}
-			if err != nil {
-				return nil, err
-			}
-		case <-tick:
-			if err := tr.keepalive(); err != nil {
-				return nil, err
-			}
-		case <-ctx.Done():
+		})
+		if gone {
 			return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
 		}
+		ex.outstanding--
+		if err := tr.finished(nt.p); err != nil {
+			return nil, err
+		}
+	}
+	if tr.asyncErr != nil {
+		return nil, tr.asyncErr
 	}
 	if ro.usage != "" {
 		tr.usages = append(tr.usages, ro.usage)
@@ -240,43 +204,77 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	return ro, nil
 }
 
-// take handles a note from a call: an approval event is shown at once
-// (the person must see it to decide); a finished call is returned for the
-// caller to show.
-func (tr *turnRun) take(nt note, ex *calls) (*pending, error) {
-	if nt.approval != nil {
-		return nil, tr.approvalEvent(nt.approval)
+// drainNotes takes the finished calls already reported, without waiting.
+func drainNotes(ex *calls, later []*pending) []*pending {
+	for {
+		select {
+		case nt := <-ex.notes:
+			ex.outstanding--
+			later = append(later, nt.p)
+		default:
+			return later
+		}
 	}
-	ex.outstanding--
-	return nt.p, nil
 }
 
-// read opens the round and passes its events on until the stream ends, an
-// error occurs, or ctx is done.
-func (tr *turnRun) read(ctx context.Context, body []byte, out chan<- upEvent) {
-	defer close(out)
-	send := func(ev upEvent) bool {
-		select {
-		case out <- ev:
-			return true
-		case <-ctx.Done():
-			return false
-		}
+// unlocked runs f, which waits, without the turn's lock, after flushing
+// what is held: others may write meanwhile.
+func (tr *turnRun) unlocked(f func()) {
+	tr.flush()
+	tr.mu.Unlock()
+	defer tr.mu.Lock()
+	f()
+}
+
+// flush writes out what the sink holds. An error is the client gone; the
+// next write reports it.
+func (tr *turnRun) flush() {
+	if b, ok := tr.out.(Batcher); ok {
+		b.Flush()
 	}
-	st, err := tr.t.Upstream.Open(ctx, body)
-	if err != nil {
-		send(upEvent{err: err})
+}
+
+// showAsync writes an approval event from a call's goroutine.
+func (tr *turnRun) showAsync(n *approvalNote) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.asyncErr != nil {
 		return
 	}
-	defer st.Close()
-	for data, err := range st.Events() {
-		if err != nil {
-			send(upEvent{err: readError(ctx, tr.t.UpstreamName, err)})
+	if err := tr.approvalEvent(n); err != nil {
+		tr.asyncErr = err
+		return
+	}
+	tr.flush()
+}
+
+// startKeepalive sends ": keepalive" every loop.keepalive in which nothing
+// was written, once the stream is committed, from a timer: this goroutine
+// may be waiting on the upstream or a call meanwhile. The returned stop is
+// called with the lock held; a tick already waiting for the lock then
+// writes nothing.
+func (tr *turnRun) startKeepalive() (stop func()) {
+	k := tr.t.Loop.Keepalive
+	if k <= 0 {
+		return func() {}
+	}
+	stopped := false // guarded by tr.mu
+	var t *time.Timer
+	t = time.AfterFunc(k, func() {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if stopped {
 			return
 		}
-		if !send(upEvent{data: data}) || data == "[DONE]" {
-			return
+		if err := tr.keepalive(); err != nil && tr.asyncErr == nil {
+			tr.asyncErr = err
 		}
+		tr.flush()
+		t.Reset(k)
+	})
+	return func() {
+		stopped = true
+		t.Stop()
 	}
 }
 

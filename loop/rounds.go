@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost"
@@ -45,6 +46,13 @@ type turnRun struct {
 	// usageInline says the last round's usage came inside its finish
 	// chunk rather than in a usage-only chunk.
 	usageInline bool
+
+	// mu is held by the turn's goroutine except while it waits (see
+	// runRound); calls' approval events and keepalives take it to write.
+	// asyncErr is the first error one of them met writing: the client is
+	// gone.
+	mu       sync.Mutex
+	asyncErr error
 
 	rep Report
 	// found lists the turn's calls as they were found, for Report.Calls.
@@ -96,6 +104,8 @@ func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
 // carry the tools; round max_rounds, or the round after parse_retries
 // malformed rounds, is sent without them so the user still gets an answer.
 func (tr *turnRun) run(ctx context.Context) (Report, error) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	if err := tr.chooseMode(ctx); err != nil {
 		return tr.rep, err
 	}

@@ -186,7 +186,7 @@ func (r *Runner) plainRound(ctx context.Context, t *Turn, s *stream, obs *observ
 	// sending are this one goroutine, so nothing is held while it waits.
 	if b, ok := s.out.(Batcher); ok {
 		if w, ok := st.(Waiter); ok {
-			w.BeforeWait(func() { b.Flush() })
+			w.WaitHooks(func() { b.Flush() }, nil)
 			b.Hold(true)
 			defer b.Hold(false)
 		}

@@ -27,12 +27,12 @@ type Stream interface {
 	Close() error
 }
 
-// A Waiter is a Stream that calls a function before each time it waits for
-// the upstream to send more: the moment to flush what a [Batcher] holds.
+// A Waiter is a Stream that says when it waits for the upstream to send
+// more: before runs just before each wait (the moment to flush what a
+// [Batcher] holds, and to let other goroutines write), after just after
+// it; either may be nil. Both run on the goroutine reading Events.
 type Waiter interface {
-	// BeforeWait sets the function; it runs on the goroutine reading
-	// Events.
-	BeforeWait(func())
+	WaitHooks(before, after func())
 }
 
 // UpstreamError is a non-2xx answer, or an error event inside a stream,

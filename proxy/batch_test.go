@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
@@ -35,4 +36,20 @@ func TestNothingHeldWhileWaiting(t *testing.T) {
 			st.until(t, `"w9 "`)
 		})
 	}
+}
+
+// TestApprovalShownWhileUpstreamSilent: a call that waits for approval is
+// shown at once, even while the model's stream is still open and silent
+// after the call.
+func TestApprovalShownWhileUpstreamSilent(t *testing.T) {
+	gate := make(chan struct{})
+	events := upstreamtest.Text("c1", "m", "Checking. ", call("t", `{"q":1}`))
+	// Everything up to the call, then silence until the test ends.
+	rd := upstreamtest.Round{Events: events, Gate: gate, GateAfter: len(events) - 1}
+	fe := newFaultEnv(t, true, []upstreamtest.Round{rd}, func(c *config.Config) { c.Tools[0].Approval = "always" })
+	defer close(gate)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st := openStream(t, fe.turnEnv, ctx, chatBody, "Authorization: Bearer "+faultClientKey)
+	st.until(t, `"approval.requested"`)
 }

@@ -23,9 +23,10 @@ type idleBody struct {
 	// that failed in the middle of an event as its own "unexpected end of
 	// input", and the cause is needed to say what went wrong.
 	err error
-	// beforeRead, when set, runs before each Read: the reader has used
-	// every byte it had, so what was sent from them may go out now.
-	beforeRead func()
+	// beforeRead and afterRead, when set, run around each Read: the
+	// reader has used every byte it had, so what was sent from them may go
+	// out now, and others may write while it waits.
+	beforeRead, afterRead func()
 }
 
 func newIdleBody(r io.ReadCloser, d time.Duration) *idleBody {
@@ -45,6 +46,9 @@ func newIdleBody(r io.ReadCloser, d time.Duration) *idleBody {
 func (b *idleBody) Read(p []byte) (int, error) {
 	if b.beforeRead != nil {
 		b.beforeRead()
+	}
+	if b.afterRead != nil {
+		defer b.afterRead()
 	}
 	if b.t != nil && !b.fired.Load() {
 		b.t.Reset(b.d)

@@ -335,11 +335,12 @@ func (s *sseStream) Events() iter.Seq2[string, error] {
 	}
 }
 
-// BeforeWait implements [loop.Waiter]: f runs before each read of the
-// body, which is when go-sse has parsed every event it had.
-func (s *sseStream) BeforeWait(f func()) {
+// WaitHooks implements [loop.Waiter]: before and after run around each
+// read of the body, which the reader does only once it has parsed every
+// event it had.
+func (s *sseStream) WaitHooks(before, after func()) {
 	if s.idle != nil {
-		s.idle.beforeRead = f
+		s.idle.beforeRead, s.idle.afterRead = before, after
 	}
 }
 
