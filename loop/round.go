@@ -73,14 +73,6 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		}
 	}()
 
-	// Events already read leave together: held while forwarded, flushed
-	// before this goroutine waits.
-	b, batching := tr.out.(Batcher)
-	if batching {
-		b.Hold(true)
-		defer b.Hold(false)
-	}
-
 	opts := detect.Options{MaxBlockBytes: tr.t.Loop.MaxBlockBytes.Int()}
 	if !final {
 		// In the last round the model has no tools: markup it writes
@@ -110,8 +102,14 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		return nil, err
 	}
 	defer st.Close()
-	if w, ok := st.(Waiter); ok {
+	// Events already read leave together: held while forwarded, flushed
+	// before this goroutine waits (and at the end of the turn, see Run).
+	w, waits := st.(Waiter)
+	if waits {
 		w.WaitHooks(func() { tr.flush(); tr.mu.Unlock() }, tr.mu.Lock)
+	}
+	if b, ok := tr.out.(Batcher); ok {
+		b.Hold(waits)
 	}
 
 	var later []*pending // calls that finished while the round streamed

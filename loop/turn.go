@@ -136,6 +136,12 @@ type Report struct {
 func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()
+	if b, ok := out.(Batcher); ok {
+		// Rounds hold what they write while their stream can say when it
+		// waits (see plainRound, runRound); the end of the turn — its
+		// finish, usage and [DONE] — leaves in one write.
+		defer b.Hold(false)
+	}
 	ctx, span := r.startTurnSpan(ctx, t)
 	var (
 		rep   Report
@@ -185,11 +191,11 @@ func (r *Runner) plainRound(ctx context.Context, t *Turn, s *stream, obs *observ
 	// forwarded, flushed before the stream waits for more. Reading and
 	// sending are this one goroutine, so nothing is held while it waits.
 	if b, ok := s.out.(Batcher); ok {
-		if w, ok := st.(Waiter); ok {
+		w, ok := st.(Waiter)
+		if ok {
 			w.WaitHooks(func() { b.Flush() }, nil)
-			b.Hold(true)
-			defer b.Hold(false)
 		}
+		b.Hold(ok)
 	}
 
 	var th *thinkSplit
