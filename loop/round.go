@@ -298,7 +298,7 @@ func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, te
 		ro.usage = string(u.MarshalTo(nil))
 		ro.usageInline = len(choices) > 0
 		if len(choices) == 0 {
-			s.usage = data // held: it goes out last, summed
+			s.usage = strings.Clone(data) // held: it goes out last, summed
 			return nil, nil
 		}
 	}
@@ -350,7 +350,7 @@ func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, te
 	if len(finish) > 0 {
 		ro.finish = string(finish)
 		if blank(delta, visible) && isNull(c0.Get("logprobs")) {
-			ro.finishData = data
+			ro.finishData = strings.Clone(data) // data is only valid during this call
 			return calls, nil
 		}
 		// The chunk carries more than the finish: send that now; the

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -111,7 +112,7 @@ func (s *stream) forward(v *fastjson.Value, data string, edited bool) (chunkInfo
 		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 			// Held, not sent: more rounds may follow, and OpenAI sends it
 			// as the last chunk before [DONE].
-			s.usage = data
+			s.usage = strings.Clone(data) // data is only valid during this call
 			return info, nil
 		}
 	} else {

@@ -21,7 +21,8 @@ type Upstream interface {
 type Stream interface {
 	// Events yields the data of each SSE event in order ("[DONE]"
 	// included) and stops after the first error. The end of the body
-	// without an error ends the sequence.
+	// without an error ends the sequence. A data string is only valid
+	// until the next one is asked for: keeping one means cloning it.
 	Events() iter.Seq2[string, error]
 	// Close ends the request and releases the connection.
 	Close() error

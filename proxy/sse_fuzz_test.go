@@ -54,7 +54,7 @@ func FuzzSinkFrame(f *testing.F) {
 			if err != nil {
 				t.Fatalf("frame %q: %v", frame, err)
 			}
-			got = append(got, data)
+			got = append(got, strings.Clone(data))
 		}
 		want := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(payload))
 		if len(got) != 1 || got[0] != want {

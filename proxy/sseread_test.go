@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/tmaxmax/go-sse"
@@ -21,7 +22,7 @@ func readAllEvents(body []byte, step int) ([]string, error) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, d)
+		out = append(out, strings.Clone(d)) // d is only valid until the next event
 	}
 }
 
