@@ -54,7 +54,9 @@ func (e *RequestError) Error() string { return e.Message }
 // body and checks the ones every upstream would reject anyway, so the client
 // gets a clear 400 instead of an upstream's guess.
 func ParseRequest(body []byte) (*Request, error) {
-	var p fastjson.Parser
+	// Pooled: every field kept is copied out of the parser's values.
+	p := parserPool.Get()
+	defer parserPool.Put(p)
 	v, err := p.ParseBytes(body)
 	if err != nil {
 		return nil, &RequestError{Message: fmt.Sprintf("request body is not valid JSON: %s", shortErr(err))}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"unsafe"
 )
 
@@ -44,8 +45,30 @@ var bom = []byte("\xEF\xBB\xBF")
 // body below it is buffered already, and an idle stream holds this for
 // as long as it is open.
 func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{r: r, buf: make([]byte, 1<<10), max: max}
+	s, _ := readers.Get().(*sseReader)
+	if s == nil {
+		s = &sseReader{buf: make([]byte, 1<<10)}
+	}
+	*s = sseReader{r: r, buf: s.buf[:cap(s.buf)], data: s.data[:0], max: max}
+	return s
 }
+
+// release gives the reader's buffers back for another stream. Nothing it
+// returned may be used after.
+func (s *sseReader) release() {
+	if cap(s.buf) > maxPooledBuf || cap(s.data) > maxPooledBuf {
+		return
+	}
+	s.r = nil
+	readers.Put(s)
+}
+
+// readers are readers whose streams ended: a stream's buffers are reused
+// rather than allocated per request. One that grew for a huge event is
+// dropped instead.
+var readers sync.Pool
+
+const maxPooledBuf = 64 << 10
 
 // next returns the next event's data. At the end of the body it returns
 // io.EOF, after the last event.

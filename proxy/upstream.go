@@ -319,6 +319,7 @@ type sseStream struct {
 func (s *sseStream) Events() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		r := newSSEReader(s.body, s.maxEvent)
+		defer r.release() // the loop keeps no data past the sequence
 		for {
 			data, err := r.next()
 			if err == io.EOF {
