@@ -381,12 +381,13 @@ func TestIdleTimeoutSlowClient(t *testing.T) {
 	}
 	for _, mode := range []string{"plain", "tools"} {
 		t.Run(mode, func(t *testing.T) {
-			fe := newFaultEnv(t, mode == "tools", []upstreamtest.Round{{Events: upstreamtest.Text("c1", "m", parts...)}}, idle(250*time.Millisecond))
+			fe := newFaultEnv(t, mode == "tools", []upstreamtest.Round{{Events: upstreamtest.Text("c1", "m", parts...)}}, idle(500*time.Millisecond))
 			resp := fe.do(t, http.MethodPost, "/v1/chat/completions", chatBody, "Authorization: Bearer "+faultClientKey)
 			// The client reads nothing for four idle timeouts: the proxy's
-			// writes block. (The timeout is well above a busy machine's
-			// scheduling gaps, so only the pause could trip it.)
-			time.Sleep(time.Second)
+			// writes block. (The timeout is well above the scheduling gaps
+			// of a busy machine running the race detector — 250ms was seen
+			// to be too close — so only the pause could trip it.)
+			time.Sleep(2 * time.Second)
 			got := readAll(t, resp)
 			if !strings.HasSuffix(got, "data: [DONE]\n\n") {
 				t.Errorf("a client that paused made the upstream look idle:\n%s", clipped(got))
