@@ -318,7 +318,10 @@ func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, te
 			ro.think.upstreamSplits()
 		}
 		if c := delta.Get("content"); c != nil && c.Type() == fastjson.TypeString {
-			t := string(c.GetStringBytes()) // a copy: the parser's buffer is reused
+			// A view of the parser's buffer, valid until the next chunk is
+			// parsed: the text, the detector and the think split copy
+			// what they keep, so the per-token path allocates nothing.
+			t := b2s(c.GetStringBytes())
 			text.WriteString(t)
 			content := t
 			if ro.think != nil {

@@ -74,7 +74,7 @@ func (t *thinkSplit) feed(s string) (reasoning, content string) {
 			t.st = thinkAsIs
 			return "", s
 		case len(w) < len(thinkOpen) && strings.HasPrefix(thinkOpen, w):
-			t.held = s // blanks, or a start of "<think>": undecided
+			t.held = strings.Clone(s) // blanks, or a start of "<think>": undecided; s is only the caller's until it returns
 			return "", ""
 		}
 		t.st = thinkReasoning
@@ -90,7 +90,7 @@ func (t *thinkSplit) feed(s string) (reasoning, content string) {
 	// Hold the longest end of s that "</think>" could still continue.
 	for k := min(len(thinkClose)-1, len(s)); k > 0; k-- {
 		if strings.HasSuffix(s, thinkClose[:k]) {
-			t.held = s[len(s)-k:]
+			t.held = strings.Clone(s[len(s)-k:]) // kept past the call: a copy
 			s = s[:len(s)-k]
 			break
 		}
