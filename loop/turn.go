@@ -243,7 +243,7 @@ func (r *Runner) plainRound(ctx context.Context, t *Turn, s *stream, obs *observ
 	if ctx.Err() != nil {
 		return rep, readError(ctx, t.UpstreamName, ctx.Err())
 	}
-	// go-sse's Read treats EOF as success; a stream that ends with neither
+	// The end of the body is not an error; a stream that ends with neither
 	// [DONE] nor a finish_reason was cut short and must not look complete.
 	if !done && rep.Finish == "" {
 		return rep, errCut(t.UpstreamName)

@@ -19,9 +19,9 @@ type idleBody struct {
 	d     time.Duration
 	t     *time.Timer
 	fired atomic.Bool
-	// err is the last read error other than EOF: go-sse reports a read
-	// that failed in the middle of an event as its own "unexpected end of
-	// input", and the cause is needed to say what went wrong.
+	// err is the last read error other than EOF: the event reader reports
+	// a read that failed in the middle of a line as a cut, and the cause
+	// is needed to say what went wrong.
 	err error
 	// beforeRead and afterRead, when set, run around each Read: the
 	// reader has used every byte it had, so what was sent from them may go

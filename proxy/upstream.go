@@ -305,7 +305,7 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// sseStream is one round's response body read as SSE with go-sse.
+// sseStream is one round's response body read as server-sent events.
 type sseStream struct {
 	body     io.ReadCloser
 	idle     *idleBody
