@@ -287,13 +287,20 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, rep loop.Report, err error, d time.Duration) {
 	status := turnStatus(err)
 	s.metrics.turnDone(up.cfg.Name, status, rep, s.hasTool)
+	level := slog.LevelInfo
+	if err != nil && status != turnClientClosed {
+		level = slog.LevelWarn
+	}
+	if !s.log.Enabled(ctx, level) {
+		return // log.level above it: nothing to build
+	}
 	// turn_id is what the turn's calls and approvals are filed under;
 	// completion_id is the chunk id the client read.
 	turnID := rep.TurnID
 	if turnID == "" {
 		turnID = rep.ID
 	}
-	var attrs []slog.Attr
+	attrs := make([]slog.Attr, 0, 16)
 	if turnID != "" { // empty when the turn failed before any chunk
 		attrs = append(attrs, slog.String("turn_id", turnID), slog.String("completion_id", rep.ID))
 	}
@@ -308,9 +315,7 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, r
 		slog.String("finish", rep.Finish),
 		slog.Int64("duration_ms", d.Milliseconds()),
 	)
-	level := slog.LevelInfo
-	if err != nil && status != turnClientClosed {
-		level = slog.LevelWarn
+	if level == slog.LevelWarn {
 		attrs = append(attrs, slog.Int("code", toAPIError(err).Status), slog.String("error", err.Error()))
 	}
 	attrs = append(attrs, slog.String("status", status))

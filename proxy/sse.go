@@ -43,7 +43,7 @@ type sseSink struct {
 }
 
 func newSSESink(c echo.Context, writeIdle time.Duration) (*sseSink, error) {
-	return &sseSink{rc: http.NewResponseController(c.Response()), res: c.Response(), writeIdle: writeIdle}, nil
+	return &sseSink{rc: http.NewResponseController(c.Response()), res: c.Response(), writeIdle: writeIdle, frame: make([]byte, 0, 512)}, nil
 }
 
 func (s *sseSink) commit() {
