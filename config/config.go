@@ -1,7 +1,7 @@
 // Package config loads, expands, defaults and validates toolstream's YAML
-// configuration (docs/configuration.md). It is pure data and errors: it imports none of
-// toolstream's other packages and does no network or disk I/O beyond reading
-// the file it is given.
+// configuration (docs/configuration.md). It is pure data and errors: it imports
+// none of toolstream's other packages and does no network or disk I/O beyond
+// reading the file it is given.
 package config
 
 import (

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// expand replaces ${VAR} and ${VAR:-default} in one scalar value (docs/configuration.md).
+// expand replaces ${VAR} and ${VAR:-default} in one scalar value
+// (docs/configuration.md).
 //
 // It runs on the text of scalar nodes after YAML parsing, never on the raw
 // file and never on keys, so an environment value containing ":", "#" or a

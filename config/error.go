@@ -26,8 +26,8 @@ type Problem struct {
 	// place in the file (Col is zero too for YAML syntax errors, whose
 	// parser reports only a line).
 	Line, Col int
-	// Path is the key in docs/configuration.md notation, e.g. "tools[2].webhook.timeout";
-	// empty for problems with the file as a whole.
+	// Path is the key in docs/configuration.md notation, e.g.
+	// "tools[2].webhook.timeout"; empty for problems with the file as a whole.
 	Path string
 	// Message names the rule broken and, where there is one, the fix.
 	Message string

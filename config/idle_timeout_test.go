@@ -7,9 +7,9 @@ import (
 	"github.com/toolstream/toolstream/config"
 )
 
-// TestIdleTimeout: an upstream entry without idle_timeout gets docs/configuration.md's
-// 120s (a stalled stream must not wait out the 10m round timeout), and a
-// set value is read as written.
+// TestIdleTimeout: an upstream entry without idle_timeout gets
+// docs/configuration.md's 120s (a stalled stream must not wait out the 10m
+// round timeout), and a set value is read as written.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

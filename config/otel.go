@@ -1,9 +1,9 @@
 package config
 
-// Otel configures OpenTelemetry tracing (docs/operations.md): a span per turn, per
-// round and per tool call, with the GenAI semantic-convention attributes,
-// under a span per HTTP request. Off by default; while off no tracer
-// exists and the turn path records nothing.
+// Otel configures OpenTelemetry tracing (docs/operations.md): a span per turn,
+// per round and per tool call, with the GenAI semantic-convention attributes,
+// under a span per HTTP request. Off by default; while off no tracer exists and
+// the turn path records nothing.
 type Otel struct {
 	// Enabled turns tracing on. Default false.
 	Enabled bool `yaml:"enabled"`

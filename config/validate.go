@@ -15,11 +15,11 @@ import (
 	"unicode"
 )
 
-// Validate checks c against every rule of docs/configuration.md and returns an [*Error]
-// listing all problems, or nil. [Load] and [Parse] call it and add file
-// positions; call it yourself on a Config built in code or changed after
-// loading (e.g. a listen address from a flag), where problems carry only
-// their path.
+// Validate checks c against every rule of docs/configuration.md and returns an
+// [*Error] listing all problems, or nil. [Load] and [Parse] call it and add
+// file positions; call it yourself on a Config built in code or changed after
+// loading (e.g. a listen address from a flag), where problems carry only their
+// path.
 func (c *Config) Validate() error {
 	return newError(c.check(nil))
 }
@@ -85,8 +85,9 @@ func (v *validator) auth(c *Config) {
 	a := c.Auth
 	v.keys("auth.keys", a.Keys)
 	v.keys("auth.admin_keys", a.AdminKeys)
-	// docs/configuration.md: no keys on a non-loopback address refuses to start; saying
-	// so here lets "toolstream check" catch it before a deploy does.
+	// docs/configuration.md: no keys on a non-loopback address refuses to
+	// start; saying so here lets "toolstream check" catch it before a deploy
+	// does.
 	if !a.AllowOpen && !hasKey(a.Keys) && !isLoopback(c.Listen) {
 		v.add("auth.keys", "no client keys while listen %q is not loopback: anyone who can reach it may use the upstreams (set auth.keys, or auth.allow_open: true to allow it)", c.Listen)
 	}

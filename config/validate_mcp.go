@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// mcpServers checks the mcp_servers entries (docs/configuration.md, docs/mcp.md).
+// mcpServers checks the mcp_servers entries (docs/configuration.md,
+// docs/mcp.md).
 func (v *validator) mcpServers(c *Config) {
 	first := map[string]int{}
 	for i := range c.MCPServers {

@@ -17,8 +17,8 @@ const (
 	tool = "tools:\n  - name: t\n    webhook: {url: \"http://h/\"}\n"
 )
 
-// TestValidate has one case per rule of docs/configuration.md: each breaks it once and
-// pins the whole message, its path and its line:col.
+// TestValidate has one case per rule of docs/configuration.md: each breaks it
+// once and pins the whole message, its path and its line:col.
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

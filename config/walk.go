@@ -108,8 +108,8 @@ var (
 	modelType    = reflect.TypeFor[Model]()
 )
 
-// entryDefaults gives the starting value of a sequence entry, so that a
-// key left out of one upstream or tool keeps its default (docs/configuration.md).
+// entryDefaults gives the starting value of a sequence entry, so that a key
+// left out of one upstream or tool keeps its default (docs/configuration.md).
 var entryDefaults = map[reflect.Type]func() reflect.Value{
 	reflect.TypeFor[Upstream]():  func() reflect.Value { return reflect.ValueOf(DefaultUpstreamEntry()) },
 	reflect.TypeFor[Tool]():      func() reflect.Value { return reflect.ValueOf(DefaultToolEntry()) },

@@ -26,8 +26,8 @@ type message struct {
 // (go-openai would drop both); toolstream only touches stream,
 // stream_options, its own extension field and messages.
 //
-// Text mode (docs/tool-calls.md): the tools are taught in a section merged into the
-// client's system message (or a new one), and each earlier round follows
+// Text mode (docs/tool-calls.md): the tools are taught in a section merged into
+// the client's system message (or a new one), and each earlier round follows
 // the client's messages as the model's own text, markup included, then one
 // result_role message with that round's results.
 func (tr *turnRun) body(final bool) ([]byte, error) {

@@ -155,8 +155,8 @@ func TestStitchKeepsOtherMessagesExact(t *testing.T) {
 	}
 }
 
-// TestEventFields: tool events always carry call_id and name (docs/stream.md), even
-// for a block too malformed to name its tool; other events do not.
+// TestEventFields: tool events always carry call_id and name (docs/stream.md),
+// even for a block too malformed to name its tool; other events do not.
 func TestEventFields(t *testing.T) {
 	tests := []struct {
 		ev   Event

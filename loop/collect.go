@@ -7,10 +7,10 @@ import (
 	"github.com/valyala/fastjson"
 )
 
-// Collector is the [Sink] of a client that did not ask to stream: it joins
-// the turn's chunks into one chat.completion (docs/stream.md): the joined content
-// and reasoning, the client's tool calls, the final finish_reason, the
-// usage summed over rounds, and toolstream's events as a list.
+// Collector is the [Sink] of a client that did not ask to stream: it joins the
+// turn's chunks into one chat.completion (docs/stream.md): the joined content
+// and reasoning, the client's tool calls, the final finish_reason, the usage
+// summed over rounds, and toolstream's events as a list.
 type Collector struct {
 	// Events makes the answer carry "toolstream": {"events": [...]}
 	// (display: events), even when the list is empty.

@@ -48,8 +48,9 @@ type Event struct {
 }
 
 // MarshalJSON writes call_id and name on every tool.* and approval.* event,
-// also when they are empty (a block too malformed to name its tool): docs/stream.md
-// says those events always carry them, and apps key their cards on them.
+// also when they are empty (a block too malformed to name its tool):
+// docs/stream.md says those events always carry them, and apps key their cards
+// on them.
 func (e Event) MarshalJSON() ([]byte, error) {
 	type plain Event
 	if !strings.HasPrefix(e.Event, "tool.") && !strings.HasPrefix(e.Event, "approval.") {
@@ -149,10 +150,10 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// card renders a finished call the way chat UIs (Open WebUI and others)
-// already render tool calls: a collapsible <details type="tool_calls">
-// with the arguments and result as attributes, and a readable summary and
-// excerpt for renderers that only know HTML (docs/stream.md, display: markdown).
+// card renders a finished call the way chat UIs (Open WebUI and others) already
+// render tool calls: a collapsible <details type="tool_calls"> with the
+// arguments and result as attributes, and a readable summary and excerpt for
+// renderers that only know HTML (docs/stream.md, display: markdown).
 //
 //	<details type="tool_calls" done="true" id="call_…" name="get_weather" arguments="{&quot;city&quot;:&quot;Paris&quot;}" result="{&quot;temp_c&quot;:21}">
 //	<summary>get_weather ✓ 120 ms</summary>

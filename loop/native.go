@@ -31,13 +31,13 @@ type nativeCall struct {
 	closed   bool
 }
 
-// nativeCalls assembles a round's delta.tool_calls (docs/tool-calls.md, native mode) and
-// decides, per call, whether toolstream runs it or the client does. It
-// copes with what real servers send: id and name first then argument
+// nativeCalls assembles a round's delta.tool_calls (docs/tool-calls.md, native
+// mode) and decides, per call, whether toolstream runs it or the client does.
+// It copes with what real servers send: id and name first then argument
 // fragments; a first fragment that already carries "arguments":"{";
-// continuation fragments repeating "name":""; a whole call in one
-// fragment (Ollama); several calls on one index written {…}{…}; calls
-// without an id (minted as call_ + 24 alphanumerics).
+// continuation fragments repeating "name":""; a whole call in one fragment
+// (Ollama); several calls on one index written {…}{…}; calls without an id
+// (minted as call_ + 24 alphanumerics).
 type nativeCalls struct {
 	// isServer reports whether a name is a server tool of the turn.
 	isServer func(name string) bool

@@ -9,10 +9,10 @@ import (
 	"github.com/toolstream/toolstream/config"
 )
 
-// Overrides are per-request settings (docs/configuration.md): the request body's
-// "toolstream" object (the OpenAI SDKs' extra_body), parsed here, or the
-// X-Toolstream-* headers, which proxy reads. Empty fields keep the
-// configured value.
+// Overrides are per-request settings (docs/configuration.md): the request
+// body's "toolstream" object (the OpenAI SDKs' extra_body), parsed here, or the
+// X-Toolstream-* headers, which proxy reads. Empty fields keep the configured
+// value.
 type Overrides struct {
 	// Mode is native, text or auto.
 	Mode string

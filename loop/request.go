@@ -21,8 +21,8 @@ type Request struct {
 	Stream bool
 	// IncludeUsage is the client's stream_options.include_usage.
 	IncludeUsage bool
-	// ToolChoiceNone is tool_choice: "none": the client wants no tool
-	// called this turn, so no server tool is offered either (docs/configuration.md).
+	// ToolChoiceNone is tool_choice: "none": the client wants no tool called
+	// this turn, so no server tool is offered either (docs/configuration.md).
 	ToolChoiceNone bool
 	// ThinkingOff says chat_template_kwargs turn the model's thinking off
 	// (enable_thinking or thinking false): the reply then has no implicit

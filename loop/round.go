@@ -494,8 +494,8 @@ func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *call
 }
 
 // toClient hands a text call of a client tool to the client as a native
-// tool-call delta (docs/tool-calls.md): markup removed, index after the round's other
-// client calls, type and function on the fragment.
+// tool-call delta (docs/tool-calls.md): markup removed, index after the round's
+// other client calls, type and function on the fragment.
 func (tr *turnRun) toClient(ro *roundOutcome, id, name, args string) error {
 	idx := ro.native.clients
 	ro.native.clients++

@@ -22,8 +22,8 @@ type turnRun struct {
 
 	known map[string]bool
 	names []string
-	// native says rounds run in native mode (docs/tool-calls.md); auto that native
-	// may still fall back to text.
+	// native says rounds run in native mode (docs/tool-calls.md); auto that
+	// native may still fall back to text.
 	native, auto bool
 	// clientTools are the names of the client's own tools (native mode).
 	clientTools map[string]bool
@@ -32,8 +32,8 @@ type turnRun struct {
 	visible strings.Builder
 	// clientCallIDs are the calls handed to the client.
 	clientCallIDs []string
-	// base is the client's body with its history stitched (docs/operations.md): every
-	// round's request is built from it.
+	// base is the client's body with its history stitched (docs/operations.md):
+	// every round's request is built from it.
 	base []byte
 
 	// history holds the finished rounds that called tools, fed back in
@@ -148,8 +148,8 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		}
 		switch {
 		case ro.finish == "length" && tr.native:
-			// Cut off by max_tokens: surfaced as it is, no native call
-			// half written is run (docs/tool-calls.md). In text mode a block left
+			// Cut off by max_tokens: surfaced as it is, no native call half
+			// written is run (docs/tool-calls.md). In text mode a block left
 			// open is a PARSE_ERROR the next round reads, like any other.
 			return tr.rep, tr.finish(ctx, ro, "")
 		case ro.clientCalls > 0:

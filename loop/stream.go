@@ -17,13 +17,12 @@ var (
 	arenaPool  fastjson.ArenaPool
 )
 
-// stream enforces the client-side contract of docs/stream.md on the chunks of one
-// turn: one id, one created, the client's model, role once, the usage chunk
-// last. It is the per-chunk hot path, so it edits the parsed chunk in place
-// and forwards the upstream's bytes untouched whenever nothing needs to
-// change: fields it does not own (reasoning_content, logprobs,
-// system_fingerprint, anything unknown) are never read, so they are never
-// re-encoded.
+// stream enforces the client-side contract of docs/stream.md on the chunks of
+// one turn: one id, one created, the client's model, role once, the usage chunk
+// last. It is the per-chunk hot path, so it edits the parsed chunk in place and
+// forwards the upstream's bytes untouched whenever nothing needs to change:
+// fields it does not own (reasoning_content, logprobs, system_fingerprint,
+// anything unknown) are never read, so they are never re-encoded.
 //
 // A stream is used by one goroutine; its parser and arena come from pools
 // and go back in release.

@@ -1,9 +1,9 @@
 // Package loop runs one turn: the rounds against an upstream, the detectors
 // watching the model's text, the feedback of tool results, and the stream
-// contract the client relies on (docs/stream.md: one id, one role, one finish, one
-// [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
-// to open rounds on, an [Executor] to run server tools with, and a [Sink]
-// to write to.
+// contract the client relies on (docs/stream.md: one id, one role, one finish,
+// one [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
+// to open rounds on, an [Executor] to run server tools with, and a [Sink] to
+// write to.
 package loop
 
 import (
@@ -61,11 +61,11 @@ type Turn struct {
 	UpstreamName string
 	// Format is the text format the model is taught (text mode).
 	Format detect.Format
-	// ImplicitThink says the model's chat template opens <think> in the
-	// prompt (upstreams[].implicit_think): each round's content up to its
-	// first </think> is reasoning, sent as delta.reasoning_content, and
-	// nothing in it runs (docs/tool-calls.md). Off for a request that turns thinking
-	// off (chat_template_kwargs).
+	// ImplicitThink says the model's chat template opens <think> in the prompt
+	// (upstreams[].implicit_think): each round's content up to its first
+	// </think> is reasoning, sent as delta.reasoning_content, and nothing in it
+	// runs (docs/tool-calls.md). Off for a request that turns thinking off
+	// (chat_template_kwargs).
 	ImplicitThink bool
 	// Tools are the server tools this turn may run, in the order they are
 	// taught. None means a plain pass-through turn of one round.

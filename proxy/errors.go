@@ -71,11 +71,11 @@ func (e *upstreamFailure) Error() string {
 
 func (e *upstreamFailure) Unwrap() error { return e.err }
 
-// upstreamAuthError is an upstream that refused toolstream's own key with
-// 401 or 403. That is the proxy's configuration problem, not the client's:
-// relayed as it came, a client SDK would report the client's key as wrong
-// (docs/http-api.md), so it becomes a 502 naming the upstream and where its key is
-// set.
+// upstreamAuthError is an upstream that refused toolstream's own key with 401
+// or 403. That is the proxy's configuration problem, not the client's: relayed
+// as it came, a client SDK would report the client's key as wrong
+// (docs/http-api.md), so it becomes a 502 naming the upstream and where its key
+// is set.
 type upstreamAuthError struct {
 	ue *loop.UpstreamError
 	// keySet says an api_key is configured; without one, the upstream
@@ -246,10 +246,10 @@ func adminError(err error) (apiError, bool) {
 	return apiError{}, false
 }
 
-// netReason says in a few words what went wrong talking to an upstream,
-// or fallback when it cannot tell. The Go error it reads names addresses
-// and ports ("dial tcp 10.0.0.7:11434: connect: connection refused"),
-// which clients must not read (docs/http-api.md); the log keeps the whole error.
+// netReason says in a few words what went wrong talking to an upstream, or
+// fallback when it cannot tell. The Go error it reads names addresses and ports
+// ("dial tcp 10.0.0.7:11434: connect: connection refused"), which clients must
+// not read (docs/http-api.md); the log keeps the whole error.
 func netReason(err error, fallback string) string {
 	return toolhost.NetReason(err, fallback)
 }
@@ -259,8 +259,8 @@ func tooLarge(limit int64) apiError {
 		Message: fmt.Sprintf("request body is larger than the %d bytes this proxy accepts (max_request_bytes)", limit)}
 }
 
-// fromUpstream relays an upstream's error. An OpenAI-shaped body goes out
-// as it came (docs/http-api.md); anything else is wrapped so the client still gets
+// fromUpstream relays an upstream's error. An OpenAI-shaped body goes out as it
+// came (docs/http-api.md); anything else is wrapped so the client still gets
 // OpenAI's shape, with the upstream's status.
 func fromUpstream(ue *loop.UpstreamError) apiError {
 	ae := fromUpstreamBody(ue)

@@ -27,9 +27,9 @@ const minPartial = 8
 const minPiece = 4
 
 // masker replaces known secrets in text bound for clients and logs
-// (docs/http-api.md): upstream and client keys, admin keys, webhook secrets and header
-// values. Upstreams repeat keys in their error bodies ("Incorrect API key
-// provided: Bearer sk-…"), so every relayed error and every log line goes
+// (docs/http-api.md): upstream and client keys, admin keys, webhook secrets and
+// header values. Upstreams repeat keys in their error bodies ("Incorrect API
+// key provided: Bearer sk-…"), so every relayed error and every log line goes
 // through it.
 //
 // It masks each secret where it appears whole (also in its JSON-escaped

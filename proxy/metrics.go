@@ -47,9 +47,9 @@ type metrics struct {
 	streamBytes   prometheus.Counter
 }
 
-// newMetrics registers toolstream's metrics (docs/operations.md) plus the Go and
-// process collectors. approvalsPending and mcpStates, when set, are read
-// at every scrape.
+// newMetrics registers toolstream's metrics (docs/operations.md) plus the Go
+// and process collectors. approvalsPending and mcpStates, when set, are read at
+// every scrape.
 func newMetrics(approvalsPending func() int, mcpStates func() []MCPServerState) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),

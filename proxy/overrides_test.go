@@ -41,8 +41,8 @@ func offered(t *testing.T, body []byte) (taught, native []string) {
 	return taught, native
 }
 
-// TestOverrides: every per-request override of docs/configuration.md, as a body field
-// (the SDKs' extra_body) and as a header, and which one wins.
+// TestOverrides: every per-request override of docs/configuration.md, as a body
+// field (the SDKs' extra_body) and as a header, and which one wins.
 func TestOverrides(t *testing.T) {
 	withCall := func() []upstreamtest.Round {
 		return []upstreamtest.Round{textRound("c1", "Sure. ", call("list_tasks", `{}`)), textRound("c2", "Empty.")}

@@ -80,8 +80,8 @@ func checkToolHistory(t *testing.T, msgs []map[string]any) {
 	}
 }
 
-// TestStitchTextTurn (docs/operations.md): after a text-mode turn the client sends
-// back only the text it saw; the upstream's next round gets the earlier
+// TestStitchTextTurn (docs/operations.md): after a text-mode turn the client
+// sends back only the text it saw; the upstream's next round gets the earlier
 // calls and results in place.
 func TestStitchTextTurn(t *testing.T) {
 	r1 := textRound("c1", "Adding it. ", call("create_task", `{"title":"Gym"}`))

@@ -219,11 +219,11 @@ func (u *upstream) errorFrom(resp *http.Response, rel string) error {
 	return u.explain(&loop.UpstreamError{Upstream: u.cfg.Name, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: b, Header: h}, rel)
 }
 
-// explain turns the upstream errors that are the proxy's configuration
-// problem rather than the client's into errors saying so: a 401 or 403
-// (the upstream refused toolstream's own key, docs/http-api.md), and a 404 from an
-// upstream whose base_url has no version path (a base_url missing its
-// "/v1" is the usual cause). Other errors are returned as they are.
+// explain turns the upstream errors that are the proxy's configuration problem
+// rather than the client's into errors saying so: a 401 or 403 (the upstream
+// refused toolstream's own key, docs/http-api.md), and a 404 from an upstream
+// whose base_url has no version path (a base_url missing its "/v1" is the usual
+// cause). Other errors are returned as they are.
 func (u *upstream) explain(ue *loop.UpstreamError, rel string) error {
 	switch {
 	case ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden:

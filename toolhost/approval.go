@@ -122,9 +122,9 @@ func deciderName(d Decider) string {
 }
 
 // approve holds a call of a tool that needs approval until it is decided
-// (docs/webhooks.md). It returns how the call was let through, or the result of a
-// call that must not run (denied, expired, client gone) and, for the
-// client gone, the error Execute returns.
+// (docs/webhooks.md). It returns how the call was let through, or the result of
+// a call that must not run (denied, expired, client gone) and, for the client
+// gone, the error Execute returns.
 func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord) (*store.Decision, *Result, error) {
 	if tool.Approval == ApprovalNever || tool.Approval == "" {
 		return nil, nil, nil

@@ -4,7 +4,8 @@
 // state (audit log, approvals, runtime tools) lives in toolhost/store.
 //
 // A tool failing is not an error of the turn: [Host.Execute] reports it as a
-// [Result] with Err set, which the model reads and can correct (docs/webhooks.md).
+// [Result] with Err set, which the model reads and can correct
+// (docs/webhooks.md).
 package toolhost
 
 import (
@@ -14,8 +15,8 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// Error codes a tool result can carry (docs/tool-calls.md, docs/webhooks.md). They are part of the
-// contract: the model reads them and apps match on them.
+// Error codes a tool result can carry (docs/tool-calls.md, docs/webhooks.md).
+// They are part of the contract: the model reads them and apps match on them.
 const (
 	CodeToolNotFound     = "TOOL_NOT_FOUND"
 	CodeMissingParameter = "MISSING_PARAMETER"

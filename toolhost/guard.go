@@ -16,10 +16,10 @@ import (
 	"time"
 )
 
-// Where runtime webhooks may point (docs/http-api.md). A runtime tool is registered
-// over HTTP by whoever holds an admin key, so its webhook URL is treated
-// as untrusted: it must not turn the proxy into a way to reach what sits
-// behind it (cloud metadata, databases' HTTP ports, admin consoles on
+// Where runtime webhooks may point (docs/http-api.md). A runtime tool is
+// registered over HTTP by whoever holds an admin key, so its webhook URL is
+// treated as untrusted: it must not turn the proxy into a way to reach what
+// sits behind it (cloud metadata, databases' HTTP ports, admin consoles on
 // loopback). Config tools are not guarded: the operator wrote them.
 //
 // The rule, checked when a tool is registered and again on every

@@ -282,8 +282,8 @@ func (h *Host) Close() error {
 	return nil
 }
 
-// NotFoundMessage is the TOOL_NOT_FOUND message: it lists the available
-// tools so the model can correct the name (docs/webhooks.md). The loop uses it too,
+// NotFoundMessage is the TOOL_NOT_FOUND message: it lists the available tools
+// so the model can correct the name (docs/webhooks.md). The loop uses it too,
 // for names outside the tools a turn may run.
 func NotFoundMessage(name string, available []string) string {
 	msg := "unknown tool " + strconv.Quote(name)

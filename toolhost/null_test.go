@@ -32,8 +32,8 @@ const nullSchema = `{
 	}
 }`
 
-// TestNullForNullable pins docs/tool-calls.md: the text null for a parameter whose
-// schema allows null is JSON null; for any other parameter it stays what
+// TestNullForNullable pins docs/tool-calls.md: the text null for a parameter
+// whose schema allows null is JSON null; for any other parameter it stays what
 // it was (the string "null" for a string parameter).
 func TestNullForNullable(t *testing.T) {
 	sch, err := compileSchema("nulls", json.RawMessage(nullSchema))

@@ -13,7 +13,8 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// How long a retry can find the calls of its earlier attempt (docs/webhooks.md).
+// How long a retry can find the calls of its earlier attempt
+// (docs/webhooks.md).
 const (
 	// BodyAttemptTTL: a retry recognised by x-stainless-retry-count and a
 	// byte-identical body from the same key counts within 10 minutes.

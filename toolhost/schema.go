@@ -20,8 +20,8 @@ const maxSchemaHops = 32
 
 // compileSchema compiles a tool's parameters once, at registration.
 //
-// Schemas without "$schema" are read as draft 2020-12 (docs/configuration.md). Loading
-// is refused for every URL: a tool schema may only $ref into itself
+// Schemas without "$schema" are read as draft 2020-12 (docs/configuration.md).
+// Loading is refused for every URL: a tool schema may only $ref into itself
 // ("#/$defs/…"), never a file on the proxy's disk or a network address.
 func compileSchema(name string, params json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
@@ -114,12 +114,12 @@ func marshalCompact(v any) (json.RawMessage, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// coerce converts string values to the types the schema asks for, because
-// text formats (docs/tool-calls.md) give every value as a string: "3"→3, "true"→true,
-// JSON text→array/object. It walks into object properties and array items
-// where the schema describes them. A value that cannot be converted is
-// left as it is, for validation to reject with a message naming it.
-// It reports whether anything changed.
+// coerce converts string values to the types the schema asks for, because text
+// formats (docs/tool-calls.md) give every value as a string: "3"→3,
+// "true"→true, JSON text→array/object. It walks into object properties and
+// array items where the schema describes them. A value that cannot be converted
+// is left as it is, for validation to reject with a message naming it. It
+// reports whether anything changed.
 func coerce(s *jsonschema.Schema, v any, hops int) (any, bool) {
 	if s == nil || hops > maxSchemaHops {
 		return v, false

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// Standard Webhooks v1 (standardwebhooks.com) headers, as docs/webhooks.md names
-// them.
+// Standard Webhooks v1 (standardwebhooks.com) headers, as docs/webhooks.md
+// names them.
 const (
 	HeaderWebhookID        = "webhook-id"
 	HeaderWebhookTimestamp = "webhook-timestamp"

@@ -206,7 +206,8 @@ var (
 		sniff:  sniffPythonic,
 	}
 	// synJSONBare is a bare object or array in json mode: it is a call only
-	// when every name in it is a tool the turn can run (docs/tool-calls.md, json).
+	// when every name in it is a tool the turn can run (docs/tool-calls.md,
+	// json).
 	synJSONBare = syntax{
 		format:   JSON,
 		taughtBy: []Format{},

@@ -404,8 +404,8 @@ func (d *Detector) tailFail() {
 	d.fl.strict = false
 }
 
-// endBlock ends the stream inside a block. A json body that is complete
-// enough is parsed (a missing closing brace is repaired, docs/tool-calls.md); anything
+// endBlock ends the stream inside a block. A json body that is complete enough
+// is parsed (a missing closing brace is repaired, docs/tool-calls.md); anything
 // else is unclosed.
 func (d *Detector) endBlock() {
 	b := &d.blk

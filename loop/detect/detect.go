@@ -1,6 +1,6 @@
 // Package detect finds text-mode tool calls in a model's streamed content
-// (docs/tool-calls.md): it is fed the content as it arrives, gives back the text that is
-// safe to show, and reports each call as soon as its block closes.
+// (docs/tool-calls.md): it is fed the content as it arrives, gives back the
+// text that is safe to show, and reports each call as soon as its block closes.
 //
 // One [Detector] serves one round of one turn. It is an explicit state
 // machine: scan.go for prose, <think> and code fences; block.go for a block
@@ -83,8 +83,8 @@ import (
 // Format is a text syntax for tool calls.
 type Format string
 
-// The text formats of docs/tool-calls.md. The marker formats (XML, ToolRequest, Hermes)
-// are detected in every mode; JSON only when it is the taught format.
+// The text formats of docs/tool-calls.md. The marker formats (XML, ToolRequest,
+// Hermes) are detected in every mode; JSON only when it is the taught format.
 const (
 	XML         Format = "xml"
 	ToolRequest Format = "tool_request"
@@ -277,9 +277,9 @@ func (d *Detector) plain(s string) bool {
 }
 
 // End is called once when the round's stream is over: held-back text is
-// released, and a block still open is reported as a Call with Err (docs/tool-calls.md
-// rule 4), or released as text when it names no tool the turn can run in a
-// format that was not taught. Later calls return nothing.
+// released, and a block still open is reported as a Call with Err
+// (docs/tool-calls.md rule 4), or released as text when it names no tool the
+// turn can run in a format that was not taught. Later calls return nothing.
 func (d *Detector) End() (visible string, calls []Call) {
 	if d.ended {
 		return "", nil

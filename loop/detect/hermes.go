@@ -2,9 +2,9 @@ package detect
 
 import "strings"
 
-// synHermes is the <tool_call> tag, shared by three dialects (teaching any
-// of them makes every <tool_call> block a call; each Call's Format is the
-// dialect its body is written in). The hermes format (docs/tool-calls.md): JSON, as
+// synHermes is the <tool_call> tag, shared by three dialects (teaching any of
+// them makes every <tool_call> block a call; each Call's Format is the dialect
+// its body is written in). The hermes format (docs/tool-calls.md): JSON, as
 // Hermes, Qwen and most local chat templates write it,
 //
 //	<tool_call>

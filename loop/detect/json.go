@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// synJSON is the json format (docs/tool-calls.md), detected only when it is the taught
-// format. A block is a fenced block whose body is JSON:
+// synJSON is the json format (docs/tool-calls.md), detected only when it is the
+// taught format. A block is a fenced block whose body is JSON:
 //
 //	```json
 //	{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}

@@ -32,8 +32,8 @@ func TestJSON(t *testing.T) {
 			},
 		},
 		{
-			// docs/tool-calls.md, json: a bare object is a call only when every name
-			// in it is a tool the turn can run; in a fence it is taught.
+			// docs/tool-calls.md, json: a bare object is a call only when every
+			// name in it is a tool the turn can run; in a fence it is taught.
 			name:  "taught: a bare object naming an unknown tool stays text, byte for byte",
 			opts:  jsonTaught,
 			steps: []step{feed(unknown, unknown), end("")},

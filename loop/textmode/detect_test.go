@@ -23,8 +23,8 @@ var allFormats = []detect.Format{
 	detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto,
 }
 
-// markerDialects are the formats with a distinctive marker, detected in
-// every mode (docs/tool-calls.md): only JSON, Llama3JSON and Pythonic, which have
+// markerDialects are the formats with a distinctive marker, detected in every
+// mode (docs/tool-calls.md): only JSON, Llama3JSON and Pythonic, which have
 // none, are detected just when taught (or, for the last two, under Auto).
 var markerDialects = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes,

@@ -49,10 +49,10 @@ const (
 	kimiReturn = "## Return of "
 )
 
-// dialects are the text formats of docs/tool-calls.md. Each model-family dialect
-// teaches the syntax its family's chat template renders tool calls in,
-// and names the frame that template renders tool results in; the comment
-// on each entry says which template.
+// dialects are the text formats of docs/tool-calls.md. Each model-family
+// dialect teaches the syntax its family's chat template renders tool calls in,
+// and names the frame that template renders tool results in; the comment on
+// each entry says which template.
 var dialects = map[detect.Format]dialect{
 	detect.XML: {
 		how: "Write a <tool_use> block with one <invoke> element per call and one <parameter> element per argument.",
@@ -192,12 +192,11 @@ var dialects = map[detect.Format]dialect{
 	},
 }
 
-// formatOf maps f to a format this package knows. Auto is taught as
-// hermes (docs/tool-calls.md): a model whose dialect is unknown is taught the most
+// formatOf maps f to a format this package knows. Auto is taught as hermes
+// (docs/tool-calls.md): a model whose dialect is unknown is taught the most
 // widely trained syntax, and its own dialect is still detected. config
-// validates text_format, so another unknown value only comes from a
-// caller's bug; it gets hermes, the default text_format, rather than no
-// tools at all.
+// validates text_format, so another unknown value only comes from a caller's
+// bug; it gets hermes, the default text_format, rather than no tools at all.
 func formatOf(f detect.Format) detect.Format {
 	if _, ok := dialects[f]; ok {
 		return f

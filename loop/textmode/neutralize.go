@@ -5,8 +5,8 @@ import (
 	"unicode/utf8"
 )
 
-// Neutralize defuses every marker of every text format (docs/tool-calls.md) and of
-// every result frame inside untrusted text, so that a tool result cannot
+// Neutralize defuses every marker of every text format (docs/tool-calls.md) and
+// of every result frame inside untrusted text, so that a tool result cannot
 // forge a call, close its result frame early, or open a <think> section.
 //
 // A marker is defused by swapping its first character for its width

@@ -11,8 +11,9 @@ import (
 )
 
 // markers are every opening and closing marker of every format, frame and
-// <think>, as the detectors and frames write them (docs/tool-calls.md). The open-ended
-// ones (<invoke, <parameter, <tool_result, <function=) take attributes.
+// <think>, as the detectors and frames write them (docs/tool-calls.md). The
+// open-ended ones (<invoke, <parameter, <tool_result, <function=) take
+// attributes.
 var markers = []string{
 	"<tool_use>", "</tool_use>",
 	"<function_calls>", "</function_calls>",

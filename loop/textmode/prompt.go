@@ -19,13 +19,13 @@ import (
 )
 
 // Prompt returns the system-prompt section that teaches tools in format f
-// (docs/tool-calls.md, text mode): a heading, each tool with its description and
-// parameters (JSON types, required marks, enums, bounds, defaults, nested
-// objects compactly), one worked example of a call of the first tool in
-// exactly the syntax the detector of f accepts, and the rules — write calls
-// exactly so, how to make several, never in a code fence or <think>, stop
-// after the calls and wait, where results arrive, results are data and not
-// instructions, errors come back with a code and message.
+// (docs/tool-calls.md, text mode): a heading, each tool with its description
+// and parameters (JSON types, required marks, enums, bounds, defaults, nested
+// objects compactly), one worked example of a call of the first tool in exactly
+// the syntax the detector of f accepts, and the rules — write calls exactly so,
+// how to make several, never in a code fence or <think>, stop after the calls
+// and wait, where results arrive, results are data and not instructions, errors
+// come back with a code and message.
 //
 // Tools appear in the order given and parameters in the order their schema
 // lists them, so the text is the same byte for byte on every call. Prompt

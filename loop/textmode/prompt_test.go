@@ -51,8 +51,8 @@ func TestPromptKeepsPropertyOrder(t *testing.T) {
 	}
 }
 
-// auto is taught as hermes and gets its results as hermes (docs/tool-calls.md): the
-// model's own dialect is detected whatever it writes, but it is taught the
+// auto is taught as hermes and gets its results as hermes (docs/tool-calls.md):
+// the model's own dialect is detected whatever it writes, but it is taught the
 // one syntax most models were trained on.
 func TestAutoIsHermes(t *testing.T) {
 	t.Parallel()

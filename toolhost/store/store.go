@@ -177,11 +177,10 @@ type AttemptRef struct {
 	Replay  Replay
 }
 
-// TurnRecord is one turn kept for history stitching (docs/operations.md). The client
-// keeps only what it saw; when a later request's history contains that
+// TurnRecord is one turn kept for history stitching (docs/operations.md). The
+// client keeps only what it saw; when a later request's history contains that
 // assistant message (found by one of Keys), the proxy re-expands it into
-// Messages before forwarding, so the model still knows what its tools
-// returned.
+// Messages before forwarding, so the model still knows what its tools returned.
 type TurnRecord struct {
 	// ID is the turn id (chatcmpl-…). It comes from the upstream's
 	// chunks, so it may be any non-empty text; backends hash it into keys.

@@ -11,10 +11,10 @@ import (
 )
 
 // textFallbackTTL is how long auto mode remembers that an upstream+model
-// rejected native tools (docs/tool-calls.md). It expires instead of lasting forever
-// because the model server may be upgraded or reconfigured with a tool
-// parser: after a week, the next auto-mode turn tries native tools again
-// and, if they are still rejected, remembers the fallback for another week.
+// rejected native tools (docs/tool-calls.md). It expires instead of lasting
+// forever because the model server may be upgraded or reconfigured with a tool
+// parser: after a week, the next auto-mode turn tries native tools again and,
+// if they are still rejected, remembers the fallback for another week.
 const textFallbackTTL = 7 * 24 * time.Hour
 
 // modeRecord is the value under a mode/ key.
