@@ -25,10 +25,6 @@ type roundOutcome struct {
 	// carried nothing but the finish: sent as it came if this round is the
 	// last, dropped otherwise.
 	finishData string
-	// usage is the round's usage object (JSON), if the upstream sent one;
-	// usageInline says it came on a chunk with choices.
-	usage       string
-	usageInline bool
 
 	// visible is the round's content as the client read it, markup
 	// removed (native history uses it as the assistant's content).
@@ -63,6 +59,7 @@ type roundCall struct {
 func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (ro *roundOutcome, err error) {
 	tctx, cancelCalls := context.WithCancel(ctx)
 	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
+	tr.s.usage.round("", false) // a round that fails keeps no usage
 	stopKeepalive := tr.startKeepalive()
 	defer func() {
 		stopKeepalive()
@@ -195,10 +192,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	if tr.asyncErr != nil {
 		return nil, tr.asyncErr
 	}
-	if ro.usage != "" {
-		tr.usages = append(tr.usages, ro.usage)
-		tr.usageInline = ro.usageInline
-	}
+	tr.s.usage.endRound()
 	return ro, nil
 }
 
@@ -295,10 +289,9 @@ func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, te
 	edited := s.fixEnvelope(v)
 	choices := v.GetArray("choices")
 	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-		ro.usage = string(u.MarshalTo(nil))
-		ro.usageInline = len(choices) > 0
+		s.usage.round(string(u.MarshalTo(nil)), len(choices) > 0)
 		if len(choices) == 0 {
-			s.usage = strings.Clone(data) // held: it goes out last, summed
+			s.usage.hold(data) // it goes out last, summed
 			return nil, nil
 		}
 	}

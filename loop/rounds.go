@@ -41,11 +41,6 @@ type turnRun struct {
 	history []roundRecord
 	// parseRounds counts rounds whose calls included a malformed block.
 	parseRounds int
-	// usages holds each round's usage object (raw JSON), for summing.
-	usages []string
-	// usageInline says the last round's usage came inside its finish
-	// chunk rather than in a usage-only chunk.
-	usageInline bool
 
 	// mu is held by the turn's goroutine except while it waits (see
 	// runRound); calls' approval events and keepalives take it to write.
@@ -250,9 +245,6 @@ func (tr *turnRun) finish(ctx context.Context, ro *roundOutcome, reason string) 
 			return fmt.Errorf("%w: %w", ErrClientGone, err)
 		}
 	}
-	if s.usage != "" && len(tr.usages) > 1 {
-		s.usage = sumUsageChunk(s.usage, tr.usages)
-	}
 	tr.save(ctx, ro)
 	if err := s.finish(); err != nil {
 		return fmt.Errorf("%w: %w", ErrClientGone, err)
@@ -269,8 +261,8 @@ func (tr *turnRun) forwardFinish(data, reason string) error {
 	if err != nil {
 		return err
 	}
-	if tr.usageInline && len(tr.usages) > 1 {
-		v.Set("usage", rawValue(s.a, sumUsage(tr.usages)))
+	if sum, ok := s.usage.inlineSum(); ok {
+		v.Set("usage", rawValue(s.a, sum))
 		data = ""
 	}
 	edited := s.fixEnvelope(v)

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -44,9 +43,9 @@ type stream struct {
 	started  bool
 	roleSent bool
 
-	// usage is the raw data of the latest usage-only chunk ("choices": []),
-	// held back so it goes out after the last round, just before [DONE].
-	usage string
+	// usage is the turn's usage: held back so it goes out after the last
+	// round, just before [DONE], summed over the rounds.
+	usage usageTally
 	// toolCalls says a forwarded chunk carried a tool-call delta.
 	toolCalls bool
 }
@@ -111,7 +110,7 @@ func (s *stream) forward(v *fastjson.Value, data string, edited bool) (chunkInfo
 		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 			// Held, not sent: more rounds may follow, and OpenAI sends it
 			// as the last chunk before [DONE].
-			s.usage = strings.Clone(data) // data is only valid during this call
+			s.usage.hold(data)
 			return info, nil
 		}
 	} else {
@@ -213,8 +212,8 @@ func (s *stream) fixRole(delta *fastjson.Value) bool {
 
 // finish sends the held usage chunk, if any, then [DONE].
 func (s *stream) finish() error {
-	if s.usage != "" {
-		v, err := s.p.Parse(s.usage)
+	if chunk := s.usage.finalChunk(); chunk != "" {
+		v, err := s.p.Parse(chunk)
 		if err == nil {
 			if !s.started {
 				s.start(v)
@@ -224,7 +223,7 @@ func (s *stream) finish() error {
 				s.buf = v.MarshalTo(s.buf[:0])
 				err = s.out.Send(s.buf)
 			} else {
-				err = s.out.Send(s2b(s.usage))
+				err = s.out.Send(s2b(chunk))
 			}
 			if err != nil {
 				return err

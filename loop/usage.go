@@ -2,6 +2,7 @@ package loop
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/valyala/fastjson"
 )
@@ -81,4 +82,53 @@ func sumUsageChunk(data string, usages []string) string {
 	var a fastjson.Arena
 	v.Set("usage", rawValue(&a, sumUsage(usages)))
 	return string(v.MarshalTo(nil))
+}
+
+// usageTally is a turn's usage, in one place: the usage-only chunk held
+// back to go out last (OpenAI sends it right before [DONE]), and each
+// round's usage object, summed when the turn took more than one round.
+type usageTally struct {
+	// chunk is the data of the latest usage-only chunk ("choices": []).
+	chunk string
+	// rounds holds each kept round's usage object (JSON); inline says the
+	// last one came on a chunk with choices (the finish chunk).
+	rounds []string
+	inline bool
+	// cur and curInline are the running round's, kept by endRound.
+	cur       string
+	curInline bool
+}
+
+// hold keeps a usage-only chunk to send last. data is only valid during
+// the caller's call, so it is copied.
+func (u *usageTally) hold(data string) { u.chunk = strings.Clone(data) }
+
+// round notes the running round's usage object.
+func (u *usageTally) round(obj string, inline bool) { u.cur, u.curInline = obj, inline }
+
+// endRound keeps the running round's usage: the round counts.
+func (u *usageTally) endRound() {
+	if u.cur != "" {
+		u.rounds = append(u.rounds, u.cur)
+		u.inline = u.curInline
+	}
+	u.cur, u.curInline = "", false
+}
+
+// finalChunk is the usage-only chunk to send last, summed over the rounds
+// when there was more than one; "" when the upstream sent none.
+func (u *usageTally) finalChunk() string {
+	if u.chunk != "" && len(u.rounds) > 1 {
+		return sumUsageChunk(u.chunk, u.rounds)
+	}
+	return u.chunk
+}
+
+// inlineSum is the summed usage for a finish chunk that carries it, when
+// the upstream put usage there and the turn took more than one round.
+func (u *usageTally) inlineSum() (string, bool) {
+	if u.inline && len(u.rounds) > 1 {
+		return sumUsage(u.rounds), true
+	}
+	return "", false
 }
