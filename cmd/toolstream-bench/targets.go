@@ -122,7 +122,10 @@ upstreams:
 func checkNginx(bin string) (string, error) {
 	out, err := exec.Command(bin, "-v").CombinedOutput()
 	v := strings.TrimSpace(string(out))
-	if err != nil || !strings.HasPrefix(v, "nginx version: nginx/") {
+	if err != nil && v == "" {
+		return "", fmt.Errorf("cannot run %s as nginx: %w", bin, err)
+	}
+	if !strings.HasPrefix(v, "nginx version: nginx/") {
 		return "", fmt.Errorf("%s is not nginx (-v says %q)", bin, v)
 	}
 	return strings.TrimPrefix(v, "nginx version: "), nil
