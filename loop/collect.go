@@ -17,6 +17,8 @@ type Collector struct {
 	Events bool
 
 	p           fastjson.Parser
+	rp          fastjson.Parser // for values set as raw JSON
+	raw         []byte
 	id, model   string
 	created     int64
 	fingerprint string
@@ -44,6 +46,12 @@ func (c *Collector) Send(b []byte) error {
 	if err != nil {
 		return err
 	}
+	return c.sendValue(v)
+}
+
+// sendValue takes one chunk as the turn parsed it: the upstream's chunks
+// are not parsed twice.
+func (c *Collector) sendValue(v *fastjson.Value) error {
 	if c.id == "" {
 		c.id = string(v.GetStringBytes("id"))
 		c.model = string(v.GetStringBytes("model"))
@@ -52,7 +60,7 @@ func (c *Collector) Send(b []byte) error {
 	if fp := v.GetStringBytes("system_fingerprint"); len(fp) > 0 && c.fingerprint == "" {
 		c.fingerprint = string(fp)
 	}
-	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+	if u := c.resolve(v.Get("usage")); u != nil && u.Type() == fastjson.TypeObject {
 		c.usage = json.RawMessage(u.MarshalTo(nil))
 	}
 	if ev := v.Get("toolstream"); ev != nil && ev.Type() == fastjson.TypeObject {
@@ -70,12 +78,12 @@ func (c *Collector) Send(b []byte) error {
 	if delta == nil {
 		return nil
 	}
-	if s := delta.Get("content"); s != nil && s.Type() == fastjson.TypeString {
+	if s := c.resolve(delta.Get("content")); s != nil && s.Type() == fastjson.TypeString {
 		c.content.Write(s.GetStringBytes())
 		c.hasContent = true
 	}
 	for _, k := range []string{"reasoning_content", "reasoning"} {
-		if s := delta.Get(k); s != nil && s.Type() == fastjson.TypeString {
+		if s := c.resolve(delta.Get(k)); s != nil && s.Type() == fastjson.TypeString {
 			if c.reasoning == nil {
 				c.reasoning = map[string]*strings.Builder{}
 			}
@@ -85,7 +93,11 @@ func (c *Collector) Send(b []byte) error {
 			c.reasoning[k].Write(s.GetStringBytes())
 		}
 	}
-	for _, tc := range delta.GetArray("tool_calls") {
+	tcs := c.resolve(delta.Get("tool_calls"))
+	if tcs == nil || tcs.Type() != fastjson.TypeArray {
+		return nil
+	}
+	for _, tc := range tcs.GetArray() {
 		i := tc.GetInt("index")
 		if i < 0 || i > 1024 {
 			continue
@@ -101,6 +113,24 @@ func (c *Collector) Send(b []byte) error {
 		k.Function.Arguments += string(tc.GetStringBytes("function", "arguments"))
 	}
 	return nil
+}
+
+// resolve reads a value the turn set as raw JSON ([rawValue], which looks
+// like a number) as the value it encodes; others are returned as they are.
+// What it returns is valid until the next call.
+func (c *Collector) resolve(v *fastjson.Value) *fastjson.Value {
+	if v == nil || v.Type() != fastjson.TypeNumber {
+		return v
+	}
+	c.raw = v.MarshalTo(c.raw[:0])
+	if len(c.raw) == 0 || c.raw[0] != '"' && c.raw[0] != '[' && c.raw[0] != '{' {
+		return v // a number
+	}
+	r, err := c.rp.ParseBytes(c.raw)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 // Comment ignores keepalives: there is no stream to keep alive.
@@ -146,4 +176,7 @@ func (c *Collector) Completion() []byte {
 	return b
 }
 
-var _ Sink = (*Collector)(nil)
+var (
+	_ Sink      = (*Collector)(nil)
+	_ valueSink = (*Collector)(nil)
+)

@@ -2,11 +2,8 @@ package loop
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
-
-	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/toolhost"
@@ -19,12 +16,12 @@ type roundOutcome struct {
 	// calls are the round's calls in order of appearance, each with its
 	// result once the round is over.
 	calls []*pending
-	// finish is the round's finish_reason.
-	finish string
-	// finishData is the upstream's finish chunk, held back whole when it
-	// carried nothing but the finish: sent as it came if this round is the
-	// last, dropped otherwise.
-	finishData string
+	// finish is the round's finish_reason; finishSent says it already went
+	// out with its chunk (a plain turn). A tool round's finish chunk that
+	// carried nothing else waits in stream.fin: sent as it came if this
+	// round is the last, dropped otherwise.
+	finish     string
+	finishSent bool
 
 	// visible is the round's content as the client read it, markup
 	// removed (native history uses it as the assistant's content).
@@ -57,9 +54,15 @@ type roundCall struct {
 // moment a call asks for one, a keepalive when the stream has been quiet.
 // Every goroutine started here is finished before it returns.
 func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (ro *roundOutcome, err error) {
-	tctx, cancelCalls := context.WithCancel(ctx)
-	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
-	tr.s.usage.round("", false) // a round that fails keeps no usage
+	ex, cancelCalls := &calls{}, context.CancelFunc(func() {})
+	if !tr.plain {
+		var tctx context.Context
+		tctx, cancelCalls = context.WithCancel(ctx)
+		ex = &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
+	}
+	tr.s.usage.round(nil, false) // a round that fails keeps no usage
+	tr.s.fin.release()           // nor the finish of one before
+	tr.s.fin = nil
 	stopKeepalive := tr.startKeepalive()
 	defer func() {
 		stopKeepalive()
@@ -79,14 +82,17 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 			opts.Taught = tr.t.Format
 		}
 	}
-	det := detect.New(opts)
+	var det *detect.Detector
+	if !tr.plain {
+		det = detect.New(opts)
+	}
 	ro = &roundOutcome{}
 	if tr.t.ImplicitThinking() {
 		// Every round: the template opens <think> after the tool results
 		// as after the user's message.
 		ro.think = &thinkSplit{}
 	}
-	if tr.native {
+	if tr.native && !tr.plain {
 		// Whatever is not the client's own tool is handled here: a server
 		// tool runs, an unknown name gets TOOL_NOT_FOUND.
 		ro.native = newNativeCalls(func(name string) bool { return !tr.clientTools[name] }, func() string { return tr.r.newID("call_") })
@@ -105,9 +111,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	if waits {
 		w.WaitHooks(func() { tr.flush(); tr.mu.Unlock() }, tr.mu.Lock)
 	}
-	if b, ok := tr.out.(Batcher); ok {
-		b.Hold(waits)
-	}
+	tr.s.out.hold(waits)
 
 	var later []*pending // calls that finished while the round streamed
 	done := false
@@ -125,7 +129,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		if data == "" {
 			continue
 		}
-		calls, err := tr.chunk(data, det, ro, &text)
+		calls, err := tr.step(data, det, ro, &text)
 		if err != nil {
 			return nil, err
 		}
@@ -148,15 +152,17 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	}
 	if ro.think != nil {
 		if err := tr.s.sendReasoning(ro.think.end()); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrClientGone, err)
+			return nil, err
 		}
 	}
-	tail, calls := det.End()
-	if err := tr.sendContent(ro, tail); err != nil {
-		return nil, err
-	}
-	if err := tr.startCalls(calls, n, ro, ex); err != nil {
-		return nil, err
+	if det != nil {
+		tail, calls := det.End()
+		if err := tr.sendContent(ro, tail); err != nil {
+			return nil, err
+		}
+		if err := tr.startCalls(calls, n, ro, ex); err != nil {
+			return nil, err
+		}
 	}
 	if ro.native != nil {
 		if err := tr.startNative(ro, n, final, ex); err != nil {
@@ -220,11 +226,7 @@ func (tr *turnRun) unlocked(f func()) {
 
 // flush writes out what the sink holds. An error is the client gone; the
 // next write reports it.
-func (tr *turnRun) flush() {
-	if b, ok := tr.out.(Batcher); ok {
-		b.Flush()
-	}
-}
+func (tr *turnRun) flush() { tr.s.out.flush() }
 
 // showAsync writes an approval event from a call's goroutine.
 func (tr *turnRun) showAsync(n *approvalNote) {
@@ -247,7 +249,7 @@ func (tr *turnRun) showAsync(n *approvalNote) {
 // writes nothing.
 func (tr *turnRun) startKeepalive() (stop func()) {
 	k := tr.t.Loop.Keepalive
-	if k <= 0 {
+	if k <= 0 || tr.plain {
 		return func() {}
 	}
 	stopped := false // guarded by tr.mu
@@ -268,121 +270,6 @@ func (tr *turnRun) startKeepalive() (stop func()) {
 		stopped = true
 		t.Stop()
 	}
-}
-
-// chunk handles one upstream chunk of a round with tools: its content goes
-// through the detector, the visible part is forwarded (the upstream's bytes
-// untouched when nothing changed), a finish chunk is held for the turn to
-// decide on, and the calls whose blocks closed are returned.
-func (tr *turnRun) chunk(data string, det *detect.Detector, ro *roundOutcome, text *strings.Builder) ([]detect.Call, error) {
-	s := tr.s
-	v, err := s.parse(tr.t.UpstreamName, data)
-	if err != nil {
-		return nil, err
-	}
-	if tr.obs != nil {
-		tr.obs.chunk(v) // before the envelope is rewritten for the client
-	}
-	if !s.started {
-		s.start(v)
-	}
-	edited := s.fixEnvelope(v)
-	choices := v.GetArray("choices")
-	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-		s.usage.round(string(u.MarshalTo(nil)), len(choices) > 0)
-		if len(choices) == 0 {
-			s.usage.hold(data) // it goes out last, summed
-			return nil, nil
-		}
-	}
-	if len(choices) == 0 {
-		return nil, tr.send(v, data, edited)
-	}
-
-	c0 := choices[0]
-	delta := c0.Get("delta")
-	var calls []detect.Call
-	hasContent, visible, reasoning := false, "", ""
-	if delta != nil && delta.Type() == fastjson.TypeObject {
-		if s.fixRole(delta) {
-			edited = true
-		}
-		if ro.think != nil && hasReasoning(delta) {
-			ro.think.upstreamSplits()
-		}
-		if c := delta.Get("content"); c != nil && c.Type() == fastjson.TypeString {
-			// A view of the parser's buffer, valid until the next chunk is
-			// parsed: the text, the detector and the think split copy
-			// what they keep, so the per-token path allocates nothing.
-			t := b2s(c.GetStringBytes())
-			text.WriteString(t)
-			content := t
-			if ro.think != nil {
-				// Reasoning never reaches the detectors: nothing in it runs.
-				reasoning, content = ro.think.feed(t)
-			}
-			visible, calls = det.Feed(content)
-			hasContent = true
-			if visible != t {
-				edited = true
-			}
-			if reasoning != "" {
-				delta.Set("reasoning_content", rawValue(s.a, s.quote(reasoning)))
-			}
-			ro.visible.WriteString(visible)
-			tr.visible.WriteString(visible)
-		}
-		if tc := delta.Get("tool_calls"); ro.native != nil && tc != nil && tc.Type() == fastjson.TypeArray {
-			// Server calls are taken out; client calls go on re-indexed.
-			if frags := ro.native.feed(tc.GetArray()); frags != "" {
-				delta.Set("tool_calls", rawValue(s.a, frags))
-			} else {
-				delta.Del("tool_calls")
-			}
-			edited = true
-		}
-	}
-	finish := c0.GetStringBytes("finish_reason")
-	if len(finish) > 0 {
-		ro.finish = string(finish)
-		if blank(delta, visible) && isNull(c0.Get("logprobs")) {
-			ro.finishData = strings.Clone(data) // data is only valid during this call
-			return calls, nil
-		}
-		// The chunk carries more than the finish: send that now; the
-		// finish itself waits until the turn knows it is over.
-		c0.Set("finish_reason", s.a.NewNull())
-		edited = true
-	}
-	// A chunk left with nothing to show is dropped: its content was all
-	// markup, or it only repeated the role of a later round.
-	if blank(delta, visible) && isNull(c0.Get("logprobs")) {
-		return calls, nil
-	}
-	switch {
-	case hasContent && visible == "" && reasoning != "":
-		delta.Del("content") // all of it was reasoning
-	case hasContent && edited:
-		// Reading content unescaped it; write it back with JSON's escaping.
-		delta.Set("content", rawValue(s.a, s.quote(visible)))
-	}
-	return calls, tr.send(v, data, edited)
-}
-
-// send forwards a chunk: the upstream's bytes when nothing was edited.
-func (tr *turnRun) send(v *fastjson.Value, data string, edited bool) error {
-	s := tr.s
-	var err error
-	if edited {
-		s.buf = v.MarshalTo(s.buf[:0])
-		err = s.out.Send(s.buf)
-	} else {
-		err = s.out.Send(s2b(data))
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return nil
 }
 
 // startCalls gives each found text call an id and starts it: malformed
@@ -497,10 +384,7 @@ func (tr *turnRun) toClient(ro *roundOutcome, id, name, args string) error {
 	tr.clientCallIDs = append(tr.clientCallIDs, id)
 	tr.found = append(tr.found, foundCall{name: name})
 	frag := encodeFragments([]clientFragment{{Index: idx, ID: id, Type: "function", Function: fragmentFunction{Name: name, Arguments: args}}})
-	if err := tr.s.sendToolCalls(frag); err != nil {
-		return fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return nil
+	return tr.s.sendToolCalls(frag)
 }
 
 // sendContent sends text the turn writes itself (held-back text, cards)
@@ -510,21 +394,19 @@ func (tr *turnRun) sendContent(ro *roundOutcome, text string) error {
 		ro.visible.WriteString(text)
 	}
 	tr.visible.WriteString(text)
-	if err := tr.s.sendContent(text); err != nil {
-		return fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return nil
+	return tr.s.sendContent(text)
 }
 
 // keepalive sends ": keepalive" when nothing was written since the last
 // tick, once the stream is committed: before that, an error can still be
 // an HTTP status.
 func (tr *turnRun) keepalive() error {
-	if tr.committed && !tr.wrote {
-		if err := tr.s.out.Comment("keepalive"); err != nil {
-			return fmt.Errorf("%w: %w", ErrClientGone, err)
+	out := &tr.s.out
+	if out.committed && !out.wrote {
+		if err := out.Comment("keepalive"); err != nil {
+			return err
 		}
 	}
-	tr.wrote = false
+	out.wrote = false
 	return nil
 }

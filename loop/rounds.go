@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -10,14 +9,17 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// turnRun is the state of one turn with server tools: the rounds so far,
-// what the client has been sent, and the budget left.
+// turnRun is the state of one turn: the rounds so far, what the client has
+// been sent, and the budget left. A plain turn — no server tools — is a
+// turn like any other with less to do: one round, the request body as the
+// client sent it, nothing detected, its finish forwarded where it came.
 type turnRun struct {
-	r   *Runner
-	t   *Turn
-	s   *stream
-	out Sink
-	// id is the turn's own id (Report.TurnID).
+	r *Runner
+	t *Turn
+	s *stream
+	// plain says the turn has no server tools.
+	plain bool
+	// id is the turn's own id (Report.TurnID); a plain turn has none.
 	id string
 
 	known map[string]bool
@@ -52,11 +54,6 @@ type turnRun struct {
 	rep Report
 	// found lists the turn's calls as they were found, for Report.Calls.
 	found []foundCall
-	// wrote is set by every write; the keepalive ticker clears it.
-	wrote bool
-	// committed is set once anything reached the client: from then on
-	// keepalives may be sent (before it, an error can still be a status).
-	committed bool
 	// obs notes the current round's upstream chunks for its span, and
 	// usage sums their tokens for the turn's; obs is nil when not traced.
 	obs   *observed
@@ -79,7 +76,10 @@ type roundRecord struct {
 }
 
 func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
-	tr := &turnRun{r: r, t: t, s: s, out: s.out, id: r.newID("turn_"), known: map[string]bool{}, clientTools: map[string]bool{}}
+	if len(t.Tools) == 0 {
+		return &turnRun{r: r, t: t, s: s, plain: true}
+	}
+	tr := &turnRun{r: r, t: t, s: s, id: r.newID("turn_"), known: map[string]bool{}, clientTools: map[string]bool{}}
 	for _, tool := range t.Tools {
 		tr.known[tool.Name] = true
 		tr.names = append(tr.names, tool.Name)
@@ -87,9 +87,6 @@ func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
 	for _, name := range t.Request.ClientTools {
 		tr.clientTools[name] = true
 	}
-	// Every write goes through the turn, so the keepalive ticker knows
-	// when the stream has been quiet.
-	s.out = (*turnSink)(tr)
 	return tr
 }
 
@@ -104,13 +101,17 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	if err := tr.chooseMode(ctx); err != nil {
 		return tr.rep, err
 	}
-	base, err := Stitch(ctx, tr.t.History, tr.t.Request.Body)
+	body := tr.t.Request.Body
+	if tr.plain {
+		body = tr.t.Request.UpstreamBody()
+	}
+	base, err := Stitch(ctx, tr.t.History, body)
 	if err != nil {
 		return tr.rep, err
 	}
 	tr.base = base
 	for n := 1; ; n++ {
-		final := n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
+		final := tr.plain || n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
 		body, err := tr.body(final)
 		if err != nil {
 			return tr.rep, err
@@ -187,6 +188,9 @@ func (tr *turnRun) record(ro *roundOutcome) roundRecord {
 // chooseMode resolves the turn's tool mode: auto is native unless this
 // upstream and model are remembered to reject native tools.
 func (tr *turnRun) chooseMode(ctx context.Context) error {
+	if tr.plain {
+		return nil
+	}
 	switch tr.t.Mode {
 	case config.ToolModeNative:
 		tr.native = true
@@ -222,6 +226,11 @@ func (tr *turnRun) fallBack(ctx context.Context, cause error) error {
 // [DONE].
 func (tr *turnRun) finish(ctx context.Context, ro *roundOutcome, reason string) error {
 	s := tr.s
+	if ro.finishSent {
+		// A plain turn's finish went out with its chunk.
+		tr.rep.Finish = ro.finish
+		return s.finish()
+	}
 	if reason == "" && ro.finish == "tool_calls" && ro.clientCalls == 0 {
 		// The upstream said "tool_calls" but the client has no call to
 		// run: they were all server calls (the last round runs none), or
@@ -236,71 +245,37 @@ func (tr *turnRun) finish(ctx context.Context, ro *roundOutcome, reason string) 
 		ro.finish = reason
 	}
 	tr.rep.Finish = ro.finish
-	if ro.finishData != "" {
-		if err := tr.forwardFinish(ro.finishData, ro.finish); err != nil {
+	if h := s.fin; h != nil {
+		s.fin = nil
+		if err := tr.forwardFinish(h, ro.finish); err != nil {
 			return err
 		}
 	} else if ro.finish != "" {
 		if err := s.sendFinish(ro.finish); err != nil {
-			return fmt.Errorf("%w: %w", ErrClientGone, err)
+			return err
 		}
 	}
 	tr.save(ctx, ro)
-	if err := s.finish(); err != nil {
-		return fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return nil
+	return s.finish()
 }
 
-// forwardFinish sends the held finish chunk of the last round with the
+// forwardFinish sends the held finish chunk h of the last round with the
 // turn's finish reason, and the usage it carries summed over the turn when
 // the upstream puts usage there.
-func (tr *turnRun) forwardFinish(data, reason string) error {
+func (tr *turnRun) forwardFinish(h *held, reason string) error {
 	s := tr.s
-	v, err := s.parse(tr.t.UpstreamName, data)
-	if err != nil {
-		return err
-	}
 	if sum, ok := s.usage.inlineSum(); ok {
-		v.Set("usage", rawValue(s.a, sum))
-		data = ""
+		h.v.Set("usage", rawValue(h.a, sum))
+		h.edited = true
 	}
-	edited := s.fixEnvelope(v)
-	if c := v.GetArray("choices"); len(c) > 0 {
-		if d := c[0].Get("delta"); d != nil && s.fixRole(d) {
-			edited = true
+	if c := h.v.GetArray("choices"); len(c) > 0 {
+		if d := c[0].Get("delta"); d != nil && s.fixRole(h.a, d) {
+			h.edited = true
 		}
 		if string(c[0].GetStringBytes("finish_reason")) != reason {
-			c[0].Set("finish_reason", s.a.NewString(reason))
-			edited = true
+			c[0].Set("finish_reason", h.a.NewString(reason))
+			h.edited = true
 		}
 	}
-	if !edited && data != "" {
-		err = s.out.Send(s2b(data))
-	} else {
-		s.buf = v.MarshalTo(s.buf[:0])
-		err = s.out.Send(s.buf)
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return nil
-}
-
-// turnSink records that the stream was written to, for keepalives.
-type turnSink turnRun
-
-func (ts *turnSink) Send(b []byte) error {
-	ts.wrote, ts.committed = true, true
-	return ts.out.Send(b)
-}
-
-func (ts *turnSink) Comment(c string) error {
-	ts.wrote, ts.committed = true, true
-	return ts.out.Comment(c)
-}
-
-func (ts *turnSink) Done() error {
-	ts.wrote = true
-	return ts.out.Done()
+	return s.sendHeld(h)
 }

@@ -1,5 +1,11 @@
 package loop
 
+import (
+	"fmt"
+
+	"github.com/valyala/fastjson"
+)
+
 // Sink receives what the client sees of a turn. proxy implements it over
 // SSE; [Collector] gathers a non-streaming answer. Sends happen from one
 // goroutine, in order.
@@ -26,4 +32,80 @@ type Batcher interface {
 	Hold(on bool) error
 	// Flush writes out what is held.
 	Flush() error
+}
+
+// clientSink is the turn's way to the client. Every write goes through it,
+// so it knows when the stream was last written to (keepalives fill only
+// silence) and whether anything reached the client yet (before that, an
+// error can still become an HTTP status); and a write that fails is marked
+// [ErrClientGone] here, once, rather than by every caller.
+type clientSink struct {
+	out Sink
+	// values is out when it takes chunks already parsed.
+	values valueSink
+	// wrote is set by every write; the keepalive timer clears it.
+	// committed is set once anything reached the client.
+	wrote, committed bool
+}
+
+func (c *clientSink) Send(b []byte) error {
+	c.wrote, c.committed = true, true
+	return gone(c.out.Send(b))
+}
+
+// sendValue hands the parsed chunk v to a sink that takes values.
+func (c *clientSink) sendValue(v *fastjson.Value) error {
+	c.wrote, c.committed = true, true
+	return gone(c.values.sendValue(v))
+}
+
+func (c *clientSink) Comment(text string) error {
+	c.wrote, c.committed = true, true
+	return gone(c.out.Comment(text))
+}
+
+func (c *clientSink) Done() error {
+	c.wrote = true
+	return gone(c.out.Done())
+}
+
+// hold turns the underlying sink's holding on or off, when it can hold.
+func (c *clientSink) hold(on bool) {
+	if b, ok := c.out.(Batcher); ok {
+		b.Hold(on)
+	}
+}
+
+// flush writes out what the underlying sink holds. An error is the client
+// gone; the next write reports it.
+func (c *clientSink) flush() {
+	if b, ok := c.out.(Batcher); ok {
+		b.Flush()
+	}
+}
+
+// canHold reports whether the underlying sink holds writes until flushed.
+func (c *clientSink) canHold() bool {
+	_, ok := c.out.(Batcher)
+	return ok
+}
+
+// valueSink is a Sink that takes the upstream's chunks as the turn parsed
+// and edited them: the [Collector], which would otherwise parse every
+// chunk a second time. Values the turn set are raw JSON (see [rawValue]),
+// which it reads as such.
+type valueSink interface {
+	sendValue(v *fastjson.Value) error
+}
+
+func newClientSink(out Sink) clientSink {
+	vs, _ := out.(valueSink)
+	return clientSink{out: out, values: vs}
+}
+
+func gone(err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrClientGone, err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -26,7 +27,7 @@ var (
 // A stream is used by one goroutine; its parser and arena come from pools
 // and go back in release.
 type stream struct {
-	out   Sink
+	out   clientSink
 	model string
 	now   func() time.Time
 	newID func(prefix string) string
@@ -46,13 +47,16 @@ type stream struct {
 	// usage is the turn's usage: held back so it goes out after the last
 	// round, just before [DONE], summed over the rounds.
 	usage usageTally
+	// fin is a tool round's finish chunk, held until the turn knows how
+	// it ends (see turnRun.step).
+	fin *held
 	// toolCalls says a forwarded chunk carried a tool-call delta.
 	toolCalls bool
 }
 
 func newStream(out Sink, model string, now func() time.Time, newID func(string) string) *stream {
 	return &stream{
-		out:   out,
+		out:   newClientSink(out),
 		model: model,
 		now:   now,
 		newID: newID,
@@ -62,15 +66,12 @@ func newStream(out Sink, model string, now func() time.Time, newID func(string) 
 }
 
 func (s *stream) release() {
+	s.usage.hold(nil)
+	s.fin.release()
+	s.fin = nil
 	parserPool.Put(s.p)
 	arenaPool.Put(s.a)
 	s.p, s.a = nil, nil
-}
-
-// chunkInfo is what the turn needs to know about a chunk it forwarded.
-type chunkInfo struct {
-	// finish is choices[0].finish_reason when the chunk carried one.
-	finish string
 }
 
 // parse parses one upstream event. An error event inside the stream becomes
@@ -93,53 +94,65 @@ func (s *stream) parse(upstream, data string) (*fastjson.Value, error) {
 	return v, nil
 }
 
-// forward applies the contract to one parsed chunk v (whose raw text is
-// data) and sends it, or holds it back when it is the usage chunk. edited
-// says the caller already changed v.
-func (s *stream) forward(v *fastjson.Value, data string, edited bool) (chunkInfo, error) {
-	var info chunkInfo
-	if !s.started {
-		s.start(v)
+// send forwards chunk v, whose upstream text is data: those bytes
+// untouched when nothing was edited, v re-encoded otherwise.
+func (s *stream) send(v *fastjson.Value, data string, edited bool) error {
+	if s.out.values != nil {
+		return s.out.sendValue(v)
 	}
-	if s.fixEnvelope(v) {
-		edited = true
-	}
-
-	choices := v.GetArray("choices")
-	if len(choices) == 0 {
-		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-			// Held, not sent: more rounds may follow, and OpenAI sends it
-			// as the last chunk before [DONE].
-			s.usage.hold(data)
-			return info, nil
-		}
-	} else {
-		c0 := choices[0]
-		if delta := c0.Get("delta"); delta != nil && delta.Type() == fastjson.TypeObject {
-			if s.fixRole(delta) {
-				edited = true
-			}
-			if tc := delta.Get("tool_calls"); tc != nil && tc.Type() == fastjson.TypeArray && len(tc.GetArray()) > 0 {
-				s.toolCalls = true
-			}
-		}
-		if f := c0.GetStringBytes("finish_reason"); len(f) > 0 {
-			info.finish = string(f)
-			if info.finish == "tool_calls" && !s.toolCalls {
-				// No call reached the client: "tool_calls" would send
-				// its SDK looking for calls that are not there.
-				info.finish = "stop"
-				c0.Set("finish_reason", s.a.NewString(info.finish))
-				edited = true
-			}
-		}
-	}
-
 	if !edited {
-		return info, s.out.Send(s2b(data))
+		return s.out.Send(s2b(data))
 	}
 	s.buf = v.MarshalTo(s.buf[:0])
-	return info, s.out.Send(s.buf)
+	return s.out.Send(s.buf)
+}
+
+// held is an upstream chunk kept back to go out later — the usage-only
+// chunk, which goes last, and a tool round's finish, which waits until the
+// turn knows how it ends — with the parser and arena its parsed value
+// lives in, so that it is parsed once and its edits so far are kept.
+type held struct {
+	p *fastjson.Parser
+	a *fastjson.Arena
+	v *fastjson.Value
+	// data is the upstream's text (a copy): sent as it came if nothing
+	// changes. edited says v already differs from it.
+	data   string
+	edited bool
+}
+
+// keep holds chunk v, the one just parsed: v stays with the parser and
+// arena it lives in, and the stream takes fresh ones for the next chunk.
+// Nothing quoted into qbuf may be in v: that buffer is the next chunk's.
+func (s *stream) keep(v *fastjson.Value, data string, edited bool) *held {
+	h := &held{p: s.p, a: s.a, v: v, data: strings.Clone(data), edited: edited}
+	s.p, s.a = parserPool.Get(), arenaPool.Get()
+	return h
+}
+
+// sendHeld sends h with the turn's envelope and frees it.
+func (s *stream) sendHeld(h *held) error {
+	defer h.release()
+	if !s.started {
+		s.start(h.v)
+	}
+	edited := s.fixEnvelope(h.a, h.v) || h.edited
+	if s.out.values != nil {
+		return s.out.sendValue(h.v)
+	}
+	if !edited {
+		return s.out.Send(s2b(h.data))
+	}
+	s.buf = h.v.MarshalTo(s.buf[:0])
+	return s.out.Send(s.buf)
+}
+
+// release gives h's parser and arena back; a nil h is nothing.
+func (h *held) release() {
+	if h != nil {
+		parserPool.Put(h.p)
+		arenaPool.Put(h.a)
+	}
 }
 
 // ensureStarted gives the turn an id and created when it must write a chunk
@@ -169,36 +182,38 @@ func (s *stream) start(v *fastjson.Value) {
 }
 
 // fixEnvelope sets id, object, created and model where the chunk differs
-// from the turn's, and reports whether it changed anything.
-func (s *stream) fixEnvelope(v *fastjson.Value) bool {
+// from the turn's, with values made in a (the arena v's edits live in), and
+// reports whether it changed anything.
+func (s *stream) fixEnvelope(a *fastjson.Arena, v *fastjson.Value) bool {
 	edited := false
 	if string(v.GetStringBytes("id")) != s.id {
-		v.Set("id", s.a.NewString(s.id))
+		v.Set("id", a.NewString(s.id))
 		edited = true
 	}
 	if string(v.GetStringBytes("object")) != chunkObject {
-		v.Set("object", s.a.NewString(chunkObject))
+		v.Set("object", a.NewString(chunkObject))
 		edited = true
 	}
 	if v.GetInt64("created") != s.created {
-		v.Set("created", s.a.NewNumberString(strconv.FormatInt(s.created, 10)))
+		v.Set("created", a.NewNumberString(strconv.FormatInt(s.created, 10)))
 		edited = true
 	}
 	if string(v.GetStringBytes("model")) != s.model {
-		v.Set("model", s.a.NewString(s.model))
+		v.Set("model", a.NewString(s.model))
 		edited = true
 	}
 	return edited
 }
 
 // fixRole keeps delta.role on the turn's first chunk only (adding it there
-// if the upstream left it out) and reports whether it changed delta.
-func (s *stream) fixRole(delta *fastjson.Value) bool {
+// if the upstream left it out, made in a) and reports whether it changed
+// delta.
+func (s *stream) fixRole(a *fastjson.Arena, delta *fastjson.Value) bool {
 	has := delta.Exists("role")
 	if !s.roleSent {
 		s.roleSent = true
 		if !has {
-			delta.Set("role", s.a.NewString("assistant"))
+			delta.Set("role", a.NewString("assistant"))
 			return true
 		}
 		return false
@@ -210,24 +225,16 @@ func (s *stream) fixRole(delta *fastjson.Value) bool {
 	return false
 }
 
-// finish sends the held usage chunk, if any, then [DONE].
+// finish sends the held usage chunk, if any — its usage summed over the
+// rounds when there was more than one — then [DONE].
 func (s *stream) finish() error {
-	if chunk := s.usage.finalChunk(); chunk != "" {
-		v, err := s.p.Parse(chunk)
-		if err == nil {
-			if !s.started {
-				s.start(v)
-			}
-			edited := s.fixEnvelope(v)
-			if edited {
-				s.buf = v.MarshalTo(s.buf[:0])
-				err = s.out.Send(s.buf)
-			} else {
-				err = s.out.Send(s2b(chunk))
-			}
-			if err != nil {
-				return err
-			}
+	if h := s.usage.take(); h != nil {
+		if sum, ok := s.usage.sum(); ok {
+			h.v.Set("usage", rawValue(h.a, sum))
+			h.edited = true
+		}
+		if err := s.sendHeld(h); err != nil {
+			return err
 		}
 	}
 	return s.out.Done()

@@ -159,56 +159,6 @@ func hasReasoning(delta *fastjson.Value) bool {
 	return false
 }
 
-// splitThink applies th to the content of chunk v (a turn without server
-// tools): reasoning moves to delta.reasoning_content, and the chunk that
-// carries the finish_reason also carries what was still held back. It
-// reports whether v changed, and whether v is left with nothing to send
-// (its content all held back).
-func (s *stream) splitThink(th *thinkSplit, v *fastjson.Value) (edited, drop bool) {
-	choices := v.GetArray("choices")
-	if len(choices) == 0 {
-		return false, false
-	}
-	c0 := choices[0]
-	delta := c0.Get("delta")
-	if delta != nil && delta.Type() != fastjson.TypeObject {
-		return false, false
-	}
-	if delta != nil && hasReasoning(delta) {
-		th.upstreamSplits()
-	}
-	if th.st == thinkAsIs {
-		return false, false // the upstream's bytes, untouched
-	}
-	reasoning, content := "", ""
-	if c := delta.Get("content"); c != nil && c.Type() == fastjson.TypeString {
-		t := string(c.GetStringBytes())
-		reasoning, content = th.feed(t)
-		edited = content != t
-		if content == "" && reasoning != "" {
-			delta.Del("content")
-		} else {
-			// Reading content unescaped it; it is written back with JSON's
-			// escaping in case the chunk is re-encoded at all.
-			delta.Set("content", rawValue(s.a, s.quote(content)))
-		}
-	}
-	finish := len(c0.GetStringBytes("finish_reason")) > 0
-	if finish {
-		reasoning += th.end()
-	}
-	if reasoning == "" {
-		drop = edited && !finish && blank(delta, content) && isNull(c0.Get("logprobs")) && !v.Exists("usage")
-		return edited, drop
-	}
-	if delta == nil {
-		delta = s.a.NewObject()
-		c0.Set("delta", delta)
-	}
-	delta.Set("reasoning_content", rawValue(s.a, s.quote(reasoning)))
-	return true, false
-}
-
 // ThinkAnswer applies implicit_think to a whole chat.completion (a client
 // that does not stream, in a turn without server tools): in each choice,
 // the message's content up to its first </think> becomes reasoning_content,

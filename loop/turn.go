@@ -136,129 +136,17 @@ type Report struct {
 func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()
-	if b, ok := out.(Batcher); ok {
-		// Rounds hold what they write while their stream can say when it
-		// waits (see plainRound, runRound); the end of the turn — its
-		// finish, usage and [DONE] — leaves in one write.
-		defer b.Hold(false)
-	}
+	// Rounds hold what they write while their stream can say when it
+	// waits (see runRound); the end of the turn — its finish, usage and
+	// [DONE] — leaves in one write.
+	defer s.out.hold(false)
 	ctx, span := r.startTurnSpan(ctx, t)
-	var (
-		rep   Report
-		err   error
-		usage tokenCount
-	)
-	if len(t.Tools) == 0 {
-		rep, err = r.runPlain(ctx, t, s, &usage)
-	} else {
-		tr := newTurnRun(r, t, s)
-		rep, err = tr.run(ctx)
-		rep.ID, rep.TurnID = s.id, tr.id
-		rep.Calls = tr.summaries()
-		usage = tr.usage
-	}
-	endTurnSpan(span, rep, usage, err)
+	tr := newTurnRun(r, t, s)
+	rep, err := tr.run(ctx)
+	rep.ID, rep.TurnID = s.id, tr.id
+	rep.Calls = tr.summaries()
+	endTurnSpan(span, rep, tr.usage, err)
 	return rep, err
-}
-
-// runPlain is a turn without server tools: one round, forwarded chunk by
-// chunk, bytes untouched wherever the contract allows. Its tokens are
-// added to usage when the round is traced.
-func (r *Runner) runPlain(ctx context.Context, t *Turn, s *stream, usage *tokenCount) (Report, error) {
-	ctx, span, obs := r.startRoundSpan(ctx, t, 1)
-	rep, err := r.plainRound(ctx, t, s, obs)
-	endRoundSpan(span, obs, err)
-	if obs != nil {
-		usage.add(obs.usage)
-	}
-	return rep, err
-}
-
-// plainRound streams the one round of a plain turn; obs, when not nil,
-// notes each upstream chunk for the round's span.
-func (r *Runner) plainRound(ctx context.Context, t *Turn, s *stream, obs *observed) (Report, error) {
-	rep := Report{Rounds: 1}
-	body, err := Stitch(ctx, t.History, t.Request.UpstreamBody())
-	if err != nil {
-		return rep, err
-	}
-	st, err := t.Upstream.Open(ctx, body)
-	if err != nil {
-		return rep, err
-	}
-	defer st.Close()
-	// The events of one read from the upstream leave together: held while
-	// forwarded, flushed before the stream waits for more. Reading and
-	// sending are this one goroutine, so nothing is held while it waits.
-	if b, ok := s.out.(Batcher); ok {
-		w, ok := st.(Waiter)
-		if ok {
-			w.WaitHooks(func() { b.Flush() }, nil)
-		}
-		b.Hold(ok)
-	}
-
-	var th *thinkSplit
-	if t.ImplicitThinking() {
-		th = &thinkSplit{}
-	}
-	done := false
-	for data, err := range st.Events() {
-		if err != nil {
-			rep.ID = s.id
-			return rep, readError(ctx, t.UpstreamName, err)
-		}
-		if data == "[DONE]" {
-			done = true
-			break
-		}
-		if data == "" {
-			continue
-		}
-		v, err := s.parse(t.UpstreamName, data)
-		if err != nil {
-			rep.ID = s.id
-			return rep, err
-		}
-		if obs != nil {
-			obs.chunk(v)
-		}
-		edited := false
-		if th != nil {
-			var drop bool
-			if edited, drop = s.splitThink(th, v); drop {
-				continue // all of it held back as a possible </think>
-			}
-		}
-		info, err := s.forward(v, data, edited)
-		if err != nil {
-			rep.ID = s.id
-			return rep, fmt.Errorf("%w: %w", ErrClientGone, err)
-		}
-		if info.finish != "" {
-			rep.Finish = info.finish
-		}
-	}
-	rep.ID = s.id
-	if ctx.Err() != nil {
-		return rep, readError(ctx, t.UpstreamName, ctx.Err())
-	}
-	// The end of the body is not an error; a stream that ends with neither
-	// [DONE] nor a finish_reason was cut short and must not look complete.
-	if !done && rep.Finish == "" {
-		return rep, errCut(t.UpstreamName)
-	}
-	if th != nil {
-		// A stream that ended on [DONE] without a finish_reason: what was
-		// held back still reaches the client.
-		if err := s.sendReasoning(th.end()); err != nil {
-			return rep, fmt.Errorf("%w: %w", ErrClientGone, err)
-		}
-	}
-	if err := s.finish(); err != nil {
-		return rep, fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return rep, nil
 }
 
 // readError classifies a failed read of an upstream stream: the client

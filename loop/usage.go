@@ -2,7 +2,6 @@ package loop
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/valyala/fastjson"
 )
@@ -71,57 +70,63 @@ func sumInto(a *fastjson.Arena, v *fastjson.Value, all []*fastjson.Value, path [
 	})
 }
 
-// sumUsageChunk returns the usage-only chunk data with its usage replaced
-// by the sum over the turn's rounds.
-func sumUsageChunk(data string, usages []string) string {
-	var p fastjson.Parser
-	v, err := p.Parse(data)
-	if err != nil {
-		return data
-	}
-	var a fastjson.Arena
-	v.Set("usage", rawValue(&a, sumUsage(usages)))
-	return string(v.MarshalTo(nil))
-}
-
 // usageTally is a turn's usage, in one place: the usage-only chunk held
 // back to go out last (OpenAI sends it right before [DONE]), and each
 // round's usage object, summed when the turn took more than one round.
 type usageTally struct {
-	// chunk is the data of the latest usage-only chunk ("choices": []).
-	chunk string
+	// chunk is the latest usage-only chunk ("choices": []), parsed.
+	chunk *held
 	// rounds holds each kept round's usage object (JSON); inline says the
 	// last one came on a chunk with choices (the finish chunk).
 	rounds []string
 	inline bool
-	// cur and curInline are the running round's, kept by endRound.
-	cur       string
+	// cur and curInline are the running round's, kept by endRound. cur is
+	// reused from chunk to chunk: servers that report usage on every
+	// chunk (vLLM's continuous_usage_stats) cost no allocation each.
+	cur       []byte
 	curInline bool
 }
 
-// hold keeps a usage-only chunk to send last. data is only valid during
-// the caller's call, so it is copied.
-func (u *usageTally) hold(data string) { u.chunk = strings.Clone(data) }
+// hold keeps a usage-only chunk to send last, in place of the one held
+// before; nil frees the one held.
+func (u *usageTally) hold(h *held) {
+	u.chunk.release()
+	u.chunk = h
+}
 
-// round notes the running round's usage object.
-func (u *usageTally) round(obj string, inline bool) { u.cur, u.curInline = obj, inline }
+// take hands over the held usage-only chunk, nil if there is none.
+func (u *usageTally) take() *held {
+	h := u.chunk
+	u.chunk = nil
+	return h
+}
+
+// round notes the running round's usage object; nil forgets it (a round
+// that starts over keeps none of a failed one's).
+func (u *usageTally) round(obj *fastjson.Value, inline bool) {
+	u.cur = u.cur[:0]
+	if obj != nil {
+		u.cur = obj.MarshalTo(u.cur)
+	}
+	u.curInline = inline
+}
 
 // endRound keeps the running round's usage: the round counts.
 func (u *usageTally) endRound() {
-	if u.cur != "" {
-		u.rounds = append(u.rounds, u.cur)
+	if len(u.cur) > 0 {
+		u.rounds = append(u.rounds, string(u.cur))
 		u.inline = u.curInline
 	}
-	u.cur, u.curInline = "", false
+	u.cur, u.curInline = u.cur[:0], false
 }
 
-// finalChunk is the usage-only chunk to send last, summed over the rounds
-// when there was more than one; "" when the upstream sent none.
-func (u *usageTally) finalChunk() string {
-	if u.chunk != "" && len(u.rounds) > 1 {
-		return sumUsageChunk(u.chunk, u.rounds)
+// sum is the usage summed over the rounds, when there was more than one:
+// what the held usage-only chunk carries instead of the last round's.
+func (u *usageTally) sum() (string, bool) {
+	if len(u.rounds) > 1 {
+		return sumUsage(u.rounds), true
 	}
-	return u.chunk
+	return "", false
 }
 
 // inlineSum is the summed usage for a finish chunk that carries it, when

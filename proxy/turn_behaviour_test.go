@@ -298,3 +298,25 @@ func TestTextModeLengthMidBlock(t *testing.T) {
 		t.Errorf("round 2 does not tell the model: %s", fb)
 	}
 }
+
+// TestMarkupOnFinishChunk: a model whose last chunk carries the close of
+// its tool block together with the finish (llama.cpp sends the last
+// tokens with the finish_reason) shows none of that markup: the finish
+// chunk held for the end of the turn goes out without it.
+func TestMarkupOnFinishChunk(t *testing.T) {
+	r1 := upstreamtest.Round{Events: []string{
+		upstreamtest.Chunk("c1", "m", `{"role":"assistant","content":"Adding. <tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}\n"}`, ""),
+		upstreamtest.Chunk("c1", "m", `{"content":"</tool_call>"}`, "stop"),
+	}}
+	e := newTurnEnv(t, turnConfig(""), []upstreamtest.Round{r1, textRound("c2", "Done.")})
+	body := readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest))
+	if strings.Contains(body, "tool_call>") {
+		t.Errorf("markup reached the client: %s", body)
+	}
+	if got := joinedContent(t, body); got != "Adding. Done." {
+		t.Errorf("client read %q", got)
+	}
+	if n := len(e.hooks.received()); n != 1 {
+		t.Errorf("%d webhook calls, want 1", n)
+	}
+}
