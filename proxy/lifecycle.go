@@ -128,7 +128,7 @@ func (s *Server) Reload(cfg *config.Config) error {
 	// the idle ones go now, the others when they are next idle.
 	for _, u := range old.upstreams {
 		if st.unchanged(u.cfg, u.maxEvent) != u {
-			u.client.CloseIdleConnections()
+			u.closeIdle()
 		}
 	}
 	return nil

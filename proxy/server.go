@@ -222,6 +222,6 @@ func (s *Server) readyz(c echo.Context) error {
 // affected; shut the http.Server down first.
 func (s *Server) Close() {
 	for _, u := range s.state.Load().upstreams {
-		u.client.CloseIdleConnections()
+		u.closeIdle()
 	}
 }

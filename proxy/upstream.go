@@ -41,7 +41,9 @@ type upstream struct {
 	cfg    config.Upstream
 	base   *url.URL
 	client *http.Client
-	log    *slog.Logger
+	// h1, when set, carries the chat requests (see [h1Transport]).
+	h1  *http.Client
+	log *slog.Logger
 	// patterns are cfg.Models' patterns prepared for [globMatch]; aliases
 	// maps its alias names to the models they stand for.
 	patterns []string
@@ -86,12 +88,22 @@ func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream
 		WriteBufferSize: 1 << 10,
 	}
 	patterns, aliases := preparePatterns(cfg.Models)
+	var h1 *http.Client
+	if useH1(base) {
+		h1 = &http.Client{Transport: &h1Transport{
+			dialer:        net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second},
+			headerTimeout: cfg.HeaderTimeout,
+			idleTimeout:   tr.IdleConnTimeout,
+			maxIdle:       tr.MaxIdleConnsPerHost,
+		}}
+	}
 	return &upstream{
 		cfg:  cfg,
 		base: base,
 		// No Client.Timeout: it would cut long streams. The round's
 		// context carries upstreams[].timeout instead.
 		client:    &http.Client{Transport: tr},
+		h1:        h1,
 		log:       log,
 		patterns:  patterns,
 		aliases:   aliases,
@@ -99,6 +111,24 @@ func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream
 		retryBase: 250 * time.Millisecond,
 		sleep:     sleepCtx,
 	}, nil
+}
+
+// useH1 says whether chat requests to base go over [h1Transport]: plain
+// http with no HTTP proxy set for it.
+func useH1(base *url.URL) bool {
+	if base.Scheme != "http" {
+		return false
+	}
+	p, err := http.ProxyFromEnvironment(&http.Request{URL: base})
+	return err == nil && p == nil
+}
+
+// closeIdle closes the upstream's idle connections.
+func (u *upstream) closeIdle() {
+	u.client.CloseIdleConnections()
+	if u.h1 != nil {
+		u.h1.CloseIdleConnections()
+	}
 }
 
 // url returns the upstream URL for a path relative to its base_url.
@@ -148,7 +178,11 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 		req.Header.Set("Accept-Encoding", "identity")
 
 		sent := time.Now()
-		resp, err := u.client.Do(req)
+		c := u.client
+		if u.h1 != nil {
+			c = u.h1
+		}
+		resp, err := c.Do(req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, u.ctxErr(ctx)

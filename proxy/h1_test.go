@@ -1,0 +1,241 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// countingServer is an upstream that answers every request with body and
+// counts the connections it accepted.
+type countingServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	conns int
+}
+
+func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
+	return newCountingServerHook(t, h, nil)
+}
+
+// newCountingServerHook is newCountingServer calling onNew with every
+// connection accepted.
+func newCountingServerHook(t *testing.T, h http.HandlerFunc, onNew func(net.Conn)) *countingServer {
+	s := &countingServer{}
+	s.Server = httptest.NewUnstartedServer(h)
+	s.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+			if onNew != nil {
+				onNew(c)
+			}
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *countingServer) accepted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
+}
+
+func newH1(t *testing.T) *http.Client {
+	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, headerTimeout: time.Second}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+func post(t *testing.T, c *http.Client, ctx context.Context, url string) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(`{"x":1}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Do(req)
+}
+
+// TestH1KeepsConnections: answers read to their end leave their
+// connection for the next request, chunked or with a length; one closed
+// before its end is not reused.
+func TestH1KeepsConnections(t *testing.T) {
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/chunked" {
+			w.Write(b)
+			w.(http.Flusher).Flush()
+		}
+		w.Write(b)
+	})
+	c := newH1(t)
+	for i, path := range []string{"/len", "/chunked", "/len", "/chunked"} {
+		resp, err := post(t, c, context.Background(), srv.URL+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := strings.Repeat(`{"x":1}`, 1+strings.Count(path, "chunked")); string(b) != want {
+			t.Fatalf("request %d: %q, want %q", i, b, want)
+		}
+	}
+	if n := srv.accepted(); n != 1 {
+		t.Errorf("%d connections for 4 sequential requests, want 1", n)
+	}
+	resp, err := post(t, c, context.Background(), srv.URL+"/chunked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // unread: the connection cannot be reused
+	resp, err = post(t, c, context.Background(), srv.URL+"/len")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n := srv.accepted(); n != 2 {
+		t.Errorf("%d connections after an answer closed unread, want 2", n)
+	}
+	c.CloseIdleConnections()
+}
+
+// TestH1StaleConnection: a kept connection the upstream closed meanwhile
+// costs nothing: the request goes again on a new one.
+func TestH1StaleConnection(t *testing.T) {
+	var mu sync.Mutex
+	var conns []net.Conn
+	srv := newCountingServerHook(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "ok")
+	}, func(c net.Conn) {
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+	})
+	c := newH1(t)
+	for i := range 2 {
+		resp, err := post(t, c, context.Background(), srv.URL)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "ok" {
+			t.Fatalf("request %d: %q", i, b)
+		}
+		// The server drops the connection while it is idle.
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) != 2 {
+		t.Errorf("%d connections, want 2 (the second request on a new one)", len(conns))
+	}
+}
+
+// TestH1ContextEnds: a request whose context ends while the upstream is
+// silent — before its head, or in its body — returns at once, and its
+// connection is closed.
+func TestH1ContextEnds(t *testing.T) {
+	release := make(chan struct{})
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/body" {
+			io.WriteString(w, "first")
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	c := newH1(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := post(t, c, ctx, srv.URL+"/head"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("before the head: %v, want the deadline", err)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	resp, err := post(t, c, ctx, srv.URL+"/body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := resp.Body.Read(buf)
+	if string(buf[:n]) != "first" {
+		t.Fatalf("read %q", buf[:n])
+	}
+	time.AfterFunc(30*time.Millisecond, cancel)
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Error("the body read on after its context ended")
+	}
+	resp.Body.Close()
+	tr := c.Transport.(*h1Transport)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if len(tr.idle) != 0 {
+		t.Error("a connection whose request was cut was kept")
+	}
+}
+
+// TestH1HeaderTimeout: an upstream that does not start its answer within
+// header_timeout fails the request with a timeout.
+func TestH1HeaderTimeout(t *testing.T) {
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+	})
+	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, headerTimeout: 50 * time.Millisecond}
+	defer tr.CloseIdleConnections()
+	_, err := post(t, &http.Client{Transport: tr}, context.Background(), srv.URL)
+	if !isTimeout(err) {
+		t.Errorf("got %v, want a timeout", err)
+	}
+}
+
+// TestH1IdleExpiry: a kept connection is closed once it has been idle
+// idle_timeout, and the next request dials again.
+func TestH1IdleExpiry(t *testing.T) {
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	tr := &h1Transport{idleTimeout: 20 * time.Millisecond, maxIdle: 4}
+	c := &http.Client{Transport: tr}
+	for range 2 {
+		resp, err := post(t, c, context.Background(), srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		time.Sleep(80 * time.Millisecond)
+		tr.mu.Lock()
+		n := len(tr.idle)
+		tr.mu.Unlock()
+		if n != 0 {
+			t.Fatalf("%d connections kept past their idle timeout", n)
+		}
+	}
+	if n := srv.accepted(); n != 2 {
+		t.Errorf("%d connections, want 2", n)
+	}
+}
