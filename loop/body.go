@@ -57,9 +57,9 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	// What toolstream adds is encoded by encoding/json (fastjson's own
 	// escaping is not JSON for control characters) and parsed once.
 	var add []any
-	prompt := ""
+	prompt, quoted := "", ""
 	if !final && !tr.native {
-		prompt = textmode.Prompt(tr.t.Format, tr.t.Tools)
+		prompt, quoted = textmode.PromptJSON(tr.t.Format, tr.t.Tools)
 	}
 	if !final && tr.native {
 		if err := tr.addServerTools(v, a); err != nil {
@@ -67,30 +67,44 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		}
 	}
 	msgs := v.GetArray("messages")
+	// The prompt goes in the client's system message, or in one of its
+	// own before the others: built from the prompt's remembered JSON, not
+	// encoded again for every request.
+	var sys *fastjson.Value // a system message of toolstream's own, first
 	sysIdx := -1
 	if prompt != "" {
-		if len(msgs) > 0 && isSystem(msgs[0]) {
+		switch {
+		case len(msgs) == 0 || !isSystem(msgs[0]):
+			sys = a.NewObject()
+			sys.Set("role", a.NewString("system"))
+			sys.Set("content", rawValue(a, quoted))
+		case isString(msgs[0].Get("content")):
+			c := string(msgs[0].GetStringBytes("content"))
+			msgs[0].Set("content", rawValue(a, joinQuoted(c, quoted)))
+		default:
 			sysIdx = 0
 			add = append(add, mergedSystem(msgs[0], prompt))
-		} else {
-			add = append(add, message{Role: "system", Content: prompt})
 		}
 	}
 	for i, rec := range tr.history {
 		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
 	}
-	if len(add) == 0 {
-		return v.MarshalTo(make([]byte, 0, len(tr.base)+64)), nil
+	if len(add) == 0 && sys == nil {
+		return v.MarshalTo(make([]byte, 0, len(tr.base)+len(quoted)+64)), nil
 	}
-	enc, err := json.Marshal(add)
-	if err != nil {
-		return nil, err
+	var added []*fastjson.Value
+	enc := []byte(nil)
+	if len(add) > 0 {
+		var err error
+		if enc, err = json.Marshal(add); err != nil {
+			return nil, err
+		}
+		av, err := ap.ParseBytes(enc)
+		if err != nil {
+			return nil, err
+		}
+		added = av.GetArray()
 	}
-	av, err := ap.ParseBytes(enc)
-	if err != nil {
-		return nil, err
-	}
-	added := av.GetArray()
 
 	out := a.NewArray()
 	n := 0
@@ -98,12 +112,11 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		out.SetArrayItem(n, x)
 		n++
 	}
-	if prompt != "" {
-		if sysIdx == 0 {
-			msgs[0].Set("content", added[0].Get("content"))
-		} else {
-			push(added[0])
-		}
+	switch {
+	case sys != nil:
+		push(sys)
+	case sysIdx == 0:
+		msgs[0].Set("content", added[0].Get("content"))
 		added = added[1:]
 	}
 	for _, m := range msgs {
@@ -115,7 +128,17 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	v.Set("messages", out)
 	// Sized for the request and what was added, so the body is written
 	// in one allocation rather than grown.
-	return v.MarshalTo(make([]byte, 0, len(tr.base)+len(enc)+64)), nil
+	return v.MarshalTo(make([]byte, 0, len(tr.base)+len(quoted)+len(enc)+64)), nil
+}
+
+func isString(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeString }
+
+// joinQuoted is the JSON string of content + "\n\n" + the prompt whose JSON
+// string is quoted, as encoding/json writes it: its escaping is the same
+// character by character, so the two encodings join.
+func joinQuoted(content, quoted string) string {
+	c, _ := json.Marshal(content) // a string always encodes
+	return string(c[:len(c)-1]) + `\n\n` + quoted[1:]
 }
 
 // messages renders a finished round for the upstream. Text mode: the

@@ -2,11 +2,14 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -49,34 +52,74 @@ const (
 	// stream: one read takes in the events a busy upstream sent together,
 	// and bigger ones bypass it.
 	h1ReadBuffer = 2 << 10
-	// h1WriteBuffer frames a request's line and headers; a body larger
-	// than it is written straight to the socket.
-	h1WriteBuffer = 1 << 10
+	// h1HeadBuffer starts the buffer a request's line and headers are
+	// framed in; the body is written from where it is.
+	h1HeadBuffer = 512
 )
 
-var h1Writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, h1WriteBuffer) }}
+var h1Heads = sync.Pool{New: func() any { b := make([]byte, 0, h1HeadBuffer); return &b }}
+
+// appendHead appends the request line and headers of r.
+func appendHead(dst []byte, r *h1Request) []byte {
+	dst = append(dst, "POST "...)
+	if r.path == "" {
+		dst = append(dst, '/')
+	}
+	dst = append(dst, r.path...)
+	dst = append(dst, " HTTP/1.1\r\nHost: "...)
+	dst = appendHeaderValue(dst, r.host)
+	dst = append(dst, "\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: "...)
+	dst = strconv.AppendInt(dst, int64(len(r.body)), 10)
+	dst = append(dst, "\r\n"...)
+	for k, vs := range r.header {
+		for _, v := range vs {
+			dst = appendHeaderValue(dst, k)
+			dst = append(dst, ": "...)
+			dst = appendHeaderValue(dst, v)
+			dst = append(dst, "\r\n"...)
+		}
+	}
+	return append(dst, "\r\n"...)
+}
+
+// appendHeaderValue appends v with line breaks made spaces, as net/http
+// writes headers: a value cannot end the header block early.
+func appendHeaderValue(dst []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
 
 // errStaleConn is a kept connection the server had closed before our
 // request reached it: the request is sent again on a new one.
 var errStaleConn = errors.New("kept connection closed by the upstream")
 
-// RoundTrip sends req and reads the answer's status and headers. The
-// answer's body is read from this connection directly; closing it after
-// reading it to the end keeps the connection for the next request.
-func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+// h1Request is one POST: where it goes and what it carries.
+type h1Request struct {
+	// addr is host:port to connect to; host is the Host header; path is
+	// the request target, escaped.
+	addr, host, path string
+	header           http.Header
+	body             []byte
+}
+
+// post sends r and reads the answer's status and headers. The answer's
+// body is read from the connection directly; closing it after reading it
+// to the end keeps the connection for the next request.
+func (t *h1Transport) post(ctx context.Context, r *h1Request) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
-		pc, reused, err := t.conn(req.Context(), req.URL.Host)
+		pc, reused, err := t.conn(ctx, r.addr)
 		if err != nil {
 			return nil, err
 		}
-		resp, err := pc.roundTrip(req, reused)
-		if errors.Is(err, errStaleConn) && attempt == 0 && req.GetBody != nil {
-			body, gerr := req.GetBody()
-			if gerr != nil {
-				return nil, err
-			}
-			req.Body = body
-			continue
+		resp, err := pc.roundTrip(ctx, r, reused)
+		if errors.Is(err, errStaleConn) && attempt == 0 {
+			continue // nothing of it arrived: safe to send again
 		}
 		return resp, err
 	}
@@ -145,10 +188,9 @@ func (t *h1Transport) CloseIdleConnections() {
 	}
 }
 
-// roundTrip writes req on pc and reads the answer's head. A context that
+// roundTrip writes r on pc and reads the answer's head. A context that
 // ends closes the connection, which ends whatever read or write waits.
-func (pc *h1Conn) roundTrip(req *http.Request, reused bool) (*http.Response, error) {
-	ctx := req.Context()
+func (pc *h1Conn) roundTrip(ctx context.Context, r *h1Request, reused bool) (*http.Response, error) {
 	if err := ctx.Err(); err != nil {
 		pc.c.Close()
 		return nil, err
@@ -156,14 +198,11 @@ func (pc *h1Conn) roundTrip(req *http.Request, reused bool) (*http.Response, err
 	b := &h1Body{pc: pc}
 	b.stop = context.AfterFunc(ctx, b.abort)
 
-	bw := h1Writers.Get().(*bufio.Writer)
-	bw.Reset(pc.c)
-	err := req.Write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	bw.Reset(nil)
-	h1Writers.Put(bw)
+	head := h1Heads.Get().(*[]byte)
+	*head = appendHead((*head)[:0], r)
+	bufs := net.Buffers{*head, r.body}
+	_, err := bufs.WriteTo(pc.c) // one writev: the body is not copied
+	h1Heads.Put(head)
 	if err != nil {
 		return nil, b.fail(ctx, err, reused)
 	}
@@ -171,9 +210,9 @@ func (pc *h1Conn) roundTrip(req *http.Request, reused bool) (*http.Response, err
 	if d := pc.t.headerTimeout; d > 0 {
 		pc.c.SetReadDeadline(time.Now().Add(d))
 	}
-	resp, err := http.ReadResponse(pc.br, req)
+	resp, err := http.ReadResponse(pc.br, nil)
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		resp, err = http.ReadResponse(pc.br, req) // an informational answer: the real one follows
+		resp, err = http.ReadResponse(pc.br, nil) // an informational answer: the real one follows
 	}
 	if err != nil {
 		if isTimeout(err) && ctx.Err() == nil {
@@ -185,8 +224,37 @@ func (pc *h1Conn) roundTrip(req *http.Request, reused bool) (*http.Response, err
 		pc.c.SetReadDeadline(time.Time{})
 	}
 	b.body, b.keep = resp.Body, !resp.Close
+	if len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked" {
+		// Read with a chunked reader of our own: net/http's keeps the
+		// whole answer, and through it the request and its body, for as
+		// long as the stream is open.
+		b.body = &h1Chunked{r: httputil.NewChunkedReader(pc.br), br: pc.br}
+	}
 	resp.Body = b
 	return resp, nil
+}
+
+// h1Chunked reads a chunked body and, at its end, the trailer after it, so
+// that the connection is left at the start of the next answer.
+type h1Chunked struct {
+	r  io.Reader
+	br *bufio.Reader
+}
+
+func (c *h1Chunked) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		for {
+			line, lerr := c.br.ReadSlice('\n')
+			if lerr != nil {
+				return n, io.ErrUnexpectedEOF
+			}
+			if len(bytes.TrimRight(line, "\r\n")) == 0 {
+				break // the empty line that ends the trailer
+			}
+		}
+	}
+	return n, err
 }
 
 // headerTimeoutError is an upstream that took longer than
@@ -202,7 +270,7 @@ func (e *headerTimeoutError) Temporary() bool { return true }
 // h1Body is an answer's body on its connection.
 type h1Body struct {
 	pc   *h1Conn
-	body io.ReadCloser
+	body io.Reader
 	keep bool
 	stop func() bool
 	// done is set once the body is closed or aborted; eof once it was

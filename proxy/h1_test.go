@@ -1,13 +1,13 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -52,35 +52,40 @@ func (s *countingServer) accepted() int {
 	return s.conns
 }
 
-func newH1(t *testing.T) *http.Client {
+func newH1(t *testing.T) *h1Transport {
 	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, headerTimeout: time.Second}
 	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
+	return tr
 }
 
-func post(t *testing.T, c *http.Client, ctx context.Context, url string) (*http.Response, error) {
+// post sends {"x":1} to rawURL.
+func post(t *testing.T, tr *h1Transport, ctx context.Context, rawURL string) (*http.Response, error) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(`{"x":1}`)))
+	u, err := url.Parse(rawURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Do(req)
+	return tr.post(ctx, &h1Request{addr: hostPort(u), host: u.Host, path: u.EscapedPath(), header: http.Header{"Content-Type": {"application/json"}}, body: []byte(`{"x":1}`)})
 }
 
 // TestH1KeepsConnections: answers read to their end leave their
-// connection for the next request, chunked or with a length; one closed
-// before its end is not reused.
+// connection for the next request, chunked (with a trailer or without) or
+// with a length; one closed before its end is not reused.
 func TestH1KeepsConnections(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		if r.URL.Path == "/chunked" {
+		if r.URL.Path != "/len" {
+			if r.URL.Path == "/chunked-trailer" {
+				w.Header().Set("Trailer", "X-Checksum")
+			}
 			w.Write(b)
 			w.(http.Flusher).Flush()
+			w.Header().Set("X-Checksum", "1")
 		}
 		w.Write(b)
 	})
 	c := newH1(t)
-	for i, path := range []string{"/len", "/chunked", "/len", "/chunked"} {
+	for i, path := range []string{"/len", "/chunked", "/len", "/chunked-trailer", "/chunked"} {
 		resp, err := post(t, c, context.Background(), srv.URL+path)
 		if err != nil {
 			t.Fatal(err)
@@ -92,7 +97,7 @@ func TestH1KeepsConnections(t *testing.T) {
 		}
 	}
 	if n := srv.accepted(); n != 1 {
-		t.Errorf("%d connections for 4 sequential requests, want 1", n)
+		t.Errorf("%d connections for 5 sequential requests, want 1", n)
 	}
 	resp, err := post(t, c, context.Background(), srv.URL+"/chunked")
 	if err != nil {
@@ -189,7 +194,7 @@ func TestH1ContextEnds(t *testing.T) {
 		t.Error("the body read on after its context ended")
 	}
 	resp.Body.Close()
-	tr := c.Transport.(*h1Transport)
+	tr := c
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if len(tr.idle) != 0 {
@@ -208,7 +213,7 @@ func TestH1HeaderTimeout(t *testing.T) {
 	})
 	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, headerTimeout: 50 * time.Millisecond}
 	defer tr.CloseIdleConnections()
-	_, err := post(t, &http.Client{Transport: tr}, context.Background(), srv.URL)
+	_, err := post(t, tr, context.Background(), srv.URL)
 	if !isTimeout(err) {
 		t.Errorf("got %v, want a timeout", err)
 	}
@@ -219,7 +224,7 @@ func TestH1HeaderTimeout(t *testing.T) {
 func TestH1IdleExpiry(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	tr := &h1Transport{idleTimeout: 20 * time.Millisecond, maxIdle: 4}
-	c := &http.Client{Transport: tr}
+	c := tr
 	for range 2 {
 		resp, err := post(t, c, context.Background(), srv.URL)
 		if err != nil {

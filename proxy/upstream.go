@@ -41,9 +41,11 @@ type upstream struct {
 	cfg    config.Upstream
 	base   *url.URL
 	client *http.Client
-	// h1, when set, carries the chat requests (see [h1Transport]).
-	h1  *http.Client
-	log *slog.Logger
+	// h1, when set, carries the chat requests (see [h1Transport]) to
+	// addr, base's host:port.
+	h1   *h1Transport
+	addr string
+	log  *slog.Logger
 	// patterns are cfg.Models' patterns prepared for [globMatch]; aliases
 	// maps its alias names to the models they stand for.
 	patterns []string
@@ -88,14 +90,14 @@ func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream
 		WriteBufferSize: 1 << 10,
 	}
 	patterns, aliases := preparePatterns(cfg.Models)
-	var h1 *http.Client
+	var h1 *h1Transport
 	if useH1(base) {
-		h1 = &http.Client{Transport: &h1Transport{
+		h1 = &h1Transport{
 			dialer:        net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second},
 			headerTimeout: cfg.HeaderTimeout,
 			idleTimeout:   tr.IdleConnTimeout,
 			maxIdle:       tr.MaxIdleConnsPerHost,
-		}}
+		}
 	}
 	return &upstream{
 		cfg:  cfg,
@@ -104,6 +106,7 @@ func newUpstream(cfg config.Upstream, maxEvent int, log *slog.Logger) (*upstream
 		// context carries upstreams[].timeout instead.
 		client:    &http.Client{Transport: tr},
 		h1:        h1,
+		addr:      hostPort(base),
 		log:       log,
 		patterns:  patterns,
 		aliases:   aliases,
@@ -121,6 +124,15 @@ func useH1(base *url.URL) bool {
 	}
 	p, err := http.ProxyFromEnvironment(&http.Request{URL: base})
 	return err == nil && p == nil
+}
+
+// hostPort is base's host and port, the port "80" when base has none.
+func hostPort(base *url.URL) string {
+	port := base.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(base.Hostname(), port)
 }
 
 // closeIdle closes the upstream's idle connections.
@@ -165,24 +177,17 @@ func (u *upstream) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 // whatever its status.
 func (u *upstream) post(ctx context.Context, rel string, body []byte, accept string) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.url(rel), bytes.NewReader(body))
-		if err != nil {
-			return nil, &upstreamFailure{upstream: u.cfg.Name, err: err}
-		}
-		u.setHeaders(req.Header)
-		injectTrace(ctx, req.Header)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", accept)
+		h := make(http.Header, 4+len(u.cfg.Headers))
+		u.setHeaders(h)
+		injectTrace(ctx, h)
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", accept)
 		// Setting it turns off Go's transparent gzip: a compressing upstream
 		// would hold SSE bytes back in its compressor blocks.
-		req.Header.Set("Accept-Encoding", "identity")
+		h.Set("Accept-Encoding", "identity")
 
 		sent := time.Now()
-		c := u.client
-		if u.h1 != nil {
-			c = u.h1
-		}
-		resp, err := c.Do(req)
+		resp, err := u.send(ctx, rel, h, body)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, u.ctxErr(ctx)
@@ -216,6 +221,22 @@ func (u *upstream) post(ctx context.Context, rel string, body []byte, accept str
 		}
 		return resp, nil
 	}
+}
+
+// send posts body to rel once: over the upstream's own connections when
+// it has them (a chat request follows no redirects, and http.Client's
+// bookkeeping for them costs a header copy and a kilobyte of every
+// stream's stack), over net/http otherwise.
+func (u *upstream) send(ctx context.Context, rel string, h http.Header, body []byte) (*http.Response, error) {
+	if u.h1 != nil {
+		return u.h1.post(ctx, &h1Request{addr: u.addr, host: u.base.Host, path: u.base.EscapedPath() + rel, header: h, body: body})
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.url(rel), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = h
+	return u.client.Do(req)
 }
 
 // setHeaders adds the upstream's own key and headers. The client's key is

@@ -10,6 +10,7 @@
 package textmode
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,8 +50,23 @@ import (
 // Prompts are remembered by everything they are made of: the tools rarely
 // change between requests, and building the section parses every schema.
 func Prompt(f detect.Format, tools []toolhost.Tool) string {
+	return cached(f, tools).text
+}
+
+// PromptJSON is [Prompt] together with it encoded as a JSON string (as
+// encoding/json writes it), both remembered: the request body carries the
+// encoded form, and encoding a few kilobytes per request is garbage every
+// open stream would pay for.
+func PromptJSON(f detect.Format, tools []toolhost.Tool) (text, quoted string) {
+	p := cached(f, tools)
+	return p.text, p.quoted
+}
+
+type prompt struct{ text, quoted string }
+
+func cached(f detect.Format, tools []toolhost.Tool) prompt {
 	if len(tools) == 0 {
-		return ""
+		return prompt{}
 	}
 	key := promptKey(f, tools)
 	prompts.mu.Lock()
@@ -59,7 +75,9 @@ func Prompt(f detect.Format, tools []toolhost.Tool) string {
 	if ok {
 		return p
 	}
-	p = buildPrompt(f, tools)
+	p.text = buildPrompt(f, tools)
+	q, _ := json.Marshal(p.text) // a string always encodes
+	p.quoted = string(q)
 	prompts.mu.Lock()
 	defer prompts.mu.Unlock()
 	if len(prompts.m) >= maxPrompts {
@@ -76,8 +94,8 @@ const maxPrompts = 256
 
 var prompts = struct {
 	mu sync.Mutex
-	m  map[string]string
-}{m: map[string]string{}}
+	m  map[string]prompt
+}{m: map[string]prompt{}}
 
 // promptKey is every input of a prompt, in one string: each field
 // length-prefixed, so that no two different inputs give the same key.
