@@ -107,9 +107,11 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	defer st.Close()
 	// Events already read leave together: held while forwarded, flushed
 	// before this goroutine waits (and at the end of the turn, see Run).
+	// While it waits, the stream's parser and arena are back in their
+	// pools: a quiet stream holds neither.
 	w, waits := st.(Waiter)
 	if waits {
-		w.WaitHooks(func() { tr.flush(); tr.mu.Unlock() }, tr.mu.Lock)
+		w.WaitHooks(func() { tr.flush(); tr.s.idle(); tr.mu.Unlock() }, tr.mu.Lock)
 	}
 	tr.s.out.hold(waits)
 

@@ -25,7 +25,7 @@ var (
 // anything unknown) are never read, so they are never re-encoded.
 //
 // A stream is used by one goroutine; its parser and arena come from pools
-// and go back in release.
+// for the chunks it parses and go back whenever it waits (idle).
 type stream struct {
 	out   clientSink
 	model string
@@ -60,8 +60,6 @@ func newStream(out Sink, model string, now func() time.Time, newID func(string) 
 		model: model,
 		now:   now,
 		newID: newID,
-		p:     parserPool.Get(),
-		a:     arenaPool.Get(),
 	}
 }
 
@@ -69,14 +67,26 @@ func (s *stream) release() {
 	s.usage.hold(nil)
 	s.fin.release()
 	s.fin = nil
-	parserPool.Put(s.p)
-	arenaPool.Put(s.a)
-	s.p, s.a = nil, nil
+	s.idle()
+}
+
+// idle gives the parser and arena back to their pools while the stream
+// waits for the upstream: an open stream that is quiet holds neither, and
+// the next chunk takes them again (see parse).
+func (s *stream) idle() {
+	if s.p != nil {
+		parserPool.Put(s.p)
+		arenaPool.Put(s.a)
+		s.p, s.a = nil, nil
+	}
 }
 
 // parse parses one upstream event. An error event inside the stream becomes
 // an *UpstreamError so that it is relayed as the upstream wrote it.
 func (s *stream) parse(upstream, data string) (*fastjson.Value, error) {
+	if s.p == nil {
+		s.p, s.a = parserPool.Get(), arenaPool.Get()
+	}
 	// Values made for the previous chunk are done with; without the reset
 	// the arena would grow for the whole stream.
 	s.a.Reset()
@@ -126,7 +136,7 @@ type held struct {
 // Nothing quoted into qbuf may be in v: that buffer is the next chunk's.
 func (s *stream) keep(v *fastjson.Value, data string, edited bool) *held {
 	h := &held{p: s.p, a: s.a, v: v, data: strings.Clone(data), edited: edited}
-	s.p, s.a = parserPool.Get(), arenaPool.Get()
+	s.p, s.a = nil, nil // the next parse takes others
 	return h
 }
 

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -16,7 +17,8 @@ import (
 // Before it, the handler can still answer with an HTTP status; after it,
 // errors go in-band (docs/http-api.md).
 //
-// It frames events itself, into one buffer it reuses: the frame is
+// It frames events itself, into a pooled buffer that goes back once the
+// event is written (an open stream holds none while quiet): the frame is
 // "data: " and the payload, one "data: " line per line of it, and a blank
 // line. A library's message type cost two allocations and a copy per
 // event on the path every token takes.
@@ -24,7 +26,6 @@ type sseSink struct {
 	rc        *http.ResponseController
 	res       *echo.Response
 	committed bool
-	frame     []byte
 	// bytes counts what reaches the client; nil counts nothing. counted
 	// is how much of res.Size it has been given.
 	bytes   prometheus.Counter
@@ -43,7 +44,7 @@ type sseSink struct {
 }
 
 func newSSESink(c echo.Context, writeIdle time.Duration) (*sseSink, error) {
-	return &sseSink{rc: http.NewResponseController(c.Response()), res: c.Response(), writeIdle: writeIdle, frame: make([]byte, 0, 512)}, nil
+	return &sseSink{rc: http.NewResponseController(c.Response()), res: c.Response(), writeIdle: writeIdle}, nil
 }
 
 func (s *sseSink) commit() {
@@ -106,14 +107,23 @@ func (s *sseSink) Hold(on bool) error {
 
 // Send writes one "data:" event.
 func (s *sseSink) Send(chunk []byte) error {
-	s.frame = appendEvent(s.frame[:0], "data: ", chunk)
-	return s.write(s.frame)
+	return s.event("data: ", chunk)
 }
 
 // Comment writes ": text".
 func (s *sseSink) Comment(text string) error {
-	s.frame = appendEvent(s.frame[:0], ": ", []byte(text))
-	return s.write(s.frame)
+	return s.event(": ", []byte(text))
+}
+
+var frames = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// event frames payload as one event of field and writes it.
+func (s *sseSink) event(field string, payload []byte) error {
+	f := frames.Get().(*[]byte)
+	*f = appendEvent((*f)[:0], field, payload)
+	err := s.write(*f)
+	frames.Put(f)
+	return err
 }
 
 // Done writes "data: [DONE]".
