@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -40,22 +39,22 @@ type h1Transport struct {
 
 // h1Conn is one kept connection.
 type h1Conn struct {
-	t  *h1Transport
-	c  net.Conn
-	br *bufio.Reader
+	t *h1Transport
+	c net.Conn
 	// expire closes the connection once it has been idle idleTimeout.
 	expire *time.Timer
 }
 
 const (
-	// h1ReadBuffer is the read buffer of a connection, held for the whole
-	// stream: one read takes in the events a busy upstream sent together,
-	// and bigger ones bypass it.
-	h1ReadBuffer = 2 << 10
+	// h1HeadReader reads an answer's head (a longer one in pieces); it
+	// is pooled, and the body is read without it (see bodyReader).
+	h1HeadReader = 1 << 10
 	// h1HeadBuffer starts the buffer a request's line and headers are
 	// framed in; the body is written from where it is.
 	h1HeadBuffer = 512
 )
+
+var h1HeadReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, h1HeadReader) }}
 
 var h1Heads = sync.Pool{New: func() any { b := make([]byte, 0, h1HeadBuffer); return &b }}
 
@@ -142,7 +141,7 @@ func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, err
 	if err != nil {
 		return nil, false, err
 	}
-	return &h1Conn{t: t, c: c, br: bufio.NewReaderSize(c, h1ReadBuffer)}, false, nil
+	return &h1Conn{t: t, c: c}, false, nil
 }
 
 // put keeps pc for the next request, or closes it when enough are kept.
@@ -210,10 +209,19 @@ func (pc *h1Conn) roundTrip(ctx context.Context, r *h1Request, reused bool) (*ht
 	if d := pc.t.headerTimeout; d > 0 {
 		pc.c.SetReadDeadline(time.Now().Add(d))
 	}
-	resp, err := http.ReadResponse(pc.br, nil)
+	br := h1HeadReaders.Get().(*bufio.Reader)
+	br.Reset(pc.c)
+	resp, err := http.ReadResponse(br, nil)
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		resp, err = http.ReadResponse(pc.br, nil) // an informational answer: the real one follows
+		resp, err = http.ReadResponse(br, nil) // an informational answer: the real one follows
 	}
+	if err == nil && br.Buffered() > 0 {
+		// The first bytes of the body came with the head.
+		rest, _ := br.Peek(br.Buffered())
+		b.r.pending = bytes.Clone(rest)
+	}
+	br.Reset(nil)
+	h1HeadReaders.Put(br)
 	if err != nil {
 		if isTimeout(err) && ctx.Err() == nil {
 			err = &headerTimeoutError{d: pc.t.headerTimeout}
@@ -223,38 +231,24 @@ func (pc *h1Conn) roundTrip(ctx context.Context, r *h1Request, reused bool) (*ht
 	if pc.t.headerTimeout > 0 {
 		pc.c.SetReadDeadline(time.Time{})
 	}
-	b.body, b.keep = resp.Body, !resp.Close
-	if len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked" {
-		// Read with a chunked reader of our own: net/http's keeps the
-		// whole answer, and through it the request and its body, for as
-		// long as the stream is open.
-		b.body = &h1Chunked{r: httputil.NewChunkedReader(pc.br), br: pc.br}
+	b.r.src, b.keep = pc.c, !resp.Close
+	switch {
+	case len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked":
+		b.r.mode = bodyChunked
+	case resp.ContentLength >= 0:
+		b.r.mode, b.r.left, b.r.end = bodyLength, resp.ContentLength, resp.ContentLength == 0
+	case !bodyAllowed(resp.StatusCode):
+		b.r.mode, b.r.end = bodyLength, true
+	default:
+		b.r.mode, b.keep = bodyUntilClose, false
 	}
 	resp.Body = b
 	return resp, nil
 }
 
-// h1Chunked reads a chunked body and, at its end, the trailer after it, so
-// that the connection is left at the start of the next answer.
-type h1Chunked struct {
-	r  io.Reader
-	br *bufio.Reader
-}
-
-func (c *h1Chunked) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if err == io.EOF {
-		for {
-			line, lerr := c.br.ReadSlice('\n')
-			if lerr != nil {
-				return n, io.ErrUnexpectedEOF
-			}
-			if len(bytes.TrimRight(line, "\r\n")) == 0 {
-				break // the empty line that ends the trailer
-			}
-		}
-	}
-	return n, err
+// bodyAllowed reports whether an answer with status code may have a body.
+func bodyAllowed(code int) bool {
+	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
 }
 
 // headerTimeoutError is an upstream that took longer than
@@ -270,7 +264,7 @@ func (e *headerTimeoutError) Temporary() bool { return true }
 // h1Body is an answer's body on its connection.
 type h1Body struct {
 	pc   *h1Conn
-	body io.Reader
+	r    bodyReader
 	keep bool
 	stop func() bool
 	// done is set once the body is closed or aborted; eof once it was
@@ -279,7 +273,7 @@ type h1Body struct {
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
-	n, err := b.body.Read(p)
+	n, err := b.r.Read(p)
 	if err == io.EOF {
 		b.eof.Store(true)
 	}

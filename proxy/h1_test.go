@@ -74,7 +74,10 @@ func post(t *testing.T, tr *h1Transport, ctx context.Context, rawURL string) (*h
 func TestH1KeepsConnections(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		if r.URL.Path != "/len" {
+		if r.URL.Path == "/bighead" {
+			w.Header().Set("X-Big", strings.Repeat("x", 3000)) // a head over the head reader's 1 KiB
+		}
+		if r.URL.Path != "/len" && r.URL.Path != "/bighead" {
 			if r.URL.Path == "/chunked-trailer" {
 				w.Header().Set("Trailer", "X-Checksum")
 			}
@@ -85,7 +88,7 @@ func TestH1KeepsConnections(t *testing.T) {
 		w.Write(b)
 	})
 	c := newH1(t)
-	for i, path := range []string{"/len", "/chunked", "/len", "/chunked-trailer", "/chunked"} {
+	for i, path := range []string{"/len", "/chunked", "/bighead", "/chunked-trailer", "/chunked"} {
 		resp, err := post(t, c, context.Background(), srv.URL+path)
 		if err != nil {
 			t.Fatal(err)

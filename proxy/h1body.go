@@ -1,0 +1,224 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// bodyReader reads an answer's body from the connection straight into the
+// caller's buffer: a chunked body is decoded in place there, its framing
+// cut out. The connection keeps no buffer of its own while a stream waits
+// on it, and the bytes are copied once, not from a read buffer into the
+// caller's.
+type bodyReader struct {
+	src io.Reader
+	// pending are body bytes read together with the answer's head.
+	pending []byte
+
+	// mode is how the body ends: at a length, after its last chunk, or
+	// when the connection closes. left is what is left of the body
+	// (length) or of the current chunk (chunked).
+	mode int
+	left int64
+
+	// st is where a chunked body stands; line gathers a size or trailer
+	// line that a read cut.
+	st   int
+	line []byte
+	// excess is the framing read beyond what data justifies.
+	excess int64
+
+	// end says the body ended where the framing says; err is a framing
+	// error, after which nothing more is read.
+	end bool
+	err error
+}
+
+const (
+	bodyLength = iota
+	bodyChunked
+	bodyUntilClose
+)
+
+// Where a chunked body stands between reads.
+const (
+	chunkSize    = iota // in a chunk-size line
+	chunkData           // in a chunk's data (left bytes of it to go)
+	chunkDataCR         // after the data: its CR
+	chunkDataLF         // after the data: its LF
+	chunkTrailer        // in the trailer, after the last chunk
+	maxChunkLine = 4096 // a size or trailer line longer than this is refused
+)
+
+var errChunked = errors.New("malformed chunked encoding")
+
+// Read fills p with body bytes. It returns io.EOF at the body's end, and
+// io.ErrUnexpectedEOF when the connection ends before it.
+func (b *bodyReader) Read(p []byte) (int, error) {
+	for {
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.end {
+			return 0, io.EOF
+		}
+		if len(p) == 0 {
+			return 0, nil
+		}
+		in := p
+		if b.mode == bodyLength && int64(len(in)) > b.left {
+			in = in[:b.left]
+		}
+		var n int
+		var err error
+		if len(b.pending) > 0 {
+			n = copy(in, b.pending)
+			b.pending = b.pending[n:]
+		} else {
+			n, err = b.src.Read(in)
+		}
+		switch b.mode {
+		case bodyLength:
+			b.left -= int64(n)
+			b.end = b.left == 0
+		case bodyChunked:
+			n = b.decode(p[:n])
+		}
+		switch {
+		case b.err != nil:
+			err = b.err
+		case err == io.EOF && b.mode == bodyUntilClose:
+			b.end, err = true, nil
+		case err == io.EOF && !b.end:
+			err = io.ErrUnexpectedEOF
+		case err == io.EOF:
+			err = nil
+		}
+		if err != nil {
+			b.err = err
+			return n, err
+		}
+		if n > 0 {
+			return n, nil
+		}
+		// Only framing came: read on.
+	}
+}
+
+// decode cuts the chunked framing out of raw, in place, and returns how
+// many data bytes are left at its start.
+func (b *bodyReader) decode(raw []byte) int {
+	out := 0
+	for i := 0; i < len(raw); {
+		switch b.st {
+		case chunkData:
+			n := min(int64(len(raw)-i), b.left)
+			out += copy(raw[out:], raw[i:i+int(n)])
+			i += int(n)
+			b.left -= n
+			if b.left == 0 {
+				b.st = chunkDataCR
+			}
+		case chunkDataCR:
+			if raw[i] != '\r' {
+				b.err = errChunked
+				return out
+			}
+			i++
+			b.st = chunkDataLF
+		case chunkDataLF:
+			if raw[i] != '\n' {
+				b.err = errChunked
+				return out
+			}
+			i++
+			b.st = chunkSize
+		case chunkSize, chunkTrailer:
+			j := i
+			for j < len(raw) && raw[j] != '\n' {
+				j++
+			}
+			if len(b.line)+j-i > maxChunkLine {
+				b.err = errChunked
+				return out
+			}
+			if j == len(raw) {
+				b.line = append(b.line, raw[i:]...) // the line goes on in the next read
+				return out
+			}
+			line := raw[i:j]
+			if len(b.line) > 0 {
+				b.line = append(b.line, line...)
+				line = b.line
+			}
+			i = j + 1
+			b.line = b.line[:0]
+			if b.st == chunkSize {
+				// A chunk line ends in CRLF, and holds no other CR (RFC 9112
+				// errata 7633; net/http refuses the same).
+				if len(line) == 0 || bytes.IndexByte(line, '\r') != len(line)-1 {
+					b.err = errChunked
+					return out
+				}
+			}
+			if len(line) > 0 && line[len(line)-1] == '\r' {
+				line = line[:len(line)-1]
+			}
+			if b.st == chunkTrailer {
+				if len(bytes.TrimRight(line, "\r")) == 0 {
+					b.end = true
+					if i < len(raw) {
+						b.err = errChunked // bytes past the end of the answer
+					}
+					return out
+				}
+				continue // a trailer field: not kept
+			}
+			size, ok := parseChunkSize(line)
+			// Framing beyond 16 bytes a chunk plus twice its data is a
+			// sender padding the stream with non-data (net/http's rule).
+			b.excess = max(b.excess+int64(len(line))+2-16-2*size, 0)
+			if !ok || b.excess > 16<<10 {
+				b.err = errChunked
+				return out
+			}
+			if size == 0 {
+				b.st = chunkTrailer
+			} else {
+				b.st, b.left = chunkData, size
+			}
+		}
+	}
+	return out
+}
+
+// parseChunkSize reads a chunk-size line as net/http does: blanks at its
+// end and an extension after ";" are dropped, and the rest is hex digits.
+func parseChunkSize(line []byte) (int64, bool) {
+	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t') {
+		line = line[:len(line)-1]
+	}
+	if i := bytes.IndexByte(line, ';'); i >= 0 {
+		line = line[:i]
+	}
+	if len(line) == 0 || len(line) > 15 { // over 2^60: no answer is that long
+		return 0, false
+	}
+	var n int64
+	for _, c := range line {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		n = n<<4 | int64(d)
+	}
+	return n, true
+}
