@@ -268,12 +268,14 @@ type h1Body struct {
 	keep bool
 	stop func() bool
 	// done is set once the body is closed or aborted; eof once it was
-	// read to its end.
-	done, eof atomic.Bool
+	// read to its end; reading while a Read waits.
+	done, eof, reading atomic.Bool
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
+	b.reading.Store(true)
 	n, err := b.r.Read(p)
+	b.reading.Store(false)
 	if err == io.EOF {
 		b.eof.Store(true)
 	}
@@ -288,11 +290,40 @@ func (b *h1Body) Close() error {
 		return nil
 	}
 	aborted := !b.stop()
-	if b.eof.Load() && b.keep && !aborted {
+	switch {
+	case !b.keep || aborted:
+	case b.eof.Load():
 		b.pc.t.put(b.pc)
+		return nil
+	case !b.reading.Load():
+		go b.finish()
 		return nil
 	}
 	return b.pc.c.Close()
+}
+
+// finishWait bounds how long a body closed before its end is read on for
+// its last bytes.
+const finishWait = 100 * time.Millisecond
+
+// finish reads what is left of a body closed before its end, and keeps
+// the connection if that was the end. After an event stream's [DONE] what
+// is left is the chunked terminator, which servers write a moment later;
+// read here, off the request's goroutine, it saves the next request a new
+// connection and does not hold up the client's [DONE]. A body that does not
+// end soon costs the connection.
+func (b *h1Body) finish() {
+	b.pc.c.SetReadDeadline(time.Now().Add(finishWait))
+	var buf [256]byte
+	for !b.r.end && b.r.err == nil {
+		b.r.Read(buf[:])
+	}
+	if !b.r.end || b.r.err != nil {
+		b.pc.c.Close()
+		return
+	}
+	b.pc.c.SetReadDeadline(time.Time{})
+	b.pc.t.put(b.pc)
 }
 
 // abort runs when the request's context ends: closing the connection

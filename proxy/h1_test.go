@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolstream/toolstream/config"
 )
 
 // countingServer is an upstream that answers every request with body and
@@ -70,10 +73,17 @@ func post(t *testing.T, tr *h1Transport, ctx context.Context, rawURL string) (*h
 
 // TestH1KeepsConnections: answers read to their end leave their
 // connection for the next request, chunked (with a trailer or without) or
-// with a length; one closed before its end is not reused.
+// with a length; so does one closed early whose rest comes at once (an
+// event stream after its [DONE]); one whose rest does not is not reused.
 func TestH1KeepsConnections(t *testing.T) {
+	release := make(chan struct{})
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/slow" {
+			w.Write(b)
+			w.(http.Flusher).Flush()
+			<-release // the rest comes later
+		}
 		if r.URL.Path == "/bighead" {
 			w.Header().Set("X-Big", strings.Repeat("x", 3000)) // a head over the head reader's 1 KiB
 		}
@@ -106,15 +116,35 @@ func TestH1KeepsConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close() // unread: the connection cannot be reused
-	resp, err = post(t, c, context.Background(), srv.URL+"/len")
+	buf := make([]byte, 7)
+	io.ReadFull(resp.Body, buf)
+	resp.Body.Close() // closed early, the rest coming at once: kept
+	time.Sleep(20 * time.Millisecond)
+	next := func() {
+		t.Helper()
+		resp, err := post(t, c, context.Background(), srv.URL+"/len")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	next()
+	if n := srv.accepted(); n != 1 {
+		t.Errorf("%d connections after an answer closed with its rest arrived, want 1", n)
+	}
+
+	resp, err = post(t, c, context.Background(), srv.URL+"/slow")
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.ReadAll(resp.Body)
-	resp.Body.Close()
+	io.ReadFull(resp.Body, buf)
+	resp.Body.Close() // closed early, its rest not coming soon: not kept
+	time.Sleep(finishWait + 50*time.Millisecond)
+	close(release)
+	next()
 	if n := srv.accepted(); n != 2 {
-		t.Errorf("%d connections after an answer closed unread, want 2", n)
+		t.Errorf("%d connections after an answer closed before its rest came, want 2", n)
 	}
 	c.CloseIdleConnections()
 }
@@ -245,5 +275,45 @@ func TestH1IdleExpiry(t *testing.T) {
 	}
 	if n := srv.accepted(); n != 2 {
 		t.Errorf("%d connections, want 2", n)
+	}
+}
+
+// TestStreamKeepsConnection: a round read to its [DONE] and closed leaves
+// its connection for the next round — the next request reuses it rather
+// than connecting again.
+func TestStreamKeepsConnection(t *testing.T) {
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[]}\n\n")
+		w.(http.Flusher).Flush()
+		io.WriteString(w, "data: [DONE]\n\n")
+		w.(http.Flusher).Flush()
+	})
+	cfg := config.DefaultUpstreamEntry()
+	cfg.Name, cfg.BaseURL = "up", srv.URL+"/v1"
+	u, err := newUpstream(cfg, 1<<20, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.closeIdle()
+	for i := range 3 {
+		st, err := u.Open(context.Background(), []byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for data, err := range st.Events() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data == "[DONE]" {
+				break
+			}
+		}
+		st.Close()
+		time.Sleep(20 * time.Millisecond) // the terminator is read after the close
+		if n := srv.accepted(); n != 1 {
+			t.Fatalf("round %d: %d connections, want 1", i+1, n)
+		}
 	}
 }

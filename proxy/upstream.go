@@ -400,9 +400,13 @@ func (s *sseStream) WaitHooks(before, after func()) {
 	}
 }
 
+// Close closes the body, then ends the round's context: the other way
+// round the context's end would close the connection under the body, which
+// could otherwise be kept for the next request.
 func (s *sseStream) Close() error {
+	err := s.body.Close()
 	s.cancel()
-	return s.body.Close()
+	return err
 }
 
 var _ loop.Upstream = (*upstream)(nil)
