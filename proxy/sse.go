@@ -35,6 +35,8 @@ type sseSink struct {
 	// every write, not a limit on the stream: a turn may run for many
 	// minutes, but a client that stops reading does not hold it forever.
 	writeIdle time.Duration
+	// deadlineSet is when the write deadline was last pushed forward.
+	deadlineSet time.Time
 	// hold says events are written without a flush each (see
 	// [loop.Batcher]); held says some are waiting for one. err is the
 	// first write error: a flush done from the stream's reader cannot
@@ -68,8 +70,14 @@ func (s *sseSink) write(frame []byte) error {
 	}
 	s.commit()
 	// Not supported by every ResponseWriter (httptest's recorder); the
-	// deadline is a safeguard, not part of the protocol.
-	_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeIdle))
+	// deadline is a safeguard, not part of the protocol. Setting it costs
+	// a timer update, so it is set a tenth further out and pushed forward
+	// only once that tenth has passed: every write still gets at least
+	// write_idle_timeout, a stalled client at most a tenth more.
+	if now := time.Now(); now.After(s.deadlineSet.Add(s.writeIdle / 10)) {
+		s.deadlineSet = now
+		_ = s.rc.SetWriteDeadline(now.Add(s.writeIdle + s.writeIdle/10))
+	}
 	if _, s.err = s.res.Write(frame); s.err != nil {
 		return s.err
 	}
@@ -146,7 +154,7 @@ func (s *sseSink) fail(body []byte) error {
 func appendEvent(dst []byte, field string, payload []byte) []byte {
 	for {
 		dst = append(dst, field...)
-		i := bytes.IndexAny(payload, "\r\n")
+		i := lineBreak(payload)
 		if i < 0 {
 			dst = append(dst, payload...)
 			break
@@ -159,6 +167,21 @@ func appendEvent(dst []byte, field string, payload []byte) []byte {
 		payload = payload[i+1:]
 	}
 	return append(dst, '\n', '\n')
+}
+
+// lineBreak is the index of the first CR or LF in b, or -1. Two
+// vectorised byte searches: a chunk's JSON has no raw line breaks, so both
+// run to its end, which bytes.IndexAny's byte-by-byte set test made the
+// dearest step of framing an event.
+func lineBreak(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return bytes.IndexByte(b, '\r')
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 var _ loop.Batcher = (*sseSink)(nil)
