@@ -169,10 +169,11 @@ func appendEvent(dst []byte, field string, payload []byte) []byte {
 	return append(dst, '\n', '\n')
 }
 
-// lineBreak is the index of the first CR or LF in b, or -1. Two
-// vectorised byte searches: a chunk's JSON has no raw line breaks, so both
-// run to its end, which bytes.IndexAny's byte-by-byte set test made the
-// dearest step of framing an event.
+// lineBreak is the index of the first CR or LF in b, or -1: two
+// vectorised byte searches. Framing an event and reading one both look
+// for line breaks in whole chunks of JSON, which has none until the end;
+// bytes.IndexAny's byte-by-byte set test made that the dearest step of
+// either.
 func lineBreak(b []byte) int {
 	i := bytes.IndexByte(b, '\n')
 	if i < 0 {

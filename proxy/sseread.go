@@ -139,7 +139,7 @@ func (s *sseReader) take() string {
 func (s *sseReader) line() ([]byte, error) {
 	for {
 		w := s.buf[s.start:s.end]
-		if i := bytes.IndexAny(w, "\r\n"); i >= 0 {
+		if i := lineBreak(w); i >= 0 {
 			n := i + 1
 			if w[i] == '\r' {
 				if i+1 == len(w) && !s.eof {
