@@ -53,6 +53,7 @@ type figures struct {
 	perSec         float64
 	cpuPer1k       time.Duration // CPU time of the target per 1,000 streams
 	bytesPerStream float64       // idle: resident memory per open stream
+	rssHeld        float64       // idle: the target's resident memory with them open
 	errors         int
 	firstErr       error
 }
@@ -236,6 +237,7 @@ func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n i
 	f := summarize(results, 2)
 	if len(t.pids) > 0 {
 		f.bytesPerStream = float64(held.rss-before.rss) / float64(n)
+		f.rssHeld = float64(held.rss)
 	}
 	return f, nil
 }

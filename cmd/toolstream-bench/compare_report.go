@@ -48,6 +48,7 @@ func ms(v float64) string  { return fmt.Sprintf("%.2f ms", v) }
 func sec(v float64) string { return fmt.Sprintf("%.3f s", v) }
 func kib(v float64) string { return fmt.Sprintf("%.1f KiB", v) }
 func num(v float64) string { return fmt.Sprintf("%.0f", v) }
+func mib(v float64) string { return fmt.Sprintf("%.0f MiB", v) }
 
 func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
@@ -59,6 +60,7 @@ var columns = []column{
 	{"c=256 TTFT p99", scenC256, func(f figures) float64 { return durMs(f.ttftP99) }, ms, false},
 	{"c=256 gap p99", scenC256, func(f figures) float64 { return durMs(f.gapP99) }, ms, false},
 	{"idle memory per stream", scenIdle, func(f figures) float64 { return f.bytesPerStream / 1024 }, kib, true},
+	{"idle RSS", scenIdle, func(f figures) float64 { return f.rssHeld / (1 << 20) }, mib, true},
 }
 
 func (c *comparison) print(w io.Writer) {
