@@ -32,17 +32,42 @@ type h1Transport struct {
 	headerTimeout time.Duration
 	idleTimeout   time.Duration
 	maxIdle       int
+	// sweepEvery is how often kept connections are checked; 0 means
+	// defaultSweep.
+	sweepEvery time.Duration
 
 	mu   sync.Mutex
 	idle []*h1Conn // most recently used last
+	// sweep, while connections are kept, closes those that expired or
+	// that the server closed (see sweepIdle).
+	sweep *time.Timer
 }
 
 // h1Conn is one kept connection.
 type h1Conn struct {
 	t *h1Transport
 	c net.Conn
-	// expire closes the connection once it has been idle idleTimeout.
-	expire *time.Timer
+	// since is when it was last put back.
+	since time.Time
+}
+
+// defaultSweep is how often kept connections are checked. Model servers
+// close idle keep-alive connections themselves (uvicorn, under vLLM and
+// SGLang, after 5 s); a closed one is let go within this, and one taken
+// for a request is checked first.
+const defaultSweep = 2 * time.Second
+
+// sweepInterval is how often kept connections are checked: often enough
+// that none outlives idleTimeout by much.
+func (t *h1Transport) sweepInterval() time.Duration {
+	d := t.sweepEvery
+	if d <= 0 {
+		d = defaultSweep
+	}
+	if t.idleTimeout > 0 && t.idleTimeout < d {
+		d = t.idleTimeout
+	}
+	return d
 }
 
 const (
@@ -124,17 +149,17 @@ func (t *h1Transport) post(ctx context.Context, r *h1Request) (*http.Response, e
 	}
 }
 
-// conn returns a kept connection, or dials one.
+// conn returns a kept connection the server has not closed, or dials one.
 func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, error) {
 	t.mu.Lock()
 	for len(t.idle) > 0 {
 		pc := t.idle[len(t.idle)-1]
 		t.idle = t.idle[:len(t.idle)-1]
-		if pc.expire.Stop() {
+		if connAlive(pc.c) {
 			t.mu.Unlock()
 			return pc, true, nil
 		}
-		// Its timer fired and is closing it.
+		pc.c.Close()
 	}
 	t.mu.Unlock()
 	c, err := t.dialer.DialContext(ctx, "tcp", addr)
@@ -152,26 +177,35 @@ func (t *h1Transport) put(pc *h1Conn) {
 		pc.c.Close()
 		return
 	}
-	if pc.expire == nil {
-		pc.expire = time.AfterFunc(t.idleTimeout, pc.expired)
-	} else {
-		pc.expire.Reset(t.idleTimeout)
-	}
+	pc.since = time.Now()
 	t.idle = append(t.idle, pc)
+	if t.sweep == nil {
+		t.sweep = time.AfterFunc(t.sweepInterval(), t.sweepIdle)
+	}
 }
 
-// expired drops pc from the idle list and closes it.
-func (pc *h1Conn) expired() {
-	t := pc.t
+// sweepIdle closes the kept connections idle longer than idleTimeout or
+// closed by the server, and runs again while any are left: a transport
+// with none kept has no timer running.
+func (t *h1Transport) sweepIdle() {
 	t.mu.Lock()
-	for i, c := range t.idle {
-		if c == pc {
-			t.idle = append(t.idle[:i], t.idle[i+1:]...)
-			break
+	defer t.mu.Unlock()
+	now := time.Now()
+	kept := t.idle[:0]
+	for _, pc := range t.idle {
+		if now.Sub(pc.since) < t.idleTimeout && connAlive(pc.c) {
+			kept = append(kept, pc)
+		} else {
+			pc.c.Close()
 		}
 	}
-	t.mu.Unlock()
-	pc.c.Close()
+	clear(t.idle[len(kept):])
+	t.idle = kept
+	if len(t.idle) > 0 {
+		t.sweep.Reset(t.sweepInterval())
+	} else {
+		t.sweep = nil
+	}
 }
 
 // CloseIdleConnections closes the kept connections; those in use close
@@ -180,9 +214,12 @@ func (t *h1Transport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = nil
+	if t.sweep != nil {
+		t.sweep.Stop()
+		t.sweep = nil
+	}
 	t.mu.Unlock()
 	for _, pc := range idle {
-		pc.expire.Stop()
 		pc.c.Close()
 	}
 }

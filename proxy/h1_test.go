@@ -317,3 +317,32 @@ func TestStreamKeepsConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestH1DropsClosedConnections: a kept connection the server closes is
+// let go at the next sweep — its socket does not linger until the idle
+// timeout — and a request never goes out on it.
+func TestH1DropsClosedConnections(t *testing.T) {
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, sweepEvery: 20 * time.Millisecond}
+	defer tr.CloseIdleConnections()
+	resp, err := post(t, tr, context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	srv.Config.SetKeepAlivesEnabled(false) // the server closes its idle connections
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		tr.mu.Lock()
+		n, sweeping := len(tr.idle), tr.sweep != nil
+		tr.mu.Unlock()
+		if n == 0 && !sweeping {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d closed connections still kept (sweeping %v)", n, sweeping)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
