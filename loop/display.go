@@ -98,10 +98,7 @@ func (tr *turnRun) event(ev Event) error {
 	if err != nil {
 		return err
 	}
-	if err := tr.s.sendExtension(b); err != nil {
-		return fmt.Errorf("%w: %w", ErrClientGone, err)
-	}
-	return nil
+	return tr.s.sendExtension(b)
 }
 
 // showFinished tells the client a call finished: a tool.finished event, or
