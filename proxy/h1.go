@@ -22,8 +22,9 @@ import (
 // answer across between them: for a proxy holding thousands of long,
 // mostly idle streams that was a quarter of its memory per stream, and a
 // wakeup per request (docs/operations.md#upstream-connections). Here a
-// connection is a socket and a small read buffer; a context's end closes
-// it from a timer, not from a goroutine waiting on it.
+// connection is a socket: the body is read into the caller's buffer (see
+// bodyReader), and a context's end closes it from a timer, not from a
+// goroutine waiting on it.
 //
 // https upstreams, and any an HTTP proxy is set for, keep net/http's
 // Transport: it speaks HTTP/2 and TLS, and honours HTTPS_PROXY.
