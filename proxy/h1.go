@@ -233,7 +233,7 @@ func (pc *h1Conn) roundTrip(ctx context.Context, r *h1Request, reused bool) (*ht
 		return nil, err
 	}
 	b := &h1Body{pc: pc}
-	b.stop = context.AfterFunc(ctx, b.abort)
+	b.stop = context.AfterFunc(ctx, b.kill)
 
 	head := h1Heads.Get().(*[]byte)
 	*head = appendHead((*head)[:0], r)
@@ -305,35 +305,34 @@ type h1Body struct {
 	r    bodyReader
 	keep bool
 	stop func() bool
-	// done is set once the body is closed or aborted; eof once it was
-	// read to its end; reading while a Read waits.
-	done, eof, reading atomic.Bool
+	// done is set once the body is closed; eof once it was read to its
+	// end; killed once the connection was closed under it (kill).
+	done, eof, killed atomic.Bool
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
-	b.reading.Store(true)
 	n, err := b.r.Read(p)
-	b.reading.Store(false)
 	if err == io.EOF {
 		b.eof.Store(true)
 	}
 	return n, err
 }
 
-// Close ends the answer: a connection read to the end of a kept-alive
-// answer goes back to the pool, any other is closed. Safe to call from
-// another goroutine while Read waits (the idle timeout does).
+// Close ends the answer, from the goroutine that read it: a connection
+// read to the end of a kept-alive answer goes back to the pool, one
+// closed at an event stream's [DONE] is finished first (finish), any other
+// is closed.
 func (b *h1Body) Close() error {
 	if !b.done.CompareAndSwap(false, true) {
 		return nil
 	}
-	aborted := !b.stop()
+	aborted := !b.stop() || b.killed.Load()
 	switch {
 	case !b.keep || aborted:
 	case b.eof.Load():
 		b.pc.t.put(b.pc)
 		return nil
-	case !b.reading.Load():
+	default:
 		go b.finish()
 		return nil
 	}
@@ -364,9 +363,13 @@ func (b *h1Body) finish() {
 	b.pc.t.put(b.pc)
 }
 
-// abort runs when the request's context ends: closing the connection
-// ends the read or write that waits on it.
-func (b *h1Body) abort() { b.pc.c.Close() }
+// kill closes the connection under the answer, from any goroutine —
+// the request's context ending, the idle timeout: whatever read or write
+// waits on it ends, and it is never kept.
+func (b *h1Body) kill() {
+	b.killed.Store(true)
+	b.pc.c.Close()
+}
 
 // fail closes the connection of a request that failed before its answer,
 // and says why: the context's end, a kept connection the server had

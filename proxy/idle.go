@@ -34,8 +34,9 @@ func newIdleBody(r io.ReadCloser, d time.Duration) *idleBody {
 	if d > 0 {
 		b.t = time.AfterFunc(d, func() {
 			b.fired.Store(true)
-			// Closing the body ends the Read the stream is blocked in.
-			r.Close()
+			// Ending the body's connection ends the Read the stream is
+			// blocked in; Close is the reading goroutine's to call.
+			kill(r)
 		})
 		b.t.Stop() // started by each Read
 	}
@@ -69,4 +70,16 @@ func (b *idleBody) Close() error {
 		b.t.Stop()
 	}
 	return b.r.Close()
+}
+
+// killer is a body whose connection can be closed under it from another
+// goroutine (h1Body); others are closed.
+type killer interface{ kill() }
+
+func kill(r io.ReadCloser) {
+	if k, ok := r.(killer); ok {
+		k.kill()
+		return
+	}
+	r.Close()
 }

@@ -147,6 +147,9 @@ type firstByte struct {
 	seen  bool
 }
 
+// kill passes the idle timeout's kill on to the body (see [killer]).
+func (f *firstByte) kill() { kill(f.ReadCloser) }
+
 func (f *firstByte) Read(p []byte) (int, error) {
 	n, err := f.ReadCloser.Read(p)
 	if n > 0 && !f.seen {
