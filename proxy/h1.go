@@ -93,10 +93,16 @@ func appendHead(dst []byte, r *h1Request) []byte {
 	dst = append(dst, r.path...)
 	dst = append(dst, " HTTP/1.1\r\nHost: "...)
 	dst = appendHeaderValue(dst, r.host)
-	dst = append(dst, "\r\nUser-Agent: Go-http-client/1.1\r\nContent-Length: "...)
+	if _, ok := r.header["User-Agent"]; !ok {
+		dst = append(dst, "\r\nUser-Agent: Go-http-client/1.1"...)
+	}
+	dst = append(dst, "\r\nContent-Length: "...)
 	dst = strconv.AppendInt(dst, int64(len(r.body)), 10)
 	dst = append(dst, "\r\n"...)
 	for k, vs := range r.header {
+		if framing[k] {
+			continue
+		}
 		for _, v := range vs {
 			dst = appendHeaderValue(dst, k)
 			dst = append(dst, ": "...)
@@ -106,6 +112,11 @@ func appendHead(dst []byte, r *h1Request) []byte {
 	}
 	return append(dst, "\r\n"...)
 }
+
+// framing are the headers the request's framing owns: set in an
+// upstream's headers they are left out, as net/http leaves them out, not
+// sent twice.
+var framing = map[string]bool{"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Trailer": true}
 
 // appendHeaderValue appends v with line breaks made spaces, as net/http
 // writes headers: a value cannot end the header block early.

@@ -346,3 +346,24 @@ func TestH1DropsClosedConnections(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestH1Head: the request head carries the framing's own Host and
+// Content-Length once, whatever the upstream's headers say, a configured
+// User-Agent instead of the default, and no line break from a value.
+func TestH1Head(t *testing.T) {
+	head := string(appendHead(nil, &h1Request{host: "llm:8000", path: "/v1/chat/completions", body: []byte(`{}`),
+		header: http.Header{"Host": {"evil"}, "Content-Length": {"99"}, "User-Agent": {"mine"}, "X-A": {"a\r\nX-Injected: 1"}}}))
+	for _, want := range []string{"POST /v1/chat/completions HTTP/1.1\r\n", "\r\nHost: llm:8000\r\n", "\r\nContent-Length: 2\r\n", "\r\nUser-Agent: mine\r\n", "\r\nX-A: a  X-Injected: 1\r\n"} {
+		if strings.Count(head, want) != 1 {
+			t.Errorf("head lacks %q once:\n%s", want, head)
+		}
+	}
+	for _, bad := range []string{"evil", "99", "Go-http-client", "\r\nX-Injected"} {
+		if strings.Contains(head, bad) {
+			t.Errorf("head has %q:\n%s", bad, head)
+		}
+	}
+	if !strings.HasSuffix(head, "\r\n\r\n") || strings.Count(head, "\r\n\r\n") != 1 {
+		t.Errorf("head does not end once with a blank line:\n%q", head)
+	}
+}
