@@ -112,9 +112,14 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	tr.base = base
 	for n := 1; ; n++ {
 		final := tr.plain || n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
-		body, err := tr.body(final)
-		if err != nil {
-			return tr.rep, err
+		// A plain turn sends the client's body as it came (history
+		// stitched in, toolstream's field out): parsed and written again
+		// it would lose its spacing, and cost a parse for nothing.
+		body := tr.base
+		if !tr.plain {
+			if body, err = tr.body(final); err != nil {
+				return tr.rep, err
+			}
 		}
 		if n > 1 {
 			if err := tr.event(roundStarted(n)); err != nil {

@@ -105,7 +105,8 @@ func TestUpstreamRequest(t *testing.T) {
 		c.Auth.Keys = []config.Secret{"client-key"}
 		c.Upstreams[0].Headers = map[string]string{"X-Extra": "yes"}
 	})
-	body := `{"model":"m","temperature":0,"top_k":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	// Pretty-printed, as a hand-written request is: the spacing goes too.
+	body := "{\n  \"model\": \"m\",\n  \"temperature\": 0,\n  \"top_k\": 5,\n  \"stream\": true,\n  \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]\n}"
 	readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", body, "Authorization: Bearer client-key"))
 	withExt := `{"model":"m","stream":true,"toolstream":{"display":"none"},"messages":[{"role":"user","content":"hi"}]}`
 	readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", withExt, "Authorization: Bearer client-key"))
