@@ -300,23 +300,27 @@ func TestTextModeLengthMidBlock(t *testing.T) {
 }
 
 // TestMarkupOnFinishChunk: a model whose last chunk carries the close of
-// its tool block together with the finish (llama.cpp sends the last
-// tokens with the finish_reason) shows none of that markup: the finish
-// chunk held for the end of the turn goes out without it.
+// its tool block together with the finish (llama.cpp sends its last tokens
+// with the finish_reason) shows none of that markup. A call to the
+// client's own tool written as text becomes a native tool call, and the
+// round's held finish chunk goes out as the turn's last — without the
+// markup it carried.
 func TestMarkupOnFinishChunk(t *testing.T) {
+	cfg := strings.Replace(turnConfig(""), "tool_mode: text", "tool_mode: native", 1)
 	r1 := upstreamtest.Round{Events: []string{
-		upstreamtest.Chunk("c1", "m", `{"role":"assistant","content":"Adding. <tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}\n"}`, ""),
+		upstreamtest.Chunk("c1", "m", `{"role":"assistant","content":"Checking. <tool_call>\n{\"name\": \"get_location\", \"arguments\": {}}\n"}`, ""),
 		upstreamtest.Chunk("c1", "m", `{"content":"</tool_call>"}`, "stop"),
 	}}
-	e := newTurnEnv(t, turnConfig(""), []upstreamtest.Round{r1, textRound("c2", "Done.")})
-	body := readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest))
+	e := newTurnEnv(t, cfg, []upstreamtest.Round{r1})
+	tools := `[{"type":"function","function":{"name":"get_location","parameters":{"type":"object","properties":{}}}}]`
+	body := readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", `{"model":"m","stream":true,"tools":`+tools+`,"messages":[{"role":"user","content":"where am I"}]}`))
 	if strings.Contains(body, "tool_call>") {
 		t.Errorf("markup reached the client: %s", body)
 	}
-	if got := joinedContent(t, body); got != "Adding. Done." {
+	if got := joinedContent(t, body); got != "Checking. " {
 		t.Errorf("client read %q", got)
 	}
-	if n := len(e.hooks.received()); n != 1 {
-		t.Errorf("%d webhook calls, want 1", n)
+	if !strings.Contains(body, `"name":"get_location"`) || !strings.Contains(body, `"finish_reason":"tool_calls"`) {
+		t.Errorf("want the call as a native tool call and finish_reason tool_calls: %s", body)
 	}
 }
