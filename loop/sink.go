@@ -84,12 +84,6 @@ func (c *clientSink) flush() {
 	}
 }
 
-// canHold reports whether the underlying sink holds writes until flushed.
-func (c *clientSink) canHold() bool {
-	_, ok := c.out.(Batcher)
-	return ok
-}
-
 // valueSink is a Sink that takes the upstream's chunks as the turn parsed
 // and edited them: the [Collector], which would otherwise parse every
 // chunk a second time. Values the turn set are raw JSON (see [rawValue]),

@@ -34,7 +34,11 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	edited := s.fixEnvelope(s.a, v)
 	choices := v.GetArray("choices")
 	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-		s.usage.round(u, len(choices) > 0)
+		if !tr.plain {
+			// Only a turn of several rounds sums usage; servers that
+			// report it on every chunk would cost a plain turn a copy each.
+			s.usage.round(u, len(choices) > 0)
+		}
 		if len(choices) == 0 {
 			// Held, not sent: more rounds may follow, and OpenAI sends it
 			// as the last chunk before [DONE].
