@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 )
 
 // bodyReader reads an answer's body from the connection straight into the
@@ -25,6 +26,7 @@ type bodyReader struct {
 	// st is where a chunked body stands; line gathers a size or trailer
 	// line that a read cut.
 	st   int
+	crlf int
 	line []byte
 	// excess is the framing read beyond what data justifies.
 	excess int64
@@ -45,8 +47,7 @@ const (
 const (
 	chunkSize    = iota // in a chunk-size line
 	chunkData           // in a chunk's data (left bytes of it to go)
-	chunkDataCR         // after the data: its CR
-	chunkDataLF         // after the data: its LF
+	chunkDataEnd        // in the CRLF after the data (crlf bytes of it read)
 	chunkTrailer        // in the trailer, after the last chunk
 	maxChunkLine = 4096 // a size or trailer line longer than this is refused
 )
@@ -118,22 +119,18 @@ func (b *bodyReader) decode(raw []byte) int {
 			i += int(n)
 			b.left -= n
 			if b.left == 0 {
-				b.st = chunkDataCR
+				b.st = chunkDataEnd
 			}
-		case chunkDataCR:
-			if raw[i] != '\r' {
+		case chunkDataEnd:
+			// The CRLF after a chunk's data, which a read may cut in two.
+			if raw[i] != "\r\n"[b.crlf] {
 				b.err = errChunked
 				return out
 			}
 			i++
-			b.st = chunkDataLF
-		case chunkDataLF:
-			if raw[i] != '\n' {
-				b.err = errChunked
-				return out
+			if b.crlf++; b.crlf == 2 {
+				b.st, b.crlf = chunkSize, 0
 			}
-			i++
-			b.st = chunkSize
 		case chunkSize, chunkTrailer:
 			j := i
 			for j < len(raw) && raw[j] != '\n' {
@@ -202,10 +199,10 @@ func parseChunkSize(line []byte) (int64, bool) {
 	if i := bytes.IndexByte(line, ';'); i >= 0 {
 		line = line[:i]
 	}
-	if len(line) == 0 || len(line) > 15 { // over 2^60: no answer is that long
+	if len(line) == 0 || len(line) > 16 { // net/http reads at most 16 digits
 		return 0, false
 	}
-	var n int64
+	var n uint64
 	for _, c := range line {
 		var d byte
 		switch {
@@ -218,7 +215,10 @@ func parseChunkSize(line []byte) (int64, bool) {
 		default:
 			return 0, false
 		}
-		n = n<<4 | int64(d)
+		n = n<<4 | uint64(d)
 	}
-	return n, true
+	if n > math.MaxInt64 {
+		return 0, false // no answer is that long; net/http fails reading it too
+	}
+	return int64(n), true
 }
