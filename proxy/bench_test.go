@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/upstream"
 )
 
 // discardWriter is a ResponseWriter that flushes into nothing.
@@ -51,7 +52,7 @@ func (m *memBody) Close() error { return nil }
 type memOpener struct{ body io.ReadCloser }
 
 func (o memOpener) Open(ctx context.Context, body []byte) (loop.Stream, error) {
-	return &sseStream{body: o.body, cancel: func() {}, maxEvent: 2 << 20}, nil
+	return upstream.StreamOf(o.body, "mem", 2<<20), nil
 }
 
 // BenchmarkChunkPath is the whole per-chunk path of a streaming turn,

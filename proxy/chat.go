@@ -17,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -77,7 +78,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 // the server tools it may call and the loop settings, after the request's
 // overrides (docs/configuration.md: the body's "toolstream" object, then the
 // X-Toolstream-* headers).
-func (s *Server) newTurn(st *state, req *loop.Request, up *upstream, h http.Header) (*loop.Turn, error) {
+func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h http.Header) (*loop.Turn, error) {
 	ho, err := headerOverrides(h)
 	if err != nil {
 		return nil, err
@@ -86,11 +87,11 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream, h http.Head
 	t := &loop.Turn{
 		Request:       req,
 		Upstream:      up,
-		UpstreamName:  up.cfg.Name,
-		Format:        detect.Format(up.cfg.TextFormat),
-		ImplicitThink: up.cfg.ImplicitThink,
+		UpstreamName:  up.Name(),
+		Format:        detect.Format(up.Config().TextFormat),
+		ImplicitThink: up.Config().ImplicitThink,
 		Loop:          st.cfg.Loop,
-		Mode:          up.cfg.ToolMode,
+		Mode:          up.Config().ToolMode,
 		Modes:         s.modes,
 		History:       s.history,
 	}
@@ -180,7 +181,7 @@ func pickTools(all []toolhost.Tool, names []string) ([]toolhost.Tool, error) {
 // with one chat.completion. A turn that fails after a tool ran answers
 // with x-should-retry: false, so SDKs do not replay it and its side
 // effects (docs/http-api.md).
-func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream, start time.Time) error {
+func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream.Client, start time.Time) error {
 	ctx := c.Request().Context()
 	out := &loop.Collector{Events: turn.Loop.Display == config.DisplayEvents}
 	rep, err := s.runner.Run(ctx, turn, out)
@@ -227,19 +228,16 @@ func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 
 // relayJSON forwards a non-streaming request without server tools and
 // relays the upstream's answer as it came.
-func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, think bool) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), up.cfg.Timeout)
+func (s *Server) relayJSON(c echo.Context, up *upstream.Client, req *loop.Request, think bool) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), up.Config().Timeout)
 	defer cancel()
 	body, err := loop.Stitch(ctx, s.history, req.UpstreamBody())
 	if err != nil {
 		return err
 	}
-	resp, err := up.post(ctx, "/chat/completions", body, "application/json")
+	resp, err := up.PostJSON(ctx, body)
 	if err != nil {
 		return err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return up.errorFrom(resp, "/chat/completions")
 	}
 	defer resp.Body.Close()
 	var src io.Reader = resp.Body
@@ -247,10 +245,7 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 		// implicit_think: the whole answer is read to split its content.
 		b, err := io.ReadAll(resp.Body)
 		if err != nil {
-			if ctx.Err() != nil {
-				return up.ctxErr(ctx)
-			}
-			return &upstreamFailure{upstream: up.cfg.Name, err: err}
+			return up.ReadErr(ctx, err)
 		}
 		src = bytes.NewReader(loop.ThinkAnswer(b))
 	}
@@ -258,10 +253,7 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 		// An alias: the client reads back the name it asked for.
 		b, err := io.ReadAll(src)
 		if err != nil {
-			if ctx.Err() != nil {
-				return up.ctxErr(ctx)
-			}
-			return &upstreamFailure{upstream: up.cfg.Name, err: err}
+			return up.ReadErr(ctx, err)
 		}
 		src = bytes.NewReader(loop.RenameAnswer(b, req.Model))
 	}
@@ -274,7 +266,7 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 		}
 		// Headers are out; all that is left is to cut the response so the
 		// client sees a broken body rather than a short one.
-		s.log.LogAttrs(ctx, slog.LevelWarn, "relay cut", slog.String("upstream", up.cfg.Name), slog.String("error", err.Error()))
+		s.log.LogAttrs(ctx, slog.LevelWarn, "relay cut", slog.String("upstream", up.Name()), slog.String("error", err.Error()))
 		panic(http.ErrAbortHandler)
 	}
 	return nil
@@ -284,9 +276,9 @@ func (s *Server) relayJSON(c echo.Context, up *upstream, req *loop.Request, thin
 // turn in the metrics. tool_calls counts every call, client calls
 // included; calls_ok, calls_error, calls_denied, calls_cancelled and
 // calls_client split it by status and appear when not zero.
-func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, rep loop.Report, err error, d time.Duration) {
+func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream.Client, rep loop.Report, err error, d time.Duration) {
 	status := turnStatus(err)
-	s.metrics.turnDone(up.cfg.Name, status, rep, s.hasTool)
+	s.metrics.turnDone(up.Name(), status, rep, s.hasTool)
 	level := slog.LevelInfo
 	if err != nil && status != turnClientClosed {
 		level = slog.LevelWarn
@@ -306,7 +298,7 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream, r
 	}
 	attrs = append(attrs,
 		slog.String("model", req.Model),
-		slog.String("upstream", up.cfg.Name),
+		slog.String("upstream", up.Name()),
 		slog.Int("rounds", rep.Rounds),
 		slog.Int("tool_calls", len(rep.Calls)),
 	)

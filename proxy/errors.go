@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -58,69 +60,6 @@ func (e apiError) body() []byte {
 	return b
 }
 
-// upstreamFailure is a request that got no answer from an upstream: it
-// could not connect, or timed out before headers.
-type upstreamFailure struct {
-	upstream string
-	err      error
-}
-
-func (e *upstreamFailure) Error() string {
-	return fmt.Sprintf("upstream %s: %v", e.upstream, e.err)
-}
-
-func (e *upstreamFailure) Unwrap() error { return e.err }
-
-// upstreamAuthError is an upstream that refused toolstream's own key with 401
-// or 403. That is the proxy's configuration problem, not the client's: relayed
-// as it came, a client SDK would report the client's key as wrong
-// (docs/http-api.md), so it becomes a 502 naming the upstream and where its key
-// is set.
-type upstreamAuthError struct {
-	ue *loop.UpstreamError
-	// keySet says an api_key is configured; without one, the upstream
-	// wants one.
-	keySet  bool
-	keyHint string
-}
-
-// message is what the client reads; it holds nothing of the upstream's
-// body, which may quote the key.
-func (e *upstreamAuthError) message() string {
-	if !e.keySet {
-		return fmt.Sprintf("upstream %s refused toolstream's request without an API key (%d); set %s", e.ue.Upstream, e.ue.Status, e.keyHint)
-	}
-	return fmt.Sprintf("upstream %s rejected toolstream's API key for it (%d); check %s", e.ue.Upstream, e.ue.Status, e.keyHint)
-}
-
-// Error is the message plus the upstream's own answer, for the log (whose
-// handler masks the key if the answer repeats it).
-func (e *upstreamAuthError) Error() string { return e.message() + ": " + e.ue.Error() }
-
-func (e *upstreamAuthError) Unwrap() error { return e.ue }
-
-// upstreamPathError is a 404 from an upstream whose base_url has no
-// version path: most likely "http://host:11434" where
-// "http://host:11434/v1" was meant.
-type upstreamPathError struct {
-	ue   *loop.UpstreamError
-	path string // the path asked for, relative to base_url
-	base string // the base_url as used, any password redacted
-}
-
-// message is what the client reads: the hint without the upstream's
-// address (docs/http-api.md).
-func (e *upstreamPathError) message() string {
-	return fmt.Sprintf("upstream %s answered 404 for %s; its base_url has no /v1 path (OpenAI-compatible servers usually serve under /v1)", e.ue.Upstream, e.path)
-}
-
-// Error is the hint with the address, for the log.
-func (e *upstreamPathError) Error() string {
-	return fmt.Sprintf("upstream %s answered 404 for %s; its base_url %s has no /v1 — did you mean %s/v1?", e.ue.Upstream, e.path, e.base, e.base)
-}
-
-func (e *upstreamPathError) Unwrap() error { return e.ue }
-
 // modelNotFound is a model no upstream is configured to serve.
 type modelNotFound struct{ model string }
 
@@ -140,13 +79,14 @@ func toAPIError(err error) apiError {
 		re  *loop.RequestError
 		ue  *loop.UpstreamError
 		se  *loop.StreamError
-		uf  *upstreamFailure
+		uf  *upstream.Failure
+		bse *upstream.BadStatusError
 		mnf *modelNotFound
 		mbe *http.MaxBytesError
 		de  *decidedError
 		nfe *notFoundError
-		uae *upstreamAuthError
-		upe *upstreamPathError
+		uae *upstream.AuthError
+		upe *upstream.PathError
 	)
 	switch {
 	case errors.Is(err, ErrShuttingDown):
@@ -187,9 +127,12 @@ func toAPIError(err error) apiError {
 	case errors.As(err, &mnf):
 		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: mnf.Error()}
 	case errors.As(err, &uae):
-		return apiError{Status: http.StatusBadGateway, Type: "api_error", Code: "upstream_auth_failed", Message: uae.message()}
+		return apiError{Status: http.StatusBadGateway, Type: "api_error", Code: "upstream_auth_failed", Message: uae.Message()}
 	case errors.As(err, &upe):
-		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "upstream_not_found", Message: upe.message(), Header: upe.ue.Header}
+		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "upstream_not_found", Message: upe.Message(), Header: upe.UE.Header}
+	case errors.As(err, &bse):
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_bad_status",
+			Message: fmt.Sprintf("upstream %s answered %d where 200 was expected", bse.Upstream, bse.Status)}
 	case errors.As(err, &ue):
 		return fromUpstream(ue)
 	case errors.As(err, &se):
@@ -203,8 +146,8 @@ func toAPIError(err error) apiError {
 		}
 		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: msg}
 	case errors.As(err, &uf):
-		msg := fmt.Sprintf("upstream %s: %s", uf.upstream, netReason(uf.err, "could not be reached"))
-		if errors.Is(uf.err, context.DeadlineExceeded) || isTimeout(uf.err) {
+		msg := fmt.Sprintf("upstream %s: %s", uf.Upstream, netReason(uf.Err, "could not be reached"))
+		if errors.Is(uf.Err, context.DeadlineExceeded) || isTimeout(uf.Err) {
 			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: msg}
 		}
 		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: msg}
@@ -359,4 +302,9 @@ func excerpt(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

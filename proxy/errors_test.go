@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestErrorShapes(t *testing.T) {
 			rounds: []upstreamtest.Round{{Status: 400, Body: `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}`}},
 			body:   chatBody, status: 400, typ: "invalid_request_error", contains: "max_tokens is too large"},
 		{name: "upstream 500 relayed",
-			rounds: []upstreamtest.Round{{Status: 500, Body: `{"error":{"message":"boom","type":"server_error","param":null,"code":null}}`}},
+			rounds: slices.Repeat([]upstreamtest.Round{{Status: 500, Body: `{"error":{"message":"boom","type":"server_error","param":null,"code":null}}`}}, 3),
 			body:   chatBody, status: 500, typ: "server_error", contains: "boom"},
 		{name: "json instead of sse",
 			rounds: []upstreamtest.Round{{ContentType: "application/json", Body: `{"id":"x","choices":[]}`}},

@@ -9,6 +9,6 @@ import (
 // can record the waits instead of sleeping them.
 func SetSleep(s *Server, sleep func(ctx context.Context, d time.Duration) error) {
 	for _, u := range s.state.Load().upstreams {
-		u.sleep = sleep
+		u.SetSleep(sleep)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy/upstream"
 )
 
 // ErrShuttingDown is the cause a request's context is cancelled with when
@@ -30,9 +31,9 @@ type state struct {
 	keys keySet
 	// adminKeys may call /admin/* (auth.admin_keys).
 	adminKeys keySet
-	upstreams []*upstream
+	upstreams []*upstream.Client
 	// def is the default upstream; nil when there is none.
-	def *upstream
+	def *upstream.Client
 	// mask hides the config's secrets in what the proxy relays.
 	mask *masker
 	// secrets are what mask hides, to tell whether a reload changed them.
@@ -63,18 +64,16 @@ func newState(cfg *config.Config, log *slog.Logger, prev *state, m *metrics) (*s
 	for i, uc := range cfg.Upstreams {
 		u := prev.unchanged(uc, maxEvent)
 		if u == nil {
-			if u, err = newUpstream(uc, maxEvent, log); err != nil {
+			u, err = upstream.New(uc, upstream.Options{MaxEvent: maxEvent, Log: log, KeyHint: keyHint(cfg, i), TTFB: m.ttfb.WithLabelValues(uc.Name)})
+			if err != nil {
 				return nil, err
 			}
-			u.keyHint = keyHint(cfg, i)
-			u.mask = st.mask
-			u.ttfb = m.ttfb.WithLabelValues(uc.Name)
 		}
 		st.upstreams = append(st.upstreams, u)
 	}
 	if name := cfg.DefaultUpstreamName(); name != "" {
 		for _, u := range st.upstreams {
-			if u.cfg.Name == name {
+			if u.Name() == name {
 				st.def = u
 			}
 		}
@@ -86,12 +85,12 @@ func newState(cfg *config.Config, log *slog.Logger, prev *state, m *metrics) (*s
 }
 
 // unchanged returns the upstream of st configured exactly as uc, or nil.
-func (st *state) unchanged(uc config.Upstream, maxEvent int) *upstream {
+func (st *state) unchanged(uc config.Upstream, maxEvent int) *upstream.Client {
 	if st == nil {
 		return nil
 	}
 	for _, u := range st.upstreams {
-		if u.cfg.Name == uc.Name && u.maxEvent == maxEvent && reflect.DeepEqual(u.cfg, uc) {
+		if u.Name() == uc.Name && u.MaxEvent() == maxEvent && reflect.DeepEqual(*u.Config(), uc) {
 			return u
 		}
 	}
@@ -127,8 +126,8 @@ func (s *Server) Reload(cfg *config.Config) error {
 	// Turns still running on a replaced upstream keep their connections;
 	// the idle ones go now, the others when they are next idle.
 	for _, u := range old.upstreams {
-		if st.unchanged(u.cfg, u.maxEvent) != u {
-			u.closeIdle()
+		if st.unchanged(*u.Config(), u.MaxEvent()) != u {
+			u.Close()
 		}
 	}
 	return nil
@@ -217,4 +216,13 @@ func cutCause(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrShuttingDown, err)
+}
+
+// keyHint says where the key of upstream i is set: its place in the config
+// file, or the environment variable the built-in defaults read it from.
+func keyHint(cfg *config.Config, i int) string {
+	if cfg.File == "" {
+		return "OPENAI_API_KEY"
+	}
+	return fmt.Sprintf("upstreams[%d].api_key", i)
 }

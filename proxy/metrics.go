@@ -1,9 +1,6 @@
 package proxy
 
 import (
-	"io"
-	"time"
-
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -136,27 +133,6 @@ func callStatus(s string) string {
 		return s
 	}
 	return toolhost.StatusError
-}
-
-// firstByte observes the time to the first byte read from an upstream's
-// answer. It is read by one goroutine, the round's reader.
-type firstByte struct {
-	io.ReadCloser
-	start time.Time
-	obs   prometheus.Observer
-	seen  bool
-}
-
-// kill passes the idle timeout's kill on to the body (see [killer]).
-func (f *firstByte) kill() { kill(f.ReadCloser) }
-
-func (f *firstByte) Read(p []byte) (int, error) {
-	n, err := f.ReadCloser.Read(p)
-	if n > 0 && !f.seen {
-		f.seen = true
-		f.obs.Observe(time.Since(f.start).Seconds())
-	}
-	return n, err
 }
 
 // metricsAuth guards /metrics when auth.metrics is "admin": an admin key

@@ -3,8 +3,6 @@ package proxy
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -29,7 +27,7 @@ func (s *Server) models(c echo.Context) error {
 	listed := make([][]json.RawMessage, len(upstreams))
 	var wg sync.WaitGroup
 	for i, u := range upstreams {
-		wg.Go(func() { listed[i] = u.listModels(ctx) })
+		wg.Go(func() { listed[i] = u.ListModels(ctx) })
 	}
 	wg.Wait()
 
@@ -43,9 +41,9 @@ func (s *Server) models(c echo.Context) error {
 		data = append(data, obj)
 	}
 	for i, u := range upstreams {
-		for _, m := range u.cfg.Models {
+		for _, m := range u.Config().Models {
 			if m.IsLiteral() {
-				obj, _ := json.Marshal(map[string]any{"id": m.Name, "object": "model", "created": 0, "owned_by": u.cfg.Name})
+				obj, _ := json.Marshal(map[string]any{"id": m.Name, "object": "model", "created": 0, "owned_by": u.Name()})
 				add(m.Name, obj)
 			}
 		}
@@ -54,43 +52,4 @@ func (s *Server) models(c echo.Context) error {
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"object": "list", "data": data})
-}
-
-// listModels asks the upstream for its models and keeps the ones its
-// patterns route here, as the upstream described them.
-func (u *upstream) listModels(ctx context.Context) []json.RawMessage {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.url("/models"), nil)
-	if err != nil {
-		return nil
-	}
-	u.setHeaders(req.Header)
-	resp, err := u.client.Do(req)
-	if err != nil {
-		u.log.LogAttrs(ctx, slog.LevelWarn, "listing models", slog.String("upstream", u.cfg.Name), slog.String("error", err.Error()))
-		return nil
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil || resp.StatusCode != http.StatusOK {
-		u.log.LogAttrs(ctx, slog.LevelWarn, "listing models", slog.String("upstream", u.cfg.Name), slog.Int("status", resp.StatusCode))
-		return nil
-	}
-	v, err := fastjson.ParseBytes(body)
-	if err != nil {
-		return nil
-	}
-	var out []json.RawMessage
-	for _, m := range v.GetArray("data") {
-		id := string(m.GetStringBytes("id"))
-		if id == "" {
-			continue
-		}
-		for _, p := range u.patterns {
-			if globMatch(p, id) {
-				out = append(out, json.RawMessage(m.MarshalTo(nil)))
-				break
-			}
-		}
-	}
-	return out
 }

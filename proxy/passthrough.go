@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/upstream"
 )
 
 // passThrough sends any other /v1/* request (embeddings, completions,
@@ -26,31 +27,33 @@ func (s *Server) passThrough(c echo.Context) error {
 	if def == nil {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	def.reverseProxy().ServeHTTP(c.Response(), c.Request())
+	reverseProxy(def, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 
-// reverseProxy builds the httputil.ReverseProxy for pass-through routes. It
-// is cheap; building it per request keeps the upstream free of lazily
-// initialised state.
-func (u *upstream) reverseProxy() *httputil.ReverseProxy {
+// reverseProxy builds the httputil.ReverseProxy for pass-through routes to
+// u, masking mask's secrets in the errors it relays. It is cheap; building
+// it per request keeps the upstream free of lazily initialised state.
+func reverseProxy(u *upstream.Client, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out
-			out.URL.Scheme = u.base.Scheme
-			out.URL.Host = u.base.Host
-			out.URL.Path = u.base.Path + strings.TrimPrefix(pr.In.URL.Path, "/v1")
+			base := u.Base()
+			out.URL.Scheme = base.Scheme
+			out.URL.Host = base.Host
+			out.URL.Path = base.Path + strings.TrimPrefix(pr.In.URL.Path, "/v1")
 			out.URL.RawPath = ""
-			out.Host = u.base.Host
+			out.URL.RawQuery = joinQuery(base.RawQuery, pr.In.URL.RawQuery)
+			out.Host = base.Host
 			out.Header.Del("Authorization")
 			out.Header.Del("Api-Key")
-			u.setHeaders(out.Header)
+			u.SetHeaders(out.Header)
 		},
-		Transport: u.client.Transport,
+		Transport: u.Transport(),
 		// -1 flushes after every write, so streamed bodies of any content
 		// type (not only text/event-stream) arrive as they are produced.
 		FlushInterval:  -1,
-		ModifyResponse: u.passError,
+		ModifyResponse: func(resp *http.Response) error { return passError(u, mask, resp) },
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			err = cutCause(r.Context(), err)
 			var (
@@ -62,15 +65,15 @@ func (u *upstream) reverseProxy() *httputil.ReverseProxy {
 			case errors.Is(err, context.Canceled):
 				return
 			default:
-				u.log.LogAttrs(r.Context(), slog.LevelWarn, "pass-through", slog.String("upstream", u.cfg.Name), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+				log.LogAttrs(r.Context(), slog.LevelWarn, "pass-through", slog.String("upstream", u.Name()), slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 				if !errors.As(err, &ue) {
-					err = &upstreamFailure{upstream: u.cfg.Name, err: err}
+					err = &upstream.Failure{Upstream: u.Name(), Err: err}
 				}
 			}
 			ae := toAPIError(err)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(ae.Status)
-			w.Write(u.mask.Bytes(ae.body()))
+			w.Write(mask.Bytes(ae.body()))
 		},
 	}
 }
@@ -80,17 +83,17 @@ func (u *upstream) reverseProxy() *httputil.ReverseProxy {
 // the ErrorHandler to answer with; any other has the config's secrets
 // masked in its body and goes on. Successful answers pass untouched: they
 // may be streams or audio, and an upstream does not put its key in them.
-func (u *upstream) passError(resp *http.Response) error {
+func passError(u *upstream.Client, mask *masker, resp *http.Response) error {
 	if resp.StatusCode < 400 {
 		return nil
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, upstream.MaxErrorBody))
 	resp.Body.Close()
 	if err != nil {
 		return err
 	}
-	rel := strings.TrimPrefix(resp.Request.URL.Path, u.base.Path)
-	ue := &loop.UpstreamError{Upstream: u.cfg.Name, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: b}
+	rel := strings.TrimPrefix(resp.Request.URL.Path, u.Base().Path)
+	ue := &loop.UpstreamError{Upstream: u.Name(), Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: b}
 	// The client's Accept-Encoding went to the upstream, so the body may
 	// be compressed; masking needs the text.
 	readable := true
@@ -99,14 +102,14 @@ func (u *upstream) passError(resp *http.Response) error {
 	case "gzip":
 		zr, err := gzip.NewReader(bytes.NewReader(b))
 		if err == nil {
-			ue.Body, err = io.ReadAll(io.LimitReader(zr, maxErrorBody))
+			ue.Body, err = io.ReadAll(io.LimitReader(zr, upstream.MaxErrorBody))
 		}
 		readable = err == nil
 		resp.Header.Del("Content-Encoding")
 	default:
 		readable = false
 	}
-	if err := u.explain(ue, rel); err != ue {
+	if err := u.Explain(ue, rel); err != ue {
 		return err
 	}
 	if !readable {
@@ -115,9 +118,21 @@ func (u *upstream) passError(resp *http.Response) error {
 		ue.Body = nil
 		return ue
 	}
-	b = u.mask.Bytes(ue.Body)
+	b = mask.Bytes(ue.Body)
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	resp.ContentLength = int64(len(b))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
 	return nil
+}
+
+// joinQuery is base_url's query followed by the request's: a base_url
+// query (Azure's api-version) is kept on every route.
+func joinQuery(base, req string) string {
+	switch {
+	case base == "":
+		return req
+	case req == "":
+		return base
+	}
+	return base + "&" + req
 }

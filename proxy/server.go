@@ -218,10 +218,11 @@ func (s *Server) readyz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
 
-// Close releases idle upstream connections. In-flight requests are not
+// Close stops the upstreams' health checks and releases their idle
+// connections. In-flight requests are not
 // affected; shut the http.Server down first.
 func (s *Server) Close() {
 	for _, u := range s.state.Load().upstreams {
-		u.closeIdle()
+		u.Close()
 	}
 }

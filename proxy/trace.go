@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"net/http"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -42,13 +41,4 @@ func spanName(_ string, r *http.Request) string {
 		return r.Method + " " + r.URL.Path
 	}
 	return r.Method
-}
-
-// injectTrace adds ctx's trace to an outgoing request's headers, so that a
-// traced upstream continues it. Without a span in ctx (tracing off) it
-// does nothing.
-func injectTrace(ctx context.Context, h http.Header) {
-	if trace.SpanContextFromContext(ctx).IsValid() {
-		propagator.Inject(ctx, propagation.HeaderCarrier(h))
-	}
 }

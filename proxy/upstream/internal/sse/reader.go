@@ -1,4 +1,7 @@
-package proxy
+// Package sse reads the data payloads of an upstream's event stream, held
+// to go-sse's reader by a differential fuzz test (reader_test.go) but
+// allocating only the payload a round keeps.
+package sse
 
 import (
 	"bufio"
@@ -9,11 +12,11 @@ import (
 	"unsafe"
 )
 
-// errSSECut is an upstream body that ended in the middle of a line: the
+// ErrCut is an upstream body that ended in the middle of a line: the
 // event it belonged to never arrived whole.
-var errSSECut = errors.New("the event stream ended in the middle of a line")
+var ErrCut = errors.New("the event stream ended in the middle of a line")
 
-// sseReader reads the data payloads of an event stream, as the SSE spec
+// Reader reads the data payloads of an event stream, as the SSE spec
 // (and go-sse, whose behaviour it keeps) reads them: lines end in LF, CR
 // or CRLF; a blank line ends an event; "data" lines join with "\n";
 // comments and unknown fields are skipped; a UTF-8 BOM at the start is
@@ -23,7 +26,7 @@ var errSSECut = errors.New("the event stream ended in the middle of a line")
 // It exists instead of go-sse's reader because that one cost two
 // allocations and two copies per event on the path every token takes;
 // this one makes one, the payload string the loop keeps.
-type sseReader struct {
+type Reader struct {
 	r     io.Reader
 	buf   []byte
 	start int // buf[start:end] is read but not yet parsed
@@ -41,21 +44,21 @@ type sseReader struct {
 // bom is the UTF-8 byte order mark a stream may start with.
 var bom = []byte("\xEF\xBB\xBF")
 
-// newSSEReader starts with a small buffer, grown for a longer line: the
+// NewReader starts with a small buffer, grown for a longer line: the
 // body below it is buffered already, and an idle stream holds this for
 // as long as it is open.
-func newSSEReader(r io.Reader, max int) *sseReader {
-	s, _ := readers.Get().(*sseReader)
+func NewReader(r io.Reader, max int) *Reader {
+	s, _ := readers.Get().(*Reader)
 	if s == nil {
-		s = &sseReader{buf: make([]byte, 1<<10)}
+		s = &Reader{buf: make([]byte, 1<<10)}
 	}
-	*s = sseReader{r: r, buf: s.buf[:cap(s.buf)], data: s.data[:0], max: max}
+	*s = Reader{r: r, buf: s.buf[:cap(s.buf)], data: s.data[:0], max: max}
 	return s
 }
 
-// release gives the reader's buffers back for another stream. Nothing it
+// Release gives the reader's buffers back for another stream. Nothing it
 // returned may be used after.
-func (s *sseReader) release() {
+func (s *Reader) Release() {
 	if cap(s.buf) > maxPooledBuf || cap(s.data) > maxPooledBuf {
 		return
 	}
@@ -70,9 +73,9 @@ var readers sync.Pool
 
 const maxPooledBuf = 64 << 10
 
-// next returns the next event's data. At the end of the body it returns
+// Next returns the next event's data. At the end of the body it returns
 // io.EOF, after the last event.
-func (s *sseReader) next() (string, error) {
+func (s *Reader) Next() (string, error) {
 	for {
 		line, err := s.line()
 		if err == io.EOF {
@@ -124,8 +127,8 @@ func (s *sseReader) next() (string, error) {
 
 // take returns the current event's data and starts the next event. The
 // string views the reader's buffer: it is valid until the next call of
-// next, as [loop.Stream] says, so the per-token path allocates nothing.
-func (s *sseReader) take() string {
+// Next, as loop.Stream says, so the per-token path allocates nothing.
+func (s *Reader) take() string {
 	d := s.data
 	if len(d) > 0 {
 		d = d[:len(d)-1]
@@ -136,7 +139,7 @@ func (s *sseReader) take() string {
 
 // line returns the next line without its line break. It is valid until
 // the next call.
-func (s *sseReader) line() ([]byte, error) {
+func (s *Reader) line() ([]byte, error) {
 	for {
 		w := s.buf[s.start:s.end]
 		if i := lineBreak(w); i >= 0 {
@@ -163,7 +166,7 @@ func (s *sseReader) line() ([]byte, error) {
 			}
 			if len(w) > 0 {
 				s.start = s.end
-				return nil, errSSECut
+				return nil, ErrCut
 			}
 			return nil, io.EOF
 		}
@@ -178,7 +181,7 @@ func (s *sseReader) line() ([]byte, error) {
 
 // fill reads more of the body behind what is not parsed yet, growing the
 // buffer when a line fills it.
-func (s *sseReader) fill() error {
+func (s *Reader) fill() error {
 	if s.start > 0 {
 		s.end = copy(s.buf, s.buf[s.start:s.end])
 		s.start = 0
@@ -198,4 +201,20 @@ func (s *sseReader) fill() error {
 		}
 	}
 	return io.ErrNoProgress
+}
+
+// lineBreak is the index of the first CR or LF in b, or -1: two
+// vectorised byte searches. Chunks of JSON have no line break until their
+// end, and bytes.IndexAny's byte-by-byte set test made finding it the
+// dearest step of reading an event. (proxy's frame writer has the same
+// search: it cannot import an internal package of the client's.)
+func lineBreak(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return bytes.IndexByte(b, '\r')
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		return j
+	}
+	return i
 }

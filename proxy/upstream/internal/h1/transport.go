@@ -1,4 +1,8 @@
-package proxy
+// Package h1 is the HTTP/1.1 client of plain-http upstreams: it writes a
+// request and reads the answer's head and body in the caller's goroutine,
+// and keeps connections for the next request. proxy/upstream's transport
+// table holds it to net/http's Transport, script by script.
+package h1
 
 import (
 	"bufio"
@@ -15,7 +19,7 @@ import (
 	"time"
 )
 
-// h1Transport sends the chat requests of a plain-http upstream (a local
+// Transport sends the chat requests of a plain-http upstream (a local
 // model server) over HTTP/1.1 connections it keeps itself, and reads each
 // answer in the goroutine that asked for it. net/http's Transport keeps two
 // goroutines per connection (one reading, one writing) and hands every
@@ -28,25 +32,38 @@ import (
 //
 // https upstreams, and any an HTTP proxy is set for, keep net/http's
 // Transport: it speaks HTTP/2 and TLS, and honours HTTPS_PROXY.
-type h1Transport struct {
-	dialer        net.Dialer
-	headerTimeout time.Duration
-	idleTimeout   time.Duration
-	maxIdle       int
-	// sweepEvery is how often kept connections are checked; 0 means
+type Transport struct {
+	// Dialer opens connections; its Timeout is the connect timeout.
+	Dialer net.Dialer
+	// HeaderTimeout bounds the wait for an answer's head once the request
+	// is written; 0 waits as long as the request's context.
+	HeaderTimeout time.Duration
+	// IdleTimeout is how long a kept connection may wait for a request.
+	IdleTimeout time.Duration
+	// MaxIdle is how many connections are kept.
+	MaxIdle int
+	// SweepEvery is how often kept connections are checked; 0 means
 	// defaultSweep.
-	sweepEvery time.Duration
+	SweepEvery time.Duration
 
 	mu   sync.Mutex
-	idle []*h1Conn // most recently used last
+	idle []*pconn // most recently used last
+	// gen counts CloseIdleConnections calls: a connection finished in
+	// the background after one is not kept.
+	gen uint64
+	// finishing counts the answers being finished in the background;
+	// finished is signalled (under mu) when it drops to zero. A WaitGroup
+	// would not do: a finish may start while CloseIdleConnections waits.
+	finishing int
+	finished  sync.Cond
 	// sweep, while connections are kept, closes those that expired or
 	// that the server closed (see sweepIdle).
 	sweep *time.Timer
 }
 
-// h1Conn is one kept connection.
-type h1Conn struct {
-	t *h1Transport
+// pconn is one kept connection.
+type pconn struct {
+	t *Transport
 	c net.Conn
 	// since is when it was last put back.
 	since time.Time
@@ -59,17 +76,21 @@ type h1Conn struct {
 const defaultSweep = 2 * time.Second
 
 // sweepInterval is how often kept connections are checked: often enough
-// that none outlives idleTimeout by much.
-func (t *h1Transport) sweepInterval() time.Duration {
-	d := t.sweepEvery
+// that none outlives IdleTimeout by much.
+func (t *Transport) sweepInterval() time.Duration {
+	d := t.SweepEvery
 	if d <= 0 {
 		d = defaultSweep
 	}
-	if t.idleTimeout > 0 && t.idleTimeout < d {
-		d = t.idleTimeout
+	if t.IdleTimeout > 0 && t.IdleTimeout < d {
+		d = t.IdleTimeout
 	}
 	return d
 }
+
+// MaxHeaderBytes bounds an answer's head, status line and headers
+// together: net/http's default, DefaultMaxHeaderBytes.
+const MaxHeaderBytes = 1 << 20
 
 const (
 	// h1HeadReader reads an answer's head (a longer one in pieces); it
@@ -85,21 +106,21 @@ var h1HeadReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 
 var h1Heads = sync.Pool{New: func() any { b := make([]byte, 0, h1HeadBuffer); return &b }}
 
 // appendHead appends the request line and headers of r.
-func appendHead(dst []byte, r *h1Request) []byte {
+func appendHead(dst []byte, r *Request) []byte {
 	dst = append(dst, "POST "...)
-	if r.path == "" {
+	if r.Path == "" {
 		dst = append(dst, '/')
 	}
-	dst = append(dst, r.path...)
+	dst = append(dst, r.Path...)
 	dst = append(dst, " HTTP/1.1\r\nHost: "...)
-	dst = appendHeaderValue(dst, r.host)
-	if _, ok := r.header["User-Agent"]; !ok {
+	dst = appendHeaderValue(dst, r.Host)
+	if _, ok := r.Header["User-Agent"]; !ok {
 		dst = append(dst, "\r\nUser-Agent: Go-http-client/1.1"...)
 	}
 	dst = append(dst, "\r\nContent-Length: "...)
-	dst = strconv.AppendInt(dst, int64(len(r.body)), 10)
+	dst = strconv.AppendInt(dst, int64(len(r.Body)), 10)
 	dst = append(dst, "\r\n"...)
-	for k, vs := range r.header {
+	for k, vs := range r.Header {
 		if framing[k] {
 			continue
 		}
@@ -131,38 +152,39 @@ func appendHeaderValue(dst []byte, v string) []byte {
 	return dst
 }
 
-// errStaleConn is a kept connection the server had closed before our
-// request reached it: the request is sent again on a new one.
-var errStaleConn = errors.New("kept connection closed by the upstream")
+// NotSentError is a request of which no byte reached a connection: the
+// dial failed, or the first write did. Only such a request may be sent
+// again; once any of it was written the server may have started on it.
+type NotSentError struct{ Err error }
 
-// h1Request is one POST: where it goes and what it carries.
-type h1Request struct {
-	// addr is host:port to connect to; host is the Host header; path is
-	// the request target, escaped.
-	addr, host, path string
-	header           http.Header
-	body             []byte
+func (e *NotSentError) Error() string { return e.Err.Error() }
+func (e *NotSentError) Unwrap() error { return e.Err }
+
+// Request is one POST: where it goes and what it carries.
+type Request struct {
+	// Addr is host:port to connect to; Host is the Host header; Path is
+	// the request target, escaped, with its query.
+	Addr, Host, Path string
+	Header           http.Header
+	Body             []byte
 }
 
-// post sends r and reads the answer's status and headers. The answer's
+// Post sends r and reads the answer's status and headers. The answer's
 // body is read from the connection directly; closing it after reading it
 // to the end keeps the connection for the next request.
-func (t *h1Transport) post(ctx context.Context, r *h1Request) (*http.Response, error) {
-	for attempt := 0; ; attempt++ {
-		pc, reused, err := t.conn(ctx, r.addr)
-		if err != nil {
-			return nil, err
+func (t *Transport) Post(ctx context.Context, r *Request) (*http.Response, error) {
+	pc, reused, err := t.conn(ctx, r.Addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		resp, err := pc.roundTrip(ctx, r, reused)
-		if errors.Is(err, errStaleConn) && attempt == 0 {
-			continue // nothing of it arrived: safe to send again
-		}
-		return resp, err
+		return nil, &NotSentError{Err: err}
 	}
+	return pc.roundTrip(ctx, r, reused)
 }
 
 // conn returns a kept connection the server has not closed, or dials one.
-func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, error) {
+func (t *Transport) conn(ctx context.Context, addr string) (*pconn, bool, error) {
 	t.mu.Lock()
 	for len(t.idle) > 0 {
 		pc := t.idle[len(t.idle)-1]
@@ -174,18 +196,26 @@ func (t *h1Transport) conn(ctx context.Context, addr string) (*h1Conn, bool, err
 		pc.c.Close()
 	}
 	t.mu.Unlock()
-	c, err := t.dialer.DialContext(ctx, "tcp", addr)
+	c, err := t.Dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, false, err
 	}
-	return &h1Conn{t: t, c: c}, false, nil
+	return &pconn{t: t, c: c}, false, nil
 }
 
 // put keeps pc for the next request, or closes it when enough are kept.
-func (t *h1Transport) put(pc *h1Conn) {
+func (t *Transport) put(pc *pconn) {
+	t.mu.Lock()
+	gen := t.gen
+	t.mu.Unlock()
+	t.putGen(pc, gen)
+}
+
+// putGen keeps pc unless the idle connections were closed since gen.
+func (t *Transport) putGen(pc *pconn, gen uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.idle) >= t.maxIdle {
+	if len(t.idle) >= t.MaxIdle || gen != t.gen {
 		pc.c.Close()
 		return
 	}
@@ -196,16 +226,16 @@ func (t *h1Transport) put(pc *h1Conn) {
 	}
 }
 
-// sweepIdle closes the kept connections idle longer than idleTimeout or
+// sweepIdle closes the kept connections idle longer than IdleTimeout or
 // closed by the server, and runs again while any are left: a transport
 // with none kept has no timer running.
-func (t *h1Transport) sweepIdle() {
+func (t *Transport) sweepIdle() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now()
 	kept := t.idle[:0]
 	for _, pc := range t.idle {
-		if now.Sub(pc.since) < t.idleTimeout && connAlive(pc.c) {
+		if now.Sub(pc.since) < t.IdleTimeout && connAlive(pc.c) {
 			kept = append(kept, pc)
 		} else {
 			pc.c.Close()
@@ -220,9 +250,35 @@ func (t *h1Transport) sweepIdle() {
 	}
 }
 
-// CloseIdleConnections closes the kept connections; those in use close
-// when their answer is done.
-func (t *h1Transport) CloseIdleConnections() {
+// WaitFinishing waits until the answers closed before their end have
+// been read to it in the background, and their connections kept or
+// closed.
+func (t *Transport) WaitFinishing() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.finished.L = &t.mu
+	for t.finishing > 0 {
+		t.finished.Wait()
+	}
+}
+
+func (t *Transport) finishDone() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.finishing--; t.finishing == 0 {
+		t.finished.L = &t.mu
+		t.finished.Broadcast()
+	}
+}
+
+// CloseIdleConnections closes the kept connections, waiting for those
+// being finished in the background; those in use close when their answer
+// is done.
+func (t *Transport) CloseIdleConnections() {
+	t.mu.Lock()
+	t.gen++
+	t.mu.Unlock()
+	t.WaitFinishing()
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = nil
@@ -238,24 +294,27 @@ func (t *h1Transport) CloseIdleConnections() {
 
 // roundTrip writes r on pc and reads the answer's head. A context that
 // ends closes the connection, which ends whatever read or write waits.
-func (pc *h1Conn) roundTrip(ctx context.Context, r *h1Request, reused bool) (*http.Response, error) {
+func (pc *pconn) roundTrip(ctx context.Context, r *Request, reused bool) (*http.Response, error) {
 	if err := ctx.Err(); err != nil {
 		pc.c.Close()
 		return nil, err
 	}
-	b := &h1Body{pc: pc}
-	b.stop = context.AfterFunc(ctx, b.kill)
+	b := &Body{pc: pc}
+	b.stop = context.AfterFunc(ctx, b.Kill)
 
 	head := h1Heads.Get().(*[]byte)
 	*head = appendHead((*head)[:0], r)
-	bufs := net.Buffers{*head, r.body}
-	_, err := bufs.WriteTo(pc.c) // one writev: the body is not copied
+	bufs := net.Buffers{*head, r.Body}
+	n, err := bufs.WriteTo(pc.c) // one writev: the body is not copied
 	h1Heads.Put(head)
 	if err != nil {
-		return nil, b.fail(ctx, err, reused)
+		if err := b.fail(ctx, err); n > 0 || err == ctx.Err() {
+			return nil, err
+		}
+		return nil, &NotSentError{Err: err}
 	}
 
-	if d := pc.t.headerTimeout; d > 0 {
+	if d := pc.t.HeaderTimeout; d > 0 {
 		pc.c.SetReadDeadline(time.Now().Add(d))
 	}
 	br := h1HeadReaders.Get().(*bufio.Reader)
@@ -273,11 +332,11 @@ func (pc *h1Conn) roundTrip(ctx context.Context, r *h1Request, reused bool) (*ht
 	h1HeadReaders.Put(br)
 	if err != nil {
 		if isTimeout(err) && ctx.Err() == nil {
-			err = &headerTimeoutError{d: pc.t.headerTimeout}
+			err = &HeaderTimeoutError{d: pc.t.HeaderTimeout}
 		}
-		return nil, b.fail(ctx, err, reused)
+		return nil, b.fail(ctx, err)
 	}
-	if pc.t.headerTimeout > 0 {
+	if pc.t.HeaderTimeout > 0 {
 		pc.c.SetReadDeadline(time.Time{})
 	}
 	b.r.src, b.keep = pc.c, !resp.Close
@@ -300,19 +359,19 @@ func bodyAllowed(code int) bool {
 	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
 }
 
-// headerTimeoutError is an upstream that took longer than
+// HeaderTimeoutError is an upstream that took longer than
 // upstreams[].header_timeout to start its answer.
-type headerTimeoutError struct{ d time.Duration }
+type HeaderTimeoutError struct{ d time.Duration }
 
-func (e *headerTimeoutError) Error() string {
+func (e *HeaderTimeoutError) Error() string {
 	return "timeout awaiting response headers (" + e.d.String() + ")"
 }
-func (e *headerTimeoutError) Timeout() bool   { return true }
-func (e *headerTimeoutError) Temporary() bool { return true }
+func (e *HeaderTimeoutError) Timeout() bool   { return true }
+func (e *HeaderTimeoutError) Temporary() bool { return true }
 
-// h1Body is an answer's body on its connection.
-type h1Body struct {
-	pc   *h1Conn
+// Body is an answer's body on its connection.
+type Body struct {
+	pc   *pconn
 	r    bodyReader
 	keep bool
 	stop func() bool
@@ -321,7 +380,7 @@ type h1Body struct {
 	done, eof, killed atomic.Bool
 }
 
-func (b *h1Body) Read(p []byte) (int, error) {
+func (b *Body) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if err == io.EOF {
 		b.eof.Store(true)
@@ -333,7 +392,7 @@ func (b *h1Body) Read(p []byte) (int, error) {
 // read to the end of a kept-alive answer goes back to the pool, one
 // closed at an event stream's [DONE] is finished first (finish), any other
 // is closed.
-func (b *h1Body) Close() error {
+func (b *Body) Close() error {
 	if !b.done.CompareAndSwap(false, true) {
 		return nil
 	}
@@ -344,7 +403,12 @@ func (b *h1Body) Close() error {
 		b.pc.t.put(b.pc)
 		return nil
 	default:
-		go b.finish()
+		t := b.pc.t
+		t.mu.Lock()
+		t.finishing++
+		gen := t.gen
+		t.mu.Unlock()
+		go b.finish(gen)
 		return nil
 	}
 	return b.pc.c.Close()
@@ -360,7 +424,12 @@ const finishWait = 100 * time.Millisecond
 // read here, off the request's goroutine, it saves the next request a new
 // connection and does not hold up the client's [DONE]. A body that does not
 // end soon costs the connection.
-func (b *h1Body) finish() {
+//
+// It belongs to the transport: WaitFinishing waits for it, and a
+// connection it finishes after CloseIdleConnections (gen changed) is
+// closed, not kept.
+func (b *Body) finish(gen uint64) {
+	defer b.pc.t.finishDone()
 	b.pc.c.SetReadDeadline(time.Now().Add(finishWait))
 	var buf [256]byte
 	for !b.r.end && b.r.err == nil {
@@ -371,30 +440,34 @@ func (b *h1Body) finish() {
 		return
 	}
 	b.pc.c.SetReadDeadline(time.Time{})
-	b.pc.t.put(b.pc)
+	b.pc.t.putGen(b.pc, gen)
 }
 
 // kill closes the connection under the answer, from any goroutine —
 // the request's context ending, the idle timeout: whatever read or write
 // waits on it ends, and it is never kept.
-func (b *h1Body) kill() {
+func (b *Body) Kill() {
 	b.killed.Store(true)
 	b.pc.c.Close()
 }
 
 // fail closes the connection of a request that failed before its answer,
-// and says why: the context's end, a kept connection the server had
-// closed (sent again), or the error itself.
-func (b *h1Body) fail(ctx context.Context, err error, reused bool) error {
+// and says why: the context's end, or the error itself. A request that was
+// written is never sent again, whatever the error: a kept connection the
+// server closed as it arrived looks the same as a server that crashed
+// while running it.
+func (b *Body) fail(ctx context.Context, err error) error {
 	b.stop()
 	b.pc.c.Close()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if reused && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err)) {
-		return errStaleConn
-	}
 	return err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func isConnReset(err error) bool {

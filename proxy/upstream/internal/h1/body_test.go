@@ -1,4 +1,4 @@
-package proxy
+package h1
 
 import (
 	"bufio"

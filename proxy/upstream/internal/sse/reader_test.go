@@ -1,4 +1,4 @@
-package proxy
+package sse
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 
 // readAllEvents runs the reader over body, fed in pieces of step bytes.
 func readAllEvents(body []byte, step int) ([]string, error) {
-	r := newSSEReader(&pieces{b: body, step: step}, 1<<20)
+	r := NewReader(&pieces{b: body, step: step}, 1<<20)
 	var out []string
 	for {
-		d, err := r.next()
+		d, err := r.Next()
 		if err == io.EOF {
 			return out, nil
 		}
@@ -66,7 +66,7 @@ func FuzzSSEReaderMatchesGoSSE(f *testing.F) {
 			want = append(want, ev.Data)
 		}
 		got, err := readAllEvents(body, int(step%16)+1)
-		if (err != nil) != (wantErr != nil) || err != nil && !errors.Is(err, errSSECut) {
+		if (err != nil) != (wantErr != nil) || err != nil && !errors.Is(err, ErrCut) {
 			t.Fatalf("body %q: error %v, go-sse's %v", body, err, wantErr)
 		}
 		if len(got) != len(want) {

@@ -1,10 +1,9 @@
-package proxy
+package h1
 
 import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,8 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/toolstream/toolstream/config"
 )
 
 // countingServer is an upstream that answers every request with body and
@@ -55,20 +52,20 @@ func (s *countingServer) accepted() int {
 	return s.conns
 }
 
-func newH1(t *testing.T) *h1Transport {
-	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, headerTimeout: time.Second}
+func newH1(t *testing.T) *Transport {
+	tr := &Transport{IdleTimeout: time.Minute, MaxIdle: 4, HeaderTimeout: time.Second}
 	t.Cleanup(tr.CloseIdleConnections)
 	return tr
 }
 
 // post sends {"x":1} to rawURL.
-func post(t *testing.T, tr *h1Transport, ctx context.Context, rawURL string) (*http.Response, error) {
+func post(t *testing.T, tr *Transport, ctx context.Context, rawURL string) (*http.Response, error) {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr.post(ctx, &h1Request{addr: hostPort(u), host: u.Host, path: u.EscapedPath(), header: http.Header{"Content-Type": {"application/json"}}, body: []byte(`{"x":1}`)})
+	return tr.Post(ctx, &Request{Addr: u.Host, Host: u.Host, Path: u.EscapedPath(), Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1}`)})
 }
 
 // TestH1KeepsConnections: answers read to their end leave their
@@ -244,7 +241,7 @@ func TestH1HeaderTimeout(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, headerTimeout: 50 * time.Millisecond}
+	tr := &Transport{IdleTimeout: time.Minute, MaxIdle: 4, HeaderTimeout: 50 * time.Millisecond}
 	defer tr.CloseIdleConnections()
 	_, err := post(t, tr, context.Background(), srv.URL)
 	if !isTimeout(err) {
@@ -256,7 +253,7 @@ func TestH1HeaderTimeout(t *testing.T) {
 // idle_timeout, and the next request dials again.
 func TestH1IdleExpiry(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	tr := &h1Transport{idleTimeout: 20 * time.Millisecond, maxIdle: 4}
+	tr := &Transport{IdleTimeout: 20 * time.Millisecond, MaxIdle: 4}
 	c := tr
 	for range 2 {
 		resp, err := post(t, c, context.Background(), srv.URL)
@@ -278,52 +275,12 @@ func TestH1IdleExpiry(t *testing.T) {
 	}
 }
 
-// TestStreamKeepsConnection: a round read to its [DONE] and closed leaves
-// its connection for the next round — the next request reuses it rather
-// than connecting again.
-func TestStreamKeepsConnection(t *testing.T) {
-	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "data: {\"choices\":[]}\n\n")
-		w.(http.Flusher).Flush()
-		io.WriteString(w, "data: [DONE]\n\n")
-		w.(http.Flusher).Flush()
-	})
-	cfg := config.DefaultUpstreamEntry()
-	cfg.Name, cfg.BaseURL = "up", srv.URL+"/v1"
-	u, err := newUpstream(cfg, 1<<20, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.closeIdle()
-	for i := range 3 {
-		st, err := u.Open(context.Background(), []byte(`{}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for data, err := range st.Events() {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if data == "[DONE]" {
-				break
-			}
-		}
-		st.Close()
-		time.Sleep(20 * time.Millisecond) // the terminator is read after the close
-		if n := srv.accepted(); n != 1 {
-			t.Fatalf("round %d: %d connections, want 1", i+1, n)
-		}
-	}
-}
-
 // TestH1DropsClosedConnections: a kept connection the server closes is
 // let go at the next sweep — its socket does not linger until the idle
 // timeout — and a request never goes out on it.
 func TestH1DropsClosedConnections(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	tr := &h1Transport{idleTimeout: time.Minute, maxIdle: 4, sweepEvery: 20 * time.Millisecond}
+	tr := &Transport{IdleTimeout: time.Minute, MaxIdle: 4, SweepEvery: 20 * time.Millisecond}
 	defer tr.CloseIdleConnections()
 	resp, err := post(t, tr, context.Background(), srv.URL)
 	if err != nil {
@@ -351,8 +308,8 @@ func TestH1DropsClosedConnections(t *testing.T) {
 // Content-Length once, whatever the upstream's headers say, a configured
 // User-Agent instead of the default, and no line break from a value.
 func TestH1Head(t *testing.T) {
-	head := string(appendHead(nil, &h1Request{host: "llm:8000", path: "/v1/chat/completions", body: []byte(`{}`),
-		header: http.Header{"Host": {"evil"}, "Content-Length": {"99"}, "User-Agent": {"mine"}, "X-A": {"a\r\nX-Injected: 1"}}}))
+	head := string(appendHead(nil, &Request{Host: "llm:8000", Path: "/v1/chat/completions", Body: []byte(`{}`),
+		Header: http.Header{"Host": {"evil"}, "Content-Length": {"99"}, "User-Agent": {"mine"}, "X-A": {"a\r\nX-Injected: 1"}}}))
 	for _, want := range []string{"POST /v1/chat/completions HTTP/1.1\r\n", "\r\nHost: llm:8000\r\n", "\r\nContent-Length: 2\r\n", "\r\nUser-Agent: mine\r\n", "\r\nX-A: a  X-Injected: 1\r\n"} {
 		if strings.Count(head, want) != 1 {
 			t.Errorf("head lacks %q once:\n%s", want, head)

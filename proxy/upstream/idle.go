@@ -1,6 +1,8 @@
-package proxy
+package upstream
 
 import (
+	"context"
+	"errors"
 	"io"
 	"sync/atomic"
 	"time"
@@ -29,19 +31,24 @@ type idleBody struct {
 	beforeRead, afterRead func()
 }
 
-func newIdleBody(r io.ReadCloser, d time.Duration) *idleBody {
+func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelCauseFunc) *idleBody {
 	b := &idleBody{r: r, d: d}
 	if d > 0 {
 		b.t = time.AfterFunc(d, func() {
 			b.fired.Store(true)
-			// Ending the body's connection ends the Read the stream is
-			// blocked in; Close is the reading goroutine's to call.
-			kill(r)
+			// Ending the request's context ends the Read the stream is
+			// blocked in, on either transport, from here: the body's
+			// Close is the reading goroutine's alone to call.
+			cancel(errIdle)
 		})
 		b.t.Stop() // started by each Read
 	}
 	return b
 }
+
+// errIdle is the cause a round's context ends with when its stream fell
+// silent for upstreams[].idle_timeout.
+var errIdle = errors.New("upstream idle timeout")
 
 // Read reads from the body with the idle clock running.
 func (b *idleBody) Read(p []byte) (int, error) {
@@ -70,16 +77,4 @@ func (b *idleBody) Close() error {
 		b.t.Stop()
 	}
 	return b.r.Close()
-}
-
-// killer is a body whose connection can be closed under it from another
-// goroutine (h1Body); others are closed.
-type killer interface{ kill() }
-
-func kill(r io.ReadCloser) {
-	if k, ok := r.(killer); ok {
-		k.kill()
-		return
-	}
-	r.Close()
 }

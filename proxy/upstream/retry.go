@@ -1,0 +1,59 @@
+package upstream
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// backoff is exponential from retryBase with ±50% jitter, so that many
+// streams retrying at once do not hit the upstream in step.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.retryBase << attempt
+	return d/2 + time.Duration(rand.Int64N(int64(d)+1))
+}
+
+// retryableStatus reports the statuses a server answers before starting
+// on a request: overloaded (429, 503, 529 — Anthropic's "overloaded"),
+// failing (500) or behind a gateway that failed (502, 504).
+func retryableStatus(code int) bool {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout, 529:
+		return true
+	}
+	return false
+}
+
+// retryAfter parses Retry-After as seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
