@@ -1,17 +1,45 @@
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
-// Upstream is one OpenAI-compatible model server.
+// Upstream is one OpenAI-compatible model server, or a pool of servers
+// that serve the same models (BaseURLs).
 type Upstream struct {
-	// Name identifies the upstream in logs, metrics and DefaultUpstream.
-	// Required, unique.
+	// Name identifies the upstream in logs, metrics, DefaultUpstream and
+	// other upstreams' Fallbacks. Required, unique.
 	Name string `yaml:"name"`
 	// BaseURL is the API root including its version path, e.g.
-	// "http://127.0.0.1:11434/v1". Required, http or https.
+	// "http://127.0.0.1:11434/v1": http or https, no user info (the
+	// credentials go in APIKey or Headers), no fragment; a query (Azure's
+	// "?api-version=…") is kept. Exactly one of BaseURL and BaseURLs is
+	// set; read both through [Upstream.Servers].
 	BaseURL string `yaml:"base_url"`
+	// BaseURLs is a pool of servers for the same models (two vLLM
+	// replicas, a row of Ollama boxes), each written like BaseURL; each
+	// round goes to one of them, picked by Balance among those the health
+	// check holds up. No duplicates.
+	BaseURLs []string `yaml:"base_urls"`
+	// Balance picks a pool's server for each round: [BalanceLeastBusy]
+	// (default: fewest rounds in flight, ties in turn) or
+	// [BalanceRoundRobin]. It changes nothing for a single BaseURL, so it
+	// is allowed there.
+	Balance string `yaml:"balance"`
+	// HealthCheck keeps servers that stopped answering out of the pick,
+	// for a pool and for a single BaseURL alike; it has no off switch,
+	// because a dead server that is still picked fails rounds instead.
+	HealthCheck HealthCheck `yaml:"health_check"`
+	// Fallbacks name other upstreams to try, in order, when this one
+	// cannot start a round (no connection, or 429/5xx before any body).
+	// Only the listed upstreams are tried, not their own fallbacks, so a
+	// cycle (a falls back to b, b to a) is allowed and tries each once.
+	// Each must name another configured upstream, once.
+	Fallbacks []string `yaml:"fallbacks"`
 	// APIKey is sent as "Authorization: Bearer" to this upstream; none when
-	// empty. The client's own key is never forwarded.
+	// empty. The client's own key is never forwarded. No line breaks or
+	// control characters: they would split the header.
 	APIKey Secret `yaml:"api_key"`
 	// Models are the models routed here: glob patterns (path.Match
 	// syntax), written as strings, and aliases, written {name, model}.
@@ -40,14 +68,40 @@ type Upstream struct {
 	// HeaderTimeout bounds the wait for response headers once the request
 	// is sent; local servers may process a long prompt first. Default 5m.
 	HeaderTimeout time.Duration `yaml:"header_timeout"`
-	// Headers are added to every request to this upstream.
+	// Headers are added to every request to this upstream. Names are HTTP
+	// tokens; values have no line breaks or control characters.
 	Headers map[string]string `yaml:"headers"`
 }
+
+// HealthCheck is how an upstream's servers are probed: a GET of Path
+// under each server's base URL every Interval.
+type HealthCheck struct {
+	// Interval is the time between two probes of one server. Default
+	// 10s; must be positive.
+	Interval time.Duration `yaml:"interval"`
+	// Path is appended to the base URL's path ("/v1" + "/models"); the
+	// base URL's query, if any, is kept. Default "/models", which every
+	// OpenAI-compatible server answers without running a model. It starts
+	// with "/" and has no query or fragment of its own.
+	Path string `yaml:"path"`
+}
+
+// Balance values (upstreams[].balance).
+const (
+	// BalanceLeastBusy picks the server with the fewest rounds in flight;
+	// ties go round-robin. A slow server (a long prompt, a smaller GPU)
+	// gets fewer rounds than its share, instead of a queue.
+	BalanceLeastBusy = "least_busy"
+	// BalanceRoundRobin picks the servers in turn.
+	BalanceRoundRobin = "round_robin"
+)
 
 // DefaultUpstreamEntry returns an upstream with every optional key at its
 // default; entries of upstreams are decoded on top of it.
 func DefaultUpstreamEntry() Upstream {
 	return Upstream{
+		Balance:        BalanceLeastBusy,
+		HealthCheck:    HealthCheck{Interval: 10 * time.Second, Path: "/models"},
 		ToolMode:       ToolModeAuto,
 		TextFormat:     TextFormatHermes,
 		Timeout:        10 * time.Minute,
@@ -55,4 +109,17 @@ func DefaultUpstreamEntry() Upstream {
 		ConnectTimeout: 10 * time.Second,
 		HeaderTimeout:  5 * time.Minute,
 	}
+}
+
+// Servers returns the base URLs of u's servers, as written: BaseURLs for
+// a pool, else BaseURL alone; nil when neither is set (a config that
+// does not validate). The slice is the caller's to keep.
+func (u Upstream) Servers() []string {
+	if len(u.BaseURLs) > 0 {
+		return slices.Clone(u.BaseURLs)
+	}
+	if u.BaseURL != "" {
+		return []string{u.BaseURL}
+	}
+	return nil
 }
