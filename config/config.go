@@ -53,6 +53,12 @@ type Config struct {
 	// File is the path the configuration was read from; empty for a
 	// configuration built in code. Not a YAML key.
 	File string `yaml:"-"`
+	// Warnings are likely mistakes that do not stop the configuration
+	// from loading, such as a base_url without a version path, each with
+	// its place in File: "toolstream check" prints them and serve can log
+	// them. [Parse] and [Load] fill it in; nil for a configuration built
+	// in code. Not a YAML key.
+	Warnings []Problem `yaml:"-"`
 }
 
 // Auth configures who may call the proxy (docs/http-api.md).
