@@ -32,7 +32,8 @@ type Upstream struct {
 	// because a dead server that is still picked fails rounds instead.
 	HealthCheck HealthCheck `yaml:"health_check"`
 	// Fallbacks name other upstreams to try, in order, when this one
-	// cannot start a round (no connection, or 429/5xx before any body).
+	// cannot start a round: no connection, or 429, 500, 502, 503, 504 or
+	// 529 before any body (never once a request body was written).
 	// Only the listed upstreams are tried, not their own fallbacks, so a
 	// cycle (a falls back to b, b to a) is allowed and tries each once.
 	// Each must name another configured upstream, once.
