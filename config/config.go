@@ -53,6 +53,12 @@ type Config struct {
 	// File is the path the configuration was read from; empty for a
 	// configuration built in code. Not a YAML key.
 	File string `yaml:"-"`
+	// Warnings are likely mistakes that do not stop the configuration
+	// from loading, such as a base_url without a version path, each with
+	// its place in File: "toolstream check" prints them and serve can log
+	// them. [Parse] and [Load] fill it in; nil for a configuration built
+	// in code. Not a YAML key.
+	Warnings []Problem `yaml:"-"`
 }
 
 // Auth configures who may call the proxy (docs/http-api.md).
@@ -134,48 +140,6 @@ const (
 	DisplayMarkdown = "markdown"
 	DisplayNone     = "none"
 )
-
-// Upstream is one OpenAI-compatible model server.
-type Upstream struct {
-	// Name identifies the upstream in logs, metrics and DefaultUpstream.
-	// Required, unique.
-	Name string `yaml:"name"`
-	// BaseURL is the API root including its version path, e.g.
-	// "http://127.0.0.1:11434/v1". Required, http or https.
-	BaseURL string `yaml:"base_url"`
-	// APIKey is sent as "Authorization: Bearer" to this upstream; none when
-	// empty. The client's own key is never forwarded.
-	APIKey Secret `yaml:"api_key"`
-	// Models are the models routed here: glob patterns (path.Match
-	// syntax), written as strings, and aliases, written {name, model}.
-	// Literal patterns and alias names are also listed by GET /v1/models.
-	Models []Model `yaml:"models"`
-	// ToolMode is native, text or auto. Default auto.
-	ToolMode string `yaml:"tool_mode"`
-	// TextFormat is the syntax text mode teaches: one of TextFormats.
-	// Default hermes.
-	TextFormat string `yaml:"text_format"`
-	// ImplicitThink says the model's chat template opens <think> in the
-	// prompt (Qwen3 thinking, DeepSeek-R1 distills, QwQ), so the reply
-	// writes only the closing </think>: its content up to the first
-	// </think> is reasoning, relayed as delta.reasoning_content, and no
-	// call in it runs (docs/tool-calls.md). Default false.
-	ImplicitThink bool `yaml:"implicit_think"`
-	// Timeout bounds a whole round, from request to last byte.
-	// Default 10m.
-	Timeout time.Duration `yaml:"timeout"`
-	// IdleTimeout fails a round whose stream sends nothing (no chunk, no
-	// comment) for this long, and closes the connection: a stalled
-	// upstream must not look alive until Timeout. Default 120s.
-	IdleTimeout time.Duration `yaml:"idle_timeout"`
-	// ConnectTimeout bounds dialing the upstream. Default 10s.
-	ConnectTimeout time.Duration `yaml:"connect_timeout"`
-	// HeaderTimeout bounds the wait for response headers once the request
-	// is sent; local servers may process a long prompt first. Default 5m.
-	HeaderTimeout time.Duration `yaml:"header_timeout"`
-	// Headers are added to every request to this upstream.
-	Headers map[string]string `yaml:"headers"`
-}
 
 // Loop tunes the tool loop (docs/configuration.md, loop).
 type Loop struct {
@@ -348,19 +312,6 @@ func Default() Config {
 		},
 		Log:  Log{Format: "text", Level: "info"},
 		Otel: defaultOtel(),
-	}
-}
-
-// DefaultUpstreamEntry returns an upstream with every optional key at its
-// default; entries of upstreams are decoded on top of it.
-func DefaultUpstreamEntry() Upstream {
-	return Upstream{
-		ToolMode:       ToolModeAuto,
-		TextFormat:     TextFormatHermes,
-		Timeout:        10 * time.Minute,
-		IdleTimeout:    120 * time.Second,
-		ConnectTimeout: 10 * time.Second,
-		HeaderTimeout:  5 * time.Minute,
 	}
 }
 

@@ -31,6 +31,9 @@ type Problem struct {
 	Path string
 	// Message names the rule broken and, where there is one, the fix.
 	Message string
+	// Warning marks a likely mistake that does not stop the configuration
+	// from loading (see [Config.Warnings]); String then says "warning:".
+	Warning bool
 
 	// err is the underlying error, when there is one (reading the file),
 	// so that errors.Is(err, fs.ErrNotExist) works through [Error].
@@ -55,6 +58,11 @@ func (p Problem) String() string {
 	if loc != "" {
 		b.WriteString(loc)
 		b.WriteString(": ")
+	}
+	if p.Warning {
+		// After the position, as compilers write it, so that editors
+		// still jump to the place.
+		b.WriteString("warning: ")
 	}
 	if p.Path != "" {
 		b.WriteString(p.Path)
@@ -91,8 +99,14 @@ func newError(problems []Problem) error {
 	if len(problems) == 0 {
 		return nil
 	}
+	sortProblems(problems)
+	return &Error{Problems: problems}
+}
+
+// sortProblems puts problems in file order; those without a position
+// first, in the order they were found.
+func sortProblems(problems []Problem) {
 	slices.SortStableFunc(problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 	})
-	return &Error{Problems: problems}
 }

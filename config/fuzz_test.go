@@ -24,6 +24,7 @@ func FuzzParse(f *testing.F) {
 		up + tool + "    parameters: {type: object, properties: {a: &x {type: string}, b: *x}}\n",
 		"auth: {keys: [\"${K}\", \"$${K}\", \"${K:-}\", \"${\"]}\n",
 		"upstreams: [{name: a, base_url: \"http://h\", headers: {A: 1, A: 2}}]\n",
+		"upstreams: [{name: a, base_urls: [\"http://h/v1\", \"http://u:p@h#f\"], balance: x, fallbacks: [a, b, b], health_check: {interval: 0s, path: \"/m?x\"}}, {name: b, base_url: \"http://h\", fallbacks: [a]}]\n",
 		"mcp_servers:\n  - {name: s, url: \"http://h/mcp\", command: x, overrides: {t: {approval: admin}}}\n",
 	} {
 		f.Add([]byte(s))

@@ -46,7 +46,8 @@ func readError(err error) string {
 // [Default], each upstreams entry onto [DefaultUpstreamEntry] and each
 // tools entry onto [DefaultToolEntry], expanding ${VAR} in scalar values
 // as they are read and rejecting unknown and duplicate keys; validate;
-// then drop the empty entries of auth.keys and auth.admin_keys. A key
+// collect [Config.Warnings]; then drop the empty entries of auth.keys and
+// auth.admin_keys. A key
 // absent from the file, or set to null, keeps its default; an explicit
 // zero ("parse_retries: 0") is kept.
 //
@@ -79,13 +80,15 @@ func Parse(file string, data []byte, lookupEnv func(string) (string, bool)) (*Co
 		if d.covers(p.Path) {
 			continue // a derived complaint about a value that did not decode
 		}
-		pos := d.locate(p.Path)
-		p.Line, p.Col = pos.line, pos.col
-		problems = append(problems, p)
+		problems = append(problems, d.place(p))
 	}
 	if err := newError(problems); err != nil {
 		return nil, err
 	}
+	for _, w := range cfg.warnings() {
+		cfg.Warnings = append(cfg.Warnings, d.place(w))
+	}
+	sortProblems(cfg.Warnings)
 	cfg.Auth.Keys = dropEmpty(cfg.Auth.Keys)
 	cfg.Auth.AdminKeys = dropEmpty(cfg.Auth.AdminKeys)
 	return &cfg, nil
@@ -147,6 +150,13 @@ func (d *decoder) locate(path string) position {
 		}
 		path = parent(path)
 	}
+}
+
+// place gives p the position of its path.
+func (d *decoder) place(p Problem) Problem {
+	pos := d.locate(p.Path)
+	p.Line, p.Col = pos.line, pos.col
+	return p
 }
 
 // parent drops the last key or index of a path.

@@ -175,49 +175,6 @@ func (v *validator) name(p, name string, re *regexp.Regexp, missing, shape strin
 	return false
 }
 
-var upstreamName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-func (v *validator) upstreams(c *Config) {
-	first := map[string]int{}
-	var names []string
-	aliases := map[string]string{}
-	for i := range c.Upstreams {
-		u := &c.Upstreams[i]
-		p := fmt.Sprintf("upstreams[%d]", i)
-		if v.uniqueName(first, "upstreams", i, u.Name, upstreamName,
-			"required (a short name like local or openai)",
-			"may only contain letters, digits, '_', '.' and '-'") {
-			names = append(names, u.Name)
-		}
-		v.httpURL(p+".base_url", u.BaseURL)
-		if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/chat/completions") {
-			v.add(p+".base_url", "is the API root, e.g. http://127.0.0.1:11434/v1; toolstream appends /chat/completions itself")
-		}
-		v.models(p, u.Models, aliases)
-		v.oneOf(p+".tool_mode", u.ToolMode, ToolModeNative, ToolModeText, ToolModeAuto)
-		v.oneOf(p+".text_format", u.TextFormat, TextFormats...)
-		v.positiveDuration(p+".timeout", u.Timeout)
-		v.positiveDuration(p+".idle_timeout", u.IdleTimeout)
-		v.positiveDuration(p+".connect_timeout", u.ConnectTimeout)
-		v.positiveDuration(p+".header_timeout", u.HeaderTimeout)
-		v.headers(p+".headers", u.Headers)
-		for name := range u.Headers {
-			if strings.EqualFold(name, "Authorization") && u.APIKey != "" {
-				v.add(p+".headers."+name, "conflicts with api_key, which is sent as Authorization: Bearer (set one of them)")
-			}
-		}
-	}
-	if d := c.DefaultUpstream; d != "" {
-		if _, ok := c.Upstream(d); !ok {
-			have := "none are configured"
-			if len(names) > 0 {
-				have = "have " + strings.Join(names, ", ")
-			}
-			v.add("default_upstream", "no upstream named %q (%s)", d, have)
-		}
-	}
-}
-
 func (v *validator) loop(l Loop) {
 	if l.MaxRounds < 1 {
 		v.add("loop.max_rounds", "must be at least 1, got %d", l.MaxRounds)
@@ -288,10 +245,11 @@ func (v *validator) tool(p string, t *Tool) {
 	}
 }
 
-func (v *validator) httpURL(p, raw string) {
+// httpURL checks an http or https URL and reports whether it is good.
+func (v *validator) httpURL(p, raw string) bool {
 	if raw == "" {
 		v.add(p, "required (an http or https URL)")
-		return
+		return false
 	}
 	u, err := url.Parse(raw)
 	shown := raw
@@ -308,7 +266,10 @@ func (v *validator) httpURL(p, raw string) {
 		v.add(p, "%q must start with http:// or https://", shown)
 	case u.Host == "":
 		v.add(p, "%q has no host", shown)
+	default:
+		return true
 	}
+	return false
 }
 
 // headers checks names are HTTP tokens and values cannot split a header
@@ -320,41 +281,13 @@ func (v *validator) headers(p string, h map[string]string) {
 		if !isToken(name) {
 			v.add(hp, "%q is not a valid header name", name)
 		}
-		if strings.ContainsAny(h[name], "\r\n\x00") {
-			v.add(hp, "value contains a line break or NUL (check the variable's value for a trailing newline)")
+		if msg := headerValueProblem(h[name]); msg != "" {
+			v.add(hp, "value %s", msg) // not the value: it may be a token
 		}
 		if other, dup := seen[strings.ToLower(name)]; dup {
 			v.add(hp, "same header as %s (header names are case-insensitive)", other)
 		}
 		seen[strings.ToLower(name)] = name
-	}
-}
-
-// models checks one upstream's models entries. aliases maps each alias
-// name seen so far to where it is defined: a name defined twice would
-// leave which model a client gets to config order, unnoticed.
-func (v *validator) models(p string, models []Model, aliases map[string]string) {
-	for k, m := range models {
-		ep := fmt.Sprintf("%s.models[%d]", p, k)
-		if !m.IsAlias() {
-			// {name: x} without a model is the pattern x, as if
-			// written as a string.
-			v.pattern(ep, m.Name)
-			continue
-		}
-		switch {
-		case m.Name == "":
-			v.add(ep+".name", "required: the model name clients send, e.g. fast")
-		case !m.IsLiteral():
-			v.add(ep+".name", "an alias names one model; %q is a pattern", m.Name)
-		case aliases[m.Name] != "":
-			v.add(ep+".name", "alias %q is already defined at %s", m.Name, v.where(aliases[m.Name]))
-		default:
-			aliases[m.Name] = ep
-		}
-		if strings.ContainsAny(m.Model, `*?[\`) {
-			v.add(ep+".model", "must be the upstream's model id, not a pattern (got %q)", m.Model)
-		}
 	}
 }
 
@@ -417,6 +350,20 @@ func isLoopback(listen string) bool {
 
 func isSpaceOrControl(r rune) bool {
 	return r <= ' ' || r == 0x7f || unicode.IsSpace(r)
+}
+
+// headerValueProblem says why s cannot be sent as a header value, or "".
+// A line break would end the header and start another (header
+// injection); net/http refuses the other control characters, so a round
+// would fail on every request instead of at load time.
+func headerValueProblem(s string) string {
+	switch {
+	case strings.ContainsAny(s, "\r\n\x00"):
+		return "contains a line break or NUL (check the variable's value for a trailing newline)"
+	case strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
+		return "contains a control character, which a header cannot carry"
+	}
+	return ""
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the

@@ -82,7 +82,7 @@ func TestValidate(t *testing.T) {
 		{"upstream name duplicate", up + "  - name: u\n    base_url: http://h2/v1\n", nil, []string{
 			`t.yaml:4:11: upstreams[1].name: duplicate name "u" (first used by upstreams[0] at line 2)`}},
 		{"base_url missing", "upstreams:\n  - name: u\n", nil, []string{
-			`t.yaml:2:5: upstreams[0].base_url: required (an http or https URL)`}},
+			`t.yaml:2:5: upstreams[0].base_url: required (an http or https URL, or base_urls: a list of them for a pool of servers)`}},
 		{"base_url relative", "upstreams:\n  - name: u\n    base_url: /v1\n", nil, []string{
 			`t.yaml:3:15: upstreams[0].base_url: "/v1" must start with http:// or https://`}},
 		{"base_url scheme", "upstreams:\n  - name: u\n    base_url: ws://h/v1\n", nil, []string{
@@ -253,9 +253,9 @@ func TestValidateInCode(t *testing.T) {
 	}
 	want := []string{
 		`listen: invalid address "0.0.0.0" (want host:port, e.g. 127.0.0.1:8080, or :8080 for all interfaces)`,
-		`upstreams[0].base_url: required (an http or https URL)`,
+		`upstreams[0].base_url: required (an http or https URL, or base_urls: a list of them for a pool of servers)`,
 		`upstreams[1].name: duplicate name "a" (first used by upstreams[0])`,
-		`upstreams[1].base_url: required (an http or https URL)`,
+		`upstreams[1].base_url: required (an http or https URL, or base_urls: a list of them for a pool of servers)`,
 		`loop.display: unknown value "cards" (want events, markdown or none)`,
 		`tools[0].webhook.timeout: must be positive, got -1s (leave it out to use loop.tool_timeout)`,
 		`tools[0].approval: unknown value "" (want never, always or admin)`,

@@ -70,3 +70,29 @@ func TestCheckDefaultFile(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestCheckWarnings: a base_url without a version path is a warning on
+// stderr at its file:line:col, naming the likely fix; the file is still
+// ok (exit 0). A file with errors shows only the errors.
+func TestCheckWarnings(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.yaml")
+	os.WriteFile(file, []byte("upstreams:\n  - name: local\n    base_url: http://127.0.0.1:11434\n  - name: pool\n    base_urls: [http://a/v1, \"http://b/\"]\n"), 0o644)
+	code, out, errs := runCmd("check", file)
+	if code != exitOK || out != file+": ok (2 upstreams, 0 tools)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and ok", code, out, errs)
+	}
+	want := file + ":3:15: warning: upstreams[0].base_url: http://127.0.0.1:11434 has no version path such as /v1;" +
+		" OpenAI-compatible servers serve their API under one — did you mean http://127.0.0.1:11434/v1?\n" +
+		file + ":5:30: warning: upstreams[1].base_urls[1]: http://b has no version path such as /v1;" +
+		" OpenAI-compatible servers serve their API under one — did you mean http://b/v1?\n"
+	if errs != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errs, want)
+	}
+
+	os.WriteFile(file, []byte("upstreams:\n  - name: local\n    base_url: http://127.0.0.1:11434\n    balance: fastest\n"), 0o644)
+	code, out, errs = runCmd("check", file)
+	if code != exitFail || out != "" || strings.Contains(errs, "warning") || !strings.Contains(errs, "upstreams[0].balance") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and only the balance error", code, out, errs)
+	}
+}
