@@ -16,7 +16,8 @@ import (
 // events). Standard SDKs ignore it; apps read it to show tool activity.
 type Event struct {
 	// Event is tool.started, tool.finished, approval.requested,
-	// approval.resolved, round.started or mode.fallback.
+	// approval.resolved, round.started, mode.fallback or
+	// upstream.fallback.
 	Event  string `json:"event"`
 	CallID string `json:"call_id,omitempty"`
 	Name   string `json:"name,omitempty"`
@@ -33,9 +34,10 @@ type Event struct {
 	Error     *toolhost.ToolError `json:"error,omitempty"`
 	// DurationMS is the call's wall time (tool.finished).
 	DurationMS *int64 `json:"duration_ms,omitempty"`
-	// From, To and Reason describe a mode.fallback: the tool modes and
-	// the upstream's refusal. Reason is also a deny's reason
-	// (approval.resolved).
+	// From, To and Reason describe a mode.fallback (the tool modes and the
+	// upstream's refusal) or an upstream.fallback (the upstreams' names,
+	// and what the first answered or that it could not be reached).
+	// Reason is also a deny's reason (approval.resolved).
 	From   string `json:"from,omitempty"`
 	To     string `json:"to,omitempty"`
 	Reason string `json:"reason,omitempty"`

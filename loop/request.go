@@ -118,7 +118,11 @@ func ParseRequest(body []byte) (*Request, error) {
 // (an alias): the body sent upstream carries model, while every chunk and
 // answer the client reads still carries [Request.Model].
 func (r *Request) Rename(model string) {
-	if model == r.Model {
+	current := r.UpstreamModel
+	if current == "" {
+		current = r.Model
+	}
+	if model == "" || model == current {
 		return
 	}
 	var p fastjson.Parser
@@ -130,6 +134,9 @@ func (r *Request) Rename(model string) {
 	v.Set("model", a.NewString(model))
 	r.Body = v.MarshalTo(nil)
 	r.UpstreamModel = model
+	if model == r.Model {
+		r.UpstreamModel = "" // a fallback with no alias: the name as asked
+	}
 }
 
 // RenameAnswer sets a whole chat.completion's model to model: the answer

@@ -110,6 +110,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		return tr.rep, err
 	}
 	tr.base = base
+	again := false // the round is tried again on a fallback upstream
 	for n := 1; ; n++ {
 		final := tr.plain || n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
 		// A plain turn sends the client's body as it came (history
@@ -121,11 +122,12 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 				return tr.rep, err
 			}
 		}
-		if n > 1 {
+		if n > 1 && !again {
 			if err := tr.event(roundStarted(n)); err != nil {
 				return tr.rep, err
 			}
 		}
+		again = false
 		tr.rep.Rounds = n
 		rctx, span, obs := tr.r.startRoundSpan(ctx, tr.t, n)
 		tr.obs = obs
@@ -135,6 +137,15 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 			tr.usage.add(obs.usage)
 		}
 		if err != nil {
+			moved, ferr := tr.fallBackUpstream(ctx, n, err)
+			if ferr != nil {
+				return tr.rep, ferr
+			}
+			if moved {
+				n-- // the same round, on the fallback
+				again = true
+				continue
+			}
 			if n == 1 && tr.native && rejectsTools(err) {
 				if !tr.auto {
 					return tr.rep, &ToolsRejectedError{Upstream: tr.t.UpstreamName, Err: err}

@@ -87,6 +87,10 @@ type Turn struct {
 	// Origin is who asked: the client key, its pre-approvals and the
 	// retry group, handed to every call. Nil: none of them.
 	Origin *toolhost.Origin
+	// Fallbacks take the turn's rounds, in order, when its upstream cannot
+	// start one (nothing of the request written, or 429/5xx before any
+	// body); the rounds after stay on the one that took it.
+	Fallbacks []Fallback
 }
 
 // ImplicitThinking reports whether this turn's replies start inside an
@@ -128,6 +132,9 @@ type Report struct {
 	// Calls summarises every call of the turn, server and client, in the
 	// order the calls were found.
 	Calls []CallSummary
+	// Upstream names the fallback upstream that took the turn's rounds;
+	// empty when its own served them.
+	Upstream string
 }
 
 // Run runs t and writes what the client sees to out. An error returned

@@ -49,8 +49,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	ctx := c.Request().Context()
 	if !req.Stream {
 		if len(turn.Tools) == 0 {
-			err := cutCause(ctx, s.relayJSON(c, up, req, turn.ImplicitThinking()))
-			s.logTurn(ctx, req, up, loop.Report{Rounds: 1}, err, time.Since(start))
+			rep, err := s.relayJSON(c, turn)
+			err = cutCause(ctx, err)
+			s.logTurn(ctx, req, up, rep, err, time.Since(start))
 			return err
 		}
 		return s.collect(c, turn, up, start)
@@ -95,6 +96,7 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h ht
 		Modes:         s.modes,
 		History:       s.history,
 	}
+	t.Fallbacks = st.fallbacks(up, req.Model, o.Mode)
 	if o.Mode != "" {
 		t.Mode = o.Mode
 	}
@@ -227,8 +229,27 @@ func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 }
 
 // relayJSON forwards a non-streaming request without server tools and
-// relays the upstream's answer as it came.
-func (s *Server) relayJSON(c echo.Context, up *upstream.Client, req *loop.Request, think bool) error {
+// relays the upstream's answer as it came: from the turn's upstream, or
+// from its fallbacks in order when it cannot start.
+func (s *Server) relayJSON(c echo.Context, turn *loop.Turn) (loop.Report, error) {
+	rep := loop.Report{Rounds: 1}
+	up := turn.Upstream.(*upstream.Client)
+	for {
+		err := s.relayJSONFrom(c, up, turn.Request, turn.ImplicitThinking())
+		if err == nil || len(turn.Fallbacks) == 0 || !loop.CannotStart(err) {
+			return rep, err
+		}
+		fb := turn.Fallbacks[0]
+		turn.Fallbacks = turn.Fallbacks[1:]
+		s.log.LogAttrs(c.Request().Context(), slog.LevelWarn, "upstream fallback", slog.String("from", up.Name()), slog.String("to", fb.Name), slog.String("error", err.Error()))
+		up, turn.ImplicitThink = fb.Upstream.(*upstream.Client), fb.ImplicitThink
+		turn.Request.Rename(fb.Model)
+		rep.Upstream = fb.Name
+	}
+}
+
+// relayJSONFrom relays one upstream's answer to a non-streaming request.
+func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Request, think bool) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), up.Config().Timeout)
 	defer cancel()
 	body, err := loop.Stitch(ctx, s.history, req.UpstreamBody())
@@ -299,6 +320,11 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream.Cl
 	attrs = append(attrs,
 		slog.String("model", req.Model),
 		slog.String("upstream", up.Name()),
+	)
+	if rep.Upstream != "" {
+		attrs = append(attrs, slog.String("fallback", rep.Upstream))
+	}
+	attrs = append(attrs,
 		slog.Int("rounds", rep.Rounds),
 		slog.Int("tool_calls", len(rep.Calls)),
 	)

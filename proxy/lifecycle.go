@@ -81,6 +81,12 @@ func newState(cfg *config.Config, log *slog.Logger, prev *state, m *metrics) (*s
 			return nil, fmt.Errorf("default_upstream %q names no upstream", name)
 		}
 	}
+	// Last, when nothing can fail: a state that is refused starts no
+	// checks. An upstream taken over keeps its own running.
+	for _, u := range st.upstreams {
+		hc := u.Config().HealthCheck
+		u.Start(hc.Interval, hc.Path)
+	}
 	return st, nil
 }
 

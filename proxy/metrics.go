@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -47,7 +48,7 @@ type metrics struct {
 // newMetrics registers toolstream's metrics (docs/operations.md) plus the Go
 // and process collectors. approvalsPending and mcpStates, when set, are read at
 // every scrape.
-func newMetrics(approvalsPending func() int, mcpStates func() []MCPServerState) *metrics {
+func newMetrics(approvalsPending func() int, mcpStates func() []MCPServerState, upstreams func() []*upstream.Client) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -92,7 +93,7 @@ func newMetrics(approvalsPending func() int, mcpStates func() []MCPServerState) 
 	})
 	m.reg.MustRegister(
 		m.turns, m.rounds, m.toolCalls, m.ttfb, m.toolDuration,
-		m.activeStreams, m.streamBytes, pending, newMCPUpCollector(mcpStates),
+		m.activeStreams, m.streamBytes, pending, newMCPUpCollector(mcpStates), newUpstreamUpCollector(upstreams),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

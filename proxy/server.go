@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -116,9 +117,10 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		approvals: opts.Approvals,
 		runtime:   opts.RuntimeTools,
 		mcp:       opts.MCPServers,
-		metrics:   newMetrics(opts.ApprovalsPending, opts.MCPServers),
-		inflight:  inflight{active: map[uint64]context.CancelCauseFunc{}},
+
+		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
+	s.metrics = newMetrics(opts.ApprovalsPending, opts.MCPServers, func() []*upstream.Client { return s.state.Load().upstreams })
 	st, err := newState(cfg, log, nil, s.metrics)
 	if err != nil {
 		return nil, err
@@ -198,24 +200,42 @@ func (s *Server) healthz(c echo.Context) error {
 }
 
 // readyz is ready when the configuration is loaded (it is, or there would
-// be no Server) and storage answers.
+// be no Server), storage answers, and every upstream has a server its
+// health checks hold up; degraded (still 200) when some upstream or MCP
+// server is down, unavailable (503) when no upstream is up.
 func (s *Server) readyz(c echo.Context) error {
 	if s.ready != nil {
 		if err := s.ready(); err != nil {
 			return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": err.Error()})
 		}
 	}
+	ups, upsDown := upstreamsHealth(s.state.Load())
+	if len(ups) > 0 && len(upsDown) == len(ups) {
+		// No upstream has a server up: no turn can be served here, so a
+		// load balancer should send them elsewhere.
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "degraded",
+			"reason": "no upstream has a healthy server", "degraded_upstreams": upsDown, "upstreams": ups})
+	}
 	states := s.mcpStates()
-	if down := degraded(states); len(down) > 0 {
-		// Still 200: the proxy serves every turn, without the tools of
-		// the servers named; taking it out of a load balancer would lose
-		// more than those tools.
-		return c.JSON(http.StatusOK, map[string]any{"status": "degraded", "degraded": down, "mcp_servers": states})
-	}
+	down := degraded(states)
+	out := map[string]any{"status": "ready", "upstreams": ups}
 	if states != nil {
-		return c.JSON(http.StatusOK, map[string]any{"status": "ready", "mcp_servers": states})
+		out["mcp_servers"] = states
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	if len(down) > 0 || len(upsDown) > 0 {
+		// Still 200: the proxy serves every turn but those of the
+		// upstreams named (which their fallbacks may take), and without
+		// the tools of the MCP servers named; taking it out of a load
+		// balancer would lose more than those.
+		out["status"] = "degraded"
+	}
+	if len(down) > 0 {
+		out["degraded"] = down
+	}
+	if len(upsDown) > 0 {
+		out["degraded_upstreams"] = upsDown
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // Close stops the upstreams' health checks and releases their idle

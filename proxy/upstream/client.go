@@ -136,7 +136,8 @@ func New(cfg config.Upstream, o Options) (*Client, error) {
 		sleep:     sleepCtx,
 	}
 	c.patterns, c.aliases = preparePatterns(cfg.Models)
-	for _, raw := range servers(cfg) {
+	c.roundRobin = cfg.Balance == config.BalanceRoundRobin
+	for _, raw := range cfg.Servers() {
 		base, err := url.Parse(strings.TrimRight(raw, "/"))
 		if err != nil {
 			return nil, fmt.Errorf("upstream %s: base_url: %w", cfg.Name, err)

@@ -18,8 +18,6 @@ type health struct {
 	down atomic.Bool
 	// fails counts the checks failed in a row; only the checker writes it.
 	fails int
-	// seen says a check has answered either way, for /readyz.
-	seen atomic.Bool
 }
 
 func (h *health) up() bool { return !h.down.Load() }
@@ -50,14 +48,12 @@ type checker struct {
 	t       *time.Timer
 	stopped bool
 	running sync.WaitGroup
-	// onChange, when set, is told of every change of a server's state.
-	onChange func(server string, up bool)
 }
 
-// Start begins the health checks, the first at once. onChange, when not
-// nil, is called with a server's base URL (redacted) and its new state
-// whenever it changes, and once for each server after its first check.
-func (c *Client) Start(interval time.Duration, path string, onChange func(server string, up bool)) {
+// Start begins the health checks: a GET of path under each server's base
+// URL every interval, the first at once. A client started already, or an
+// interval of 0, starts nothing. Close stops them.
+func (c *Client) Start(interval time.Duration, path string) {
 	if interval <= 0 || c.checks != nil {
 		return
 	}
@@ -67,7 +63,7 @@ func (c *Client) Start(interval time.Duration, path string, onChange func(server
 		DisableKeepAlives:   true,
 		TLSHandshakeTimeout: c.cfg.ConnectTimeout,
 	}
-	k := &checker{c: c, interval: interval, path: path, onChange: onChange,
+	k := &checker{c: c, interval: interval, path: path,
 		client: &http.Client{Transport: tr, CheckRedirect: noRedirect}}
 	c.checks = k
 	k.mu.Lock()
@@ -117,28 +113,23 @@ func (k *checker) check(s *server) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := k.get(ctx, s)
-	wasUp, first := s.health.up(), !s.health.seen.Swap(true)
+	wasUp := s.health.up()
 	if err == nil {
 		s.health.fails = 0
 		s.health.down.Store(false)
 	} else if s.health.fails++; s.health.fails >= failsToDown || isRefused(err) {
 		s.health.down.Store(true)
 	}
-	if up := s.health.up(); up != wasUp || first {
-		if up != wasUp {
-			lvl, msg := slog.LevelWarn, "upstream server down"
-			if up {
-				lvl, msg = slog.LevelInfo, "upstream server up"
-			}
-			attrs := []slog.Attr{slog.String("upstream", k.c.cfg.Name), slog.String("server", s.base.Redacted())}
-			if err != nil {
-				attrs = append(attrs, slog.String("error", err.Error()))
-			}
-			k.c.log.LogAttrs(ctx, lvl, msg, attrs...)
+	if up := s.health.up(); up != wasUp {
+		lvl, msg := slog.LevelWarn, "upstream server down"
+		if up {
+			lvl, msg = slog.LevelInfo, "upstream server up"
 		}
-		if k.onChange != nil {
-			k.onChange(s.base.Redacted(), up)
+		attrs := []slog.Attr{slog.String("upstream", k.c.cfg.Name), slog.String("server", s.base.Redacted())}
+		if err != nil {
+			attrs = append(attrs, slog.String("error", err.Error()))
 		}
+		k.c.log.LogAttrs(ctx, lvl, msg, attrs...)
 	}
 }
 

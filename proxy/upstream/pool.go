@@ -1,12 +1,5 @@
 package upstream
 
-import (
-	"github.com/toolstream/toolstream/config"
-)
-
-// servers are the base URLs of cfg's pool.
-func servers(cfg config.Upstream) []string { return []string{cfg.BaseURL} }
-
 // pick chooses the server for the next attempt among those not tried yet,
 // and marks it tried: healthy servers first, by the upstream's balance
 // (least_busy: fewest rounds in flight, ties in turn; round_robin: in

@@ -14,6 +14,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/toolstream/toolstream/proxy/upstream"
 )
 
 // Round scripts one response.
@@ -76,11 +78,13 @@ type Server struct {
 
 	srv *httptest.Server
 
-	mu        sync.Mutex
-	script    func(Request) Round
-	rounds    []Round
-	next      int
-	requests  []Request
+	mu       sync.Mutex
+	script   func(Request) Round
+	rounds   []Round
+	next     int
+	requests []Request
+	// checks counts the health checks answered (not in requests).
+	checks    int
 	models    []string
 	handlers  map[string]http.HandlerFunc
 	cancelled chan struct{}
@@ -146,6 +150,15 @@ func (s *Server) Requests() []Request {
 func (s *Server) Cancelled() <-chan struct{} { return s.cancelled }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("User-Agent") == upstream.HealthCheckAgent {
+		// The proxy's health checks come on their own clock, not a
+		// client's: recorded, they would make every count a race.
+		s.mu.Lock()
+		s.checks++
+		s.mu.Unlock()
+		writeModels(w, nil)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
@@ -336,4 +349,12 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}})
 	w.Write(b)
+}
+
+// HealthChecks is how many health checks the server answered; they are
+// not among Requests.
+func (s *Server) HealthChecks() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.checks
 }
