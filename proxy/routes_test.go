@@ -104,6 +104,19 @@ func TestPassThrough(t *testing.T) {
 	}
 }
 
+// TestPassThroughBaseQuery: a base_url's query (Azure's api-version) is
+// kept on pass-through routes, before the client's own.
+func TestPassThroughBaseQuery(t *testing.T) {
+	e := newEnv(t, []upstreamtest.Round{okRound}, func(c *config.Config) { c.Upstreams[0].BaseURL += "?api-version=2" })
+	e.up.Handle("/v1/embeddings", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })
+	readAll(t, e.do(t, http.MethodPost, "/v1/embeddings?x=1", `{"model":"e","input":"hi"}`))
+	readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", chatBody))
+	reqs := e.up.Requests()
+	if len(reqs) != 2 || reqs[0].Query != "api-version=2&x=1" || reqs[1].Query != "api-version=2" {
+		t.Errorf("upstream got %+v", reqs)
+	}
+}
+
 // TestPassThroughStreams: a streamed pass-through body reaches the client
 // piece by piece; the upstream holds its second piece until the client has
 // read the first, so buffering would deadlock the test.

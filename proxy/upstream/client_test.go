@@ -80,3 +80,42 @@ func TestStreamKeepsConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseURLQuery: a base_url's query (Azure's api-version) goes with
+// every request, after the path — not pasted into it, not dropped.
+func TestBaseURLQuery(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.RequestURI)
+		mu.Unlock()
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `{"data":[]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: [DONE]\n\n")
+	})
+	cfg := config.DefaultUpstreamEntry()
+	cfg.Name, cfg.BaseURL = "az", srv.URL+"/openai/v1?api-version=2024-10-21"
+	u, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	st, err := u.Open(context.Background(), []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range st.Events() {
+	}
+	st.Close()
+	u.ListModels(context.Background())
+	want := []string{"POST /openai/v1/chat/completions?api-version=2024-10-21", "GET /openai/v1/models?api-version=2024-10-21"}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}

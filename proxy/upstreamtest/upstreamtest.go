@@ -67,6 +67,8 @@ type Round struct {
 type Request struct {
 	Method string
 	Path   string
+	// Query is the raw query, without "?".
+	Query  string
 	Header http.Header
 	Body   []byte
 }
@@ -161,7 +163,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 	h := s.handlers[r.URL.Path]
 	models := s.models
 	s.mu.Unlock()
