@@ -73,6 +73,10 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "toolstream serve:", err)
 		return exitFail
 	}
+	// Logged here, once runServer's deferred closes (storage, MCP
+	// servers, tracing) are done, so that it is the last line: whoever
+	// reads it knows the process has nothing left to do.
+	r.log.Info("stopped")
 	return exitOK
 }
 
@@ -197,15 +201,27 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 			}
 			grace := r.cfg.ShutdownGrace
 			// Logged once the listener is closed, so whoever reads the
-			// line can count on nothing new being accepted.
-			hs.RegisterOnShutdown(func() { log.Info("shutting down", "signal", sig.String(), "grace", grace.String()) })
-			if err := shutdown(hs, srv, sigs, grace, log); err != nil {
+			// line can count on nothing new being accepted. Shutdown
+			// runs its hooks on each call, in goroutines of their own,
+			// and shutdown calls it twice when it cuts streams: once
+			// only, and waited for before returning, so that it never
+			// comes after "stopped".
+			var once sync.Once
+			logged := make(chan struct{})
+			hs.RegisterOnShutdown(func() {
+				once.Do(func() {
+					log.Info("shutting down", "signal", sig.String(), "grace", grace.String())
+					close(logged)
+				})
+			})
+			err := shutdown(hs, srv, sigs, grace, log)
+			<-logged
+			if err != nil {
 				return err
 			}
 			if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 				return err
 			}
-			log.Info("stopped")
 			return nil
 		}
 	}
