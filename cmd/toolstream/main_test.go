@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,5 +69,21 @@ func TestCheckDefaultFile(t *testing.T) {
 	os.WriteFile("toolstream.yaml", []byte("listen: 127.0.0.1:8080\n"), 0o644)
 	if code, out, errs := runCmd("check"); code != exitOK || out != "toolstream.yaml: ok (0 upstreams, 0 tools)\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestDemoPortInUse: demo -listen on a busy port says what to do, as
+// serve does, and exits 1 before sending the conversation.
+func TestDemoPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	code, out, errs := runCmd("demo", "-listen", addr)
+	want := "toolstream demo: listen " + addr + ": address already in use — another process (maybe another toolstream) is listening there; stop it or give -listen a free port\n"
+	if code != exitFail || errs != want || out != "" {
+		t.Errorf("exit %d\nstdout %q\nstderr %q\nwant stderr %q", code, out, errs, want)
 	}
 }

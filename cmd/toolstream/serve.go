@@ -114,7 +114,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	// Listen first: a port in use is refused before storage is touched.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return listenError(cfg.Listen, err)
+		return listenError(cfg.Listen, err, "set listen / -listen to a free port")
 	}
 	defer ln.Close() // in case serving never starts; Serve closes it otherwise
 	stopPprof, err := startPprof(log)
@@ -239,10 +239,11 @@ func mcpStates(m *mcp.Manager) func() []proxy.MCPServerState {
 	}
 }
 
-// listenError says what to do about the most common reason listen fails.
-func listenError(addr string, err error) error {
+// listenError says what to do about the most common reason listen fails;
+// other says how the command is pointed at another port.
+func listenError(addr string, err error, other string) error {
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("listen %s: address already in use — another process (maybe another toolstream) is listening there; stop it or set listen / -listen to a free port", addr)
+		return fmt.Errorf("listen %s: address already in use — another process (maybe another toolstream) is listening there; stop it or %s", addr, other)
 	}
 	return fmt.Errorf("listen %s: %w", addr, err)
 }
