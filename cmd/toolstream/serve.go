@@ -186,7 +186,11 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	if len(cfg.Upstreams) == 0 {
 		log.Warn("no upstreams configured: add one to " + r.file + " (see config.example.yaml)")
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools))
+	// Version and commit on the line every operator looks for, so that a
+	// log pasted into a bug report says what was running.
+	b := currentBuild()
+	log.Info("listening", "addr", ln.Addr().String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools),
+		"version", b.versionString(), "commit", b.commitString())
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

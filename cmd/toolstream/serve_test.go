@@ -336,7 +336,7 @@ func TestServeShutdown(t *testing.T) {
 				t.Errorf("exit %d\n%s", code, p.log)
 			}
 			log := p.log.String()
-			for _, want := range []string{"signal=terminated grace=300ms", tc.status} {
+			for _, want := range []string{"signal=terminated grace=300ms", tc.status, "version=" + Version + " commit="} {
 				if !strings.Contains(log, want) {
 					t.Errorf("log lacks %q:\n%s", want, log)
 				}
