@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 )
 
 // Version is toolstream's own release number, bumped with each release. It
@@ -53,13 +54,24 @@ func currentBuild() build {
 	return readBuild(bi)
 }
 
-// versionString is the version with the module version when it says more
-// (a pseudo-version names the commit `go install` fetched).
+// versionString is the version with the module version when it says more:
+// `go install …@latest` between releases stamps a pseudo-version naming
+// the commit it fetched, and no vcs.revision. A build in a clone stamps a
+// pseudo-version too (Go 1.24), which only repeats the commit line.
 func (b build) versionString() string {
-	if b.module != "" && b.module != "v"+Version {
-		return Version + " (module " + b.module + ")"
+	if b.module == "" || b.module == "v"+Version || b.repeatsCommit() {
+		return Version
 	}
-	return Version
+	return Version + " (module " + b.module + ")"
+}
+
+// repeatsCommit reports whether the module version is the pseudo-version
+// of the recorded commit, "v0.0.0-20261126143906-50e1065341fa[+dirty]".
+func (b build) repeatsCommit() bool {
+	if len(b.commit) < 12 {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimSuffix(b.module, "+dirty"), "-"+b.commit[:12])
 }
 
 // commitString is the revision, marked when the tree was modified, or

@@ -25,6 +25,8 @@ func TestVersionFormat(t *testing.T) {
 			Version, "a14b930fdc8f"},
 		{"a modified clone", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: vcs("a14b930fdc8f", "true")},
 			Version, "a14b930fdc8f (modified)"},
+		{"a clone, as Go 1.24 stamps it", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261126142000-a14b930fdc8f+dirty"}, Settings: vcs("a14b930fdc8f0123456789abcdef0123456789ab", "true")},
+			Version, "a14b930fdc8f0123456789abcdef0123456789ab (modified)"},
 		{"go install of the release tag", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v" + Version}},
 			Version, "unknown (built without VCS information)"},
 		{"go install @latest between releases", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261126142000-a14b930fdc8f"}},
