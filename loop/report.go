@@ -19,10 +19,14 @@ type CallSummary struct {
 	// Status is toolhost's ok, error, denied or cancelled for a server
 	// call, and [StatusClient] for a call handed to the client.
 	Status string
-	// Duration is the wall time of the execution; zero for a call that
-	// never reached the executor (a parse error, an unknown tool) and for
-	// client calls.
+	// Duration is the executor's time ([toolhost.Result.RunTime]); zero
+	// for a call that never reached the executor (a parse error, an
+	// unknown tool, invalid arguments, denied, not approved in time,
+	// cancelled before it started) and for client calls.
 	Duration time.Duration
+	// Executed says the executor was called; only such calls have a
+	// Duration worth measuring.
+	Executed bool
 	// Client says the call was handed to the client.
 	Client bool
 }
@@ -53,7 +57,7 @@ func (tr *turnRun) summaries() []CallSummary {
 			// the call could finish.
 			status = toolhost.StatusCancelled
 		}
-		out[i] = CallSummary{Name: f.name, Status: status, Duration: f.p.result.Duration}
+		out[i] = CallSummary{Name: f.name, Status: status, Duration: f.p.result.RunTime, Executed: f.p.result.Executed}
 	}
 	return out
 }

@@ -40,16 +40,22 @@ func (l eventList) Events() iter.Seq2[string, error] {
 	}
 }
 
-// verdicts answers "good" with ok and "bad" with an error, each taking a
-// millisecond.
+// verdicts answers "good" with ok and "bad" with an error, each run for a
+// millisecond after a millisecond's approval wait, and denies "denied"
+// after a wait of 28s without running it.
 type verdicts struct{}
 
 func (verdicts) Execute(ctx context.Context, c toolhost.Call) (toolhost.Result, error) {
-	r := toolhost.Result{CallID: c.ID, Name: c.Name, Content: "{}", IsJSON: true, Status: toolhost.StatusOK, Duration: time.Millisecond}
-	if c.Name == "bad" {
+	r := toolhost.Result{CallID: c.ID, Name: c.Name, Content: "{}", IsJSON: true, Status: toolhost.StatusOK}
+	switch c.Name {
+	case "bad":
 		r = toolhost.ErrorResult(c, toolhost.CodeAPIError, "webhook answered 500")
-		r.Duration = time.Millisecond
+	case "denied":
+		r = toolhost.ErrorResult(c, toolhost.CodeDenied, "the user denied this call")
+		r.Duration = 28 * time.Second
+		return r, nil
 	}
+	r.Duration, r.Executed, r.RunTime = 2*time.Millisecond, true, time.Millisecond
 	return r, nil
 }
 
@@ -59,16 +65,17 @@ func hermesCall(name string) string {
 }
 
 // TestReportCalls checks that Report.Calls lists every call of a turn with
-// its outcome: executed, failed, never run (unknown tool), and handed to
-// the client.
+// its outcome: executed, failed, never run (unknown tool, denied), and
+// handed to the client; only calls that ran have a Duration, the
+// executor's time without the approval wait.
 func TestReportCalls(t *testing.T) {
 	lc := config.Default().Loop
 	lc.Keepalive = 0
-	tools := []toolhost.Tool{{Name: "good"}, {Name: "bad"}}
+	tools := []toolhost.Tool{{Name: "good"}, {Name: "bad"}, {Name: "denied"}}
 
 	t.Run("text", func(t *testing.T) {
 		up := &rounds{events: [][]string{
-			{chunk(`{"role":"assistant","content":""}`, ""), hermesCall("good"), hermesCall("bad"), hermesCall("nope"), chunk(`{}`, "stop"), "[DONE]"},
+			{chunk(`{"role":"assistant","content":""}`, ""), hermesCall("good"), hermesCall("bad"), hermesCall("nope"), hermesCall("denied"), chunk(`{}`, "stop"), "[DONE]"},
 			{chunk(`{"role":"assistant","content":"Done."}`, ""), chunk(`{}`, "stop"), "[DONE]"},
 		}}
 		req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"go"}]}`))
@@ -81,9 +88,10 @@ func TestReportCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []loop.CallSummary{
-			{Name: "good", Status: toolhost.StatusOK, Duration: time.Millisecond},
-			{Name: "bad", Status: toolhost.StatusError, Duration: time.Millisecond},
+			{Name: "good", Status: toolhost.StatusOK, Duration: time.Millisecond, Executed: true},
+			{Name: "bad", Status: toolhost.StatusError, Duration: time.Millisecond, Executed: true},
 			{Name: "nope", Status: toolhost.StatusError},
+			{Name: "denied", Status: toolhost.StatusDenied},
 		}
 		if diff := cmp.Diff(want, rep.Calls); diff != "" {
 			t.Errorf("Report.Calls (-want +got):\n%s", diff)
@@ -107,7 +115,7 @@ func TestReportCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []loop.CallSummary{
-			{Name: "good", Status: toolhost.StatusOK, Duration: time.Millisecond},
+			{Name: "good", Status: toolhost.StatusOK, Duration: time.Millisecond, Executed: true},
 			{Name: "mine", Status: loop.StatusClient, Client: true},
 		}
 		if diff := cmp.Diff(want, rep.Calls); diff != "" {

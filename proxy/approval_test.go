@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -327,3 +328,35 @@ func TestRetrySameIdempotencyKey(t *testing.T) {
 // waitABit paces a poll for a condition the handler settles after the
 // client left; the callers bound the number of polls.
 func waitABit() { time.Sleep(10 * time.Millisecond) }
+
+// TestShutdownDuringApproval: an approval still waiting when the shutdown
+// grace is over ends as decided by "shutdown", on the action, in the
+// call's audit record and in the call's log line — not "client-gone": the
+// client did not leave, the proxy stopped.
+func TestShutdownDuringApproval(t *testing.T) {
+	p := newParts(t, approvalConfig("always"), twoRounds())
+	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	logs := &logRecords{}
+	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test", Logger: slog.New(logs)})
+	e := p.serve(t, proxy.Options{Tools: host, Records: db, Approvals: host, History: db, Modes: db})
+	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+apClientKey)
+	id := event(t, st.until(t, `"approval.requested"`))["action_id"].(string)
+
+	cut(t, e.proxy) // returns once the handler did, records written
+	st.until(t, `"code":"shutting_down"`)
+	if a, _, _ := db.Action(context.Background(), id); a.Status != store.ActionExpired || a.DecidedBy != "shutdown" {
+		t.Errorf("action %s decided by %q, want expired by shutdown", a.Status, a.DecidedBy)
+	}
+	recs, _, _ := db.Calls(context.Background(), store.CallQuery{})
+	if len(recs) != 1 || recs[0].Status != store.StatusCancelled || recs[0].Approval == nil || recs[0].Approval.DecidedBy != "shutdown" {
+		t.Errorf("audit records = %+v, want one cancelled call whose approval was ended by shutdown", recs)
+	}
+	lines := logs.find("tool call")
+	if len(lines) != 1 || lines[0]["decided_by"] != "shutdown" || lines[0]["status"] != toolhost.StatusCancelled {
+		t.Errorf("tool call log lines %v, want one cancelled, decided_by=shutdown", lines)
+	}
+}

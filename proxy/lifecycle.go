@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstream"
+	"github.com/toolstream/toolstream/toolhost"
 )
 
 // ErrShuttingDown is the cause a request's context is cancelled with when
@@ -20,7 +21,11 @@ import (
 // turn cut this way is not a client that left: a stream ends with one
 // "shutting_down" error event and no [DONE], a request not yet answered
 // gets 503, and the turn is logged with status "shutdown" (docs/http-api.md).
-var ErrShuttingDown = errors.New("proxy: shutting down")
+//
+// It wraps [toolhost.ErrShuttingDown], so that the tool host, which sees
+// only the context, records an approval wait it ends as ended by the
+// shutdown.
+var ErrShuttingDown = fmt.Errorf("proxy: %w", toolhost.ErrShuttingDown)
 
 // state is everything a reload may change, built whole from one
 // configuration and never modified after: a request reads it once and

@@ -119,9 +119,10 @@ func (m *metrics) turnDone(upstream, status string, rep loop.Report, known func(
 			tool = unknownTool
 		}
 		m.toolCalls.WithLabelValues(tool, callStatus(c.Status)).Inc()
-		// A call that never reached the executor (a parse error, an
-		// unknown tool) has no duration to observe.
-		if c.Duration > 0 {
+		// Only calls that ran are a tool's latency: one refused, denied
+		// or cancelled before it started took no time of the tool's
+		// (a denied call waited for a person, up to approval_timeout).
+		if c.Executed {
 			m.toolDuration.WithLabelValues(tool).Observe(c.Duration.Seconds())
 		}
 	}

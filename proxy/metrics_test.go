@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -165,4 +166,31 @@ func TestMetricsAdmin(t *testing.T) {
 
 	open := newEnv(t, nil, withKeys("client-1"))
 	scrape(t, open) // auth.metrics: open (the default) needs no key
+}
+
+// TestToolDurationOnlyCallsThatRan: a call refused by validation and a
+// call a person denied are counted, but toolstream_tool_duration_seconds
+// observes neither — the denied one waited for a person, the tool never
+// ran.
+func TestToolDurationOnlyCallsThatRan(t *testing.T) {
+	rounds := []upstreamtest.Round{
+		textRound("c1", "Adding it. ", call("create_task", `{}`), call("create_task", `{"title":"Gym"}`)),
+		textRound("c2", "Not added."),
+	}
+	e, _ := newStoredEnv(t, approvalConfig("always"), rounds)
+	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+apClientKey)
+	id := event(t, st.until(t, `"approval.requested"`))["action_id"].(string)
+	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/deny", `{}`, apClientKey); code != 200 {
+		t.Fatalf("deny: %d %v", code, a)
+	}
+	st.until(t, "[DONE]")
+	fams := scrape(t, e.env, "Authorization: Bearer "+apAdminKey)
+	for _, status := range []string{"denied", "error"} {
+		if v := series(t, fams, "toolstream_tool_calls_total", "status", status, "tool", "create_task").GetCounter().GetValue(); v != 1 {
+			t.Errorf("create_task %s = %v, want 1", status, v)
+		}
+	}
+	for _, m := range fams["toolstream_tool_duration_seconds"].GetMetric() {
+		t.Errorf("a call that never ran has a duration: %v", m)
+	}
 }

@@ -22,6 +22,13 @@ var (
 	ErrDecided = store.ErrDecided
 )
 
+// ErrShuttingDown, as the cause of a call's context ([context.Cause]),
+// says the process is shutting down: an approval wait it ends is on record
+// as decided by "shutdown", not by a client that left. proxy's own
+// ErrShuttingDown wraps it (toolhost cannot import proxy); its text has no
+// package prefix so that proxy's reads "proxy: shutting down".
+var ErrShuttingDown = errors.New("shutting down")
+
 // Decider is who decides an action: a client key, or an admin key.
 type Decider struct {
 	KeyID string
@@ -185,7 +192,8 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 
 // await waits for a decision on a, the approval timeout, or ctx. It
 // returns the action as it ended; err is set only when ctx ended the wait
-// (the action is then expired, decided by "client-gone").
+// (the action is then expired, decided by "client-gone", or by "shutdown"
+// when ctx was cancelled with [ErrShuttingDown]).
 func (h *Host) await(ctx context.Context, a store.Action, wake <-chan struct{}) (store.Action, error) {
 	timer := time.NewTimer(a.ExpiresAt.Sub(h.now()))
 	defer timer.Stop()
@@ -200,9 +208,19 @@ func (h *Host) await(ctx context.Context, a store.Action, wake <-chan struct{}) 
 		case <-timer.C:
 			return h.expire(bctx, a.ID, "timeout"), nil
 		case <-ctx.Done():
-			return h.expire(bctx, a.ID, "client-gone"), ctx.Err()
+			return h.expire(bctx, a.ID, stoppedBy(ctx)), ctx.Err()
 		}
 	}
+}
+
+// stoppedBy names what ended ctx, for an action's decided_by: the
+// shutdown, or else the client, which left (net/http cancels a request's
+// context when its connection ends).
+func stoppedBy(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), ErrShuttingDown) {
+		return "shutdown"
+	}
+	return "client-gone"
 }
 
 // expire ends a pending action nobody decided. A decision that won the

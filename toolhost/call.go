@@ -124,8 +124,17 @@ type Result struct {
 	Err *ToolError
 	// Status is StatusOK, StatusError, StatusDenied or StatusCancelled.
 	Status string
-	// Duration is the wall time of the call.
+	// Duration is the wall time of the call, an approval wait included.
 	Duration time.Duration
+	// Executed says the tool's executor was called (a webhook request, an
+	// MCP call); false for a call refused by validation, denied, not
+	// approved in time, replayed from an earlier attempt, or cancelled
+	// before it started.
+	Executed bool
+	// RunTime is the executor's part of Duration; zero unless Executed.
+	// It is what a tool's latency is measured by: a call that waited 28s
+	// for a person's approval took 28s, the tool did not.
+	RunTime time.Duration
 }
 
 // ToolError is a failure the model reads and can correct.

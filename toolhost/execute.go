@@ -154,7 +154,9 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		}
 	}
 
+	ran := time.Now()
 	out := e.exec.Execute(ctx, call, args)
+	runTime := time.Since(ran)
 	c.attempts = out.Attempts
 	var result Result
 	switch {
@@ -173,6 +175,7 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 			Status: StatusOK,
 		}
 	}
+	result.Executed, result.RunTime = true, runTime
 	c.finishRecord(ctx, result, ref)
 	return result, err
 }

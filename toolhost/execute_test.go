@@ -170,3 +170,25 @@ func TestCancelledSaysWhy(t *testing.T) {
 		t.Errorf("cancelled records = %d, want 2", len(recs))
 	}
 }
+
+// TestExecutedOnlyWhenRun: Result.Executed and RunTime say whether the
+// executor was called — the tool-latency histogram counts only those
+// calls — not for a call refused by validation or cancelled before it
+// started.
+func TestExecutedOnlyWhenRun(t *testing.T) {
+	h, _, hits := recordedHost(t, false)
+	if res := execute(t, h, weatherCall(`{"city":"Paris"}`)); !res.Executed || res.RunTime <= 0 || res.RunTime > res.Duration {
+		t.Errorf("a call that ran: Executed %v, RunTime %v of %v", res.Executed, res.RunTime, res.Duration)
+	}
+	if res := execute(t, h, weatherCall(`{"city":7}`)); res.Status != toolhost.StatusError || res.Executed || res.RunTime != 0 {
+		t.Errorf("a call refused by validation: %s, Executed %v, RunTime %v", res.Status, res.Executed, res.RunTime)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if res, _ := h.Execute(ctx, weatherCall(`{"city":"Paris"}`)); res.Executed || res.RunTime != 0 {
+		t.Errorf("a call cancelled before it started: Executed %v, RunTime %v", res.Executed, res.RunTime)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("webhook requests = %d, want 1", n)
+	}
+}

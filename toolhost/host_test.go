@@ -100,9 +100,9 @@ func TestWebhookRequest(t *testing.T) {
 		CallID: "call_1", Name: "get_weather",
 		Arguments: json.RawMessage(`{"city":"Paris","days":3}`),
 		Content:   `{"temp_c":21,"sky":"clear"}`, IsJSON: true,
-		Status: toolhost.StatusOK,
+		Status: toolhost.StatusOK, Executed: true,
 	}
-	if diff := cmp.Diff(want, res, cmpopts.IgnoreFields(toolhost.Result{}, "Duration")); diff != "" {
+	if diff := cmp.Diff(want, res, cmpopts.IgnoreFields(toolhost.Result{}, "Duration", "RunTime")); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
 	if res.Duration <= 0 {

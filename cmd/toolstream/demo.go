@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := demo.Run(ctx, demo.Options{Out: stdout, Raw: *raw, Listen: *listen, ToolsFile: *toolsFile}); err != nil {
+		// Only -listen names a port of the user's: the scripted model
+		// and the tool servers take free ones. A busy port says what to
+		// do, as serve does, not "bind: address already in use".
+		if *listen != "" && errors.Is(err, syscall.EADDRINUSE) {
+			err = listenError(*listen, err, "give -listen a free port")
+		}
 		fmt.Fprintln(stderr, "toolstream demo:", err)
 		return exitFail
 	}

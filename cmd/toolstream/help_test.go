@@ -22,7 +22,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"check", "-help"}, "file:line:col"},
 		{[]string{"health", "-h"}, "-timeout D"},
 		{[]string{"version", "-h"}, "also -version"},
-		{[]string{"-version"}, "toolstream (devel)"},
+		{[]string{"-version"}, "toolstream " + Version},
 		{[]string{"--version"}, "commit "},
 	} {
 		code, out, errs := runCmd(tc.args...)

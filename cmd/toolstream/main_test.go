@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,21 @@ func TestCheckWarnings(t *testing.T) {
 	code, out, errs = runCmd("check", file)
 	if code != exitFail || out != "" || strings.Contains(errs, "warning") || !strings.Contains(errs, "upstreams[0].balance") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and only the balance error", code, out, errs)
+	}
+}
+
+// TestDemoPortInUse: demo -listen on a busy port says what to do, as
+// serve does, and exits 1 before sending the conversation.
+func TestDemoPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	code, out, errs := runCmd("demo", "-listen", addr)
+	want := "toolstream demo: listen " + addr + ": address already in use — another process (maybe another toolstream) is listening there; stop it or give -listen a free port\n"
+	if code != exitFail || errs != want || out != "" {
+		t.Errorf("exit %d\nstdout %q\nstderr %q\nwant stderr %q", code, out, errs, want)
 	}
 }

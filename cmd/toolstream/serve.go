@@ -73,6 +73,10 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "toolstream serve:", err)
 		return exitFail
 	}
+	// Logged here, once runServer's deferred closes (storage, MCP
+	// servers, tracing) are done, so that it is the last line: whoever
+	// reads it knows the process has nothing left to do.
+	r.log.Info("stopped")
 	return exitOK
 }
 
@@ -110,7 +114,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	// Listen first: a port in use is refused before storage is touched.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return listenError(cfg.Listen, err)
+		return listenError(cfg.Listen, err, "set listen / -listen to a free port")
 	}
 	defer ln.Close() // in case serving never starts; Serve closes it otherwise
 	stopPprof, err := startPprof(log)
@@ -182,7 +186,11 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	if len(cfg.Upstreams) == 0 {
 		log.Warn("no upstreams configured: add one to " + r.file + " (see config.example.yaml)")
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools))
+	// Version and commit on the line every operator looks for, so that a
+	// log pasted into a bug report says what was running.
+	b := currentBuild()
+	log.Info("listening", "addr", ln.Addr().String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools),
+		"version", b.versionString(), "commit", b.commitString())
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -197,15 +205,27 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 			}
 			grace := r.cfg.ShutdownGrace
 			// Logged once the listener is closed, so whoever reads the
-			// line can count on nothing new being accepted.
-			hs.RegisterOnShutdown(func() { log.Info("shutting down", "signal", sig.String(), "grace", grace.String()) })
-			if err := shutdown(hs, srv, sigs, grace, log); err != nil {
+			// line can count on nothing new being accepted. Shutdown
+			// runs its hooks on each call, in goroutines of their own,
+			// and shutdown calls it twice when it cuts streams: once
+			// only, and waited for before returning, so that it never
+			// comes after "stopped".
+			var once sync.Once
+			logged := make(chan struct{})
+			hs.RegisterOnShutdown(func() {
+				once.Do(func() {
+					log.Info("shutting down", "signal", sig.String(), "grace", grace.String())
+					close(logged)
+				})
+			})
+			err := shutdown(hs, srv, sigs, grace, log)
+			<-logged
+			if err != nil {
 				return err
 			}
 			if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 				return err
 			}
-			log.Info("stopped")
 			return nil
 		}
 	}
@@ -223,10 +243,11 @@ func mcpStates(m *mcp.Manager) func() []proxy.MCPServerState {
 	}
 }
 
-// listenError says what to do about the most common reason listen fails.
-func listenError(addr string, err error) error {
+// listenError says what to do about the most common reason listen fails;
+// other says how the command is pointed at another port.
+func listenError(addr string, err error, other string) error {
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("listen %s: address already in use — another process (maybe another toolstream) is listening there; stop it or set listen / -listen to a free port", addr)
+		return fmt.Errorf("listen %s: address already in use — another process (maybe another toolstream) is listening there; stop it or %s", addr, other)
 	}
 	return fmt.Errorf("listen %s: %w", addr, err)
 }

@@ -291,7 +291,8 @@ func TestServeReload(t *testing.T) {
 // ends within shutdown_grace ends as usual with [DONE]; one still open when
 // the grace runs out gets one shutting_down error event and no [DONE], its
 // upstream request is cancelled and the turn is logged as cut by the
-// shutdown. Either way the process exits 0.
+// shutdown. Either way the process exits 0, having logged "shutting down"
+// once and "stopped" last.
 func TestServeShutdown(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -335,10 +336,20 @@ func TestServeShutdown(t *testing.T) {
 				t.Errorf("exit %d\n%s", code, p.log)
 			}
 			log := p.log.String()
-			for _, want := range []string{"signal=terminated grace=300ms", tc.status, "msg=stopped"} {
+			for _, want := range []string{"signal=terminated grace=300ms", tc.status, "version=" + Version + " commit="} {
 				if !strings.Contains(log, want) {
 					t.Errorf("log lacks %q:\n%s", want, log)
 				}
+			}
+			// One "shutting down", however many steps the shutdown
+			// takes, and "stopped" last: an operator reading the log
+			// (or a supervisor waiting for the line) trusts both.
+			if n := strings.Count(log, `msg="shutting down"`); n != 1 {
+				t.Errorf(`"shutting down" logged %d times, want once:\n%s`, n, log)
+			}
+			lines := strings.Split(strings.TrimSpace(log), "\n")
+			if last := lines[len(lines)-1]; !strings.Contains(last, "msg=stopped") {
+				t.Errorf("the last log line is %q, want msg=stopped:\n%s", last, log)
 			}
 			if tc.release == 0 {
 				ctx, cancel := context.WithTimeout(context.Background(), waitFor)

@@ -114,7 +114,8 @@ type Decision struct {
 	ActionID string `json:"action_id,omitempty"`
 	// Decision is "approved", "denied", "expired" or "pre-approved".
 	Decision string `json:"decision"`
-	// DecidedBy is the deciding key's id, "timeout" or "client-gone".
+	// DecidedBy is the deciding key's id, "timeout", "client-gone" or
+	// "shutdown".
 	DecidedBy string `json:"decided_by,omitempty"`
 	// Reason is the optional reason given with a deny.
 	Reason string    `json:"reason,omitempty"`
