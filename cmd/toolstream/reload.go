@@ -36,6 +36,7 @@ func (r *reloader) reload() {
 		r.refuse(err)
 		return
 	}
+	logWarnings(r.log, cfg)
 	for _, key := range r.keepRestartOnly(cfg) {
 		r.log.Warn("config change needs a restart: keeping the running value", "key", key)
 	}

@@ -186,6 +186,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	if len(cfg.Upstreams) == 0 {
 		log.Warn("no upstreams configured: add one to " + r.file + " (see config.example.yaml)")
 	}
+	logWarnings(log, cfg)
 	// Version and commit on the line every operator looks for, so that a
 	// log pasted into a bug report says what was running.
 	b := currentBuild()
@@ -315,4 +316,12 @@ func configTools(cfg *config.Config) []config.Tool {
 		tools[i] = t
 	}
 	return tools
+}
+
+// logWarnings logs what "toolstream check" would warn about, each as it
+// prints it (file:line:col): a likely mistake that still loads.
+func logWarnings(log *slog.Logger, cfg *config.Config) {
+	for _, p := range cfg.Warnings {
+		log.Warn("config warning", "problem", p.String())
+	}
 }
