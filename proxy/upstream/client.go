@@ -222,10 +222,8 @@ func joinURL(base *url.URL, rel string) *url.URL {
 // Open implements loop.Upstream: one streaming round, bounded by the
 // upstream's timeout. Only a 200 with an event stream is a stream.
 func (c *Client) Open(ctx context.Context, body []byte) (loop.Stream, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	tctx, tcancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	stop := func() { tcancel(); cancel(nil) }
-	resp, err := c.post(tctx, "/chat/completions", body, "text/event-stream")
+	ctx, stop := context.WithTimeout(ctx, c.cfg.Timeout)
+	resp, err := c.post(ctx, "/chat/completions", body, "text/event-stream")
 	if err != nil {
 		stop()
 		return nil, err
@@ -240,8 +238,10 @@ func (c *Client) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 		return nil, &loop.StreamError{Upstream: c.cfg.Name,
 			Reason: fmt.Sprintf("answered %q instead of an event stream (does it support \"stream\": true?)", mt)}
 	}
-	ib := newIdleBody(resp.Body, c.cfg.IdleTimeout, cancel)
-	return &sseStream{body: ib, upstream: c.cfg.Name, ctx: tctx, cancel: stop, maxEvent: c.maxEvent}, nil
+	// The idle timeout ends the round's context too: the stream tells it
+	// from the round's timeout by the idle body's fired flag.
+	ib := newIdleBody(resp.Body, c.cfg.IdleTimeout, stop)
+	return &sseStream{body: ib, upstream: c.cfg.Name, ctx: ctx, cancel: stop, maxEvent: c.maxEvent}, nil
 }
 
 // PostJSON sends a non-streaming chat request. It returns the answer only

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"errors"
 	"io"
 	"sync/atomic"
 	"time"
@@ -31,7 +30,7 @@ type idleBody struct {
 	beforeRead, afterRead func()
 }
 
-func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelCauseFunc) *idleBody {
+func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
 	b := &idleBody{r: r, d: d}
 	if d > 0 {
 		b.t = time.AfterFunc(d, func() {
@@ -39,16 +38,12 @@ func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelCauseFun
 			// Ending the request's context ends the Read the stream is
 			// blocked in, on either transport, from here: the body's
 			// Close is the reading goroutine's alone to call.
-			cancel(errIdle)
+			cancel()
 		})
 		b.t.Stop() // started by each Read
 	}
 	return b
 }
-
-// errIdle is the cause a round's context ends with when its stream fell
-// silent for upstreams[].idle_timeout.
-var errIdle = errors.New("upstream idle timeout")
 
 // Read reads from the body with the idle clock running.
 func (b *idleBody) Read(p []byte) (int, error) {
