@@ -207,6 +207,7 @@ func (tr *turnRun) chooseMode(ctx context.Context) error {
 	if tr.plain {
 		return nil
 	}
+	tr.native, tr.auto = false, false // again for a fallback upstream
 	switch tr.t.Mode {
 	case config.ToolModeNative:
 		tr.native = true
