@@ -27,21 +27,26 @@ func (s *Server) passThrough(c echo.Context) error {
 	if def == nil {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	reverseProxy(def, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
+	rel, err := passPath(c.Request().URL)
+	if err != nil {
+		return err
+	}
+	reverseProxy(def, rel, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 
-// reverseProxy builds the httputil.ReverseProxy for pass-through routes to
-// u, masking mask's secrets in the errors it relays. It is cheap; building
-// it per request keeps the upstream free of lazily initialised state.
-func reverseProxy(u *upstream.Client, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
+// reverseProxy builds the httputil.ReverseProxy that sends one
+// pass-through request to u, at rel under base_url's path, masking mask's
+// secrets in the errors it relays. It is cheap; building it per request
+// keeps the upstream free of lazily initialised state.
+func reverseProxy(u *upstream.Client, rel relPath, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out
 			base := u.Base()
 			out.URL.Scheme = base.Scheme
 			out.URL.Host = base.Host
-			out.URL.Path = base.Path + strings.TrimPrefix(pr.In.URL.Path, "/v1")
+			out.URL.Path = rel.under(base.Path)
 			out.URL.RawPath = ""
 			out.URL.RawQuery = joinQuery(base.RawQuery, pr.In.URL.RawQuery)
 			out.Host = base.Host
