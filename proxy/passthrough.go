@@ -19,9 +19,9 @@ import (
 )
 
 // passThrough sends any other /v1/* request (embeddings, completions,
-// audio, …) to the default upstream unchanged, except that the client's key
-// is replaced by the upstream's. Streaming bodies are flushed as they
-// arrive.
+// audio, …) to the default upstream unchanged, except that the client's
+// credentials are replaced by the upstream's. Streaming bodies are flushed
+// as they arrive.
 func (s *Server) passThrough(c echo.Context) error {
 	def := s.stateOf(c).def
 	if def == nil {
@@ -34,6 +34,13 @@ func (s *Server) passThrough(c echo.Context) error {
 	reverseProxy(def, rel, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
 	return nil
 }
+
+// clientCredentials are the headers a client may authenticate with, to us
+// or to anyone. None is ever forwarded: an upstream gets its own api_key
+// and configured headers only. x-api-key is how Anthropic's SDK sends a
+// key, and a client that sends its toolstream key that way must not hand
+// it to a model server.
+var clientCredentials = [...]string{"Authorization", "Api-Key", "X-Api-Key", "Cookie", "Proxy-Authorization"}
 
 // reverseProxy builds the httputil.ReverseProxy that sends one
 // pass-through request to u, at rel under base_url's path, masking mask's
@@ -50,8 +57,9 @@ func reverseProxy(u *upstream.Client, rel relPath, mask *masker, log *slog.Logge
 			out.URL.RawPath = ""
 			out.URL.RawQuery = joinQuery(base.RawQuery, pr.In.URL.RawQuery)
 			out.Host = base.Host
-			out.Header.Del("Authorization")
-			out.Header.Del("Api-Key")
+			for _, h := range clientCredentials {
+				out.Header.Del(h)
+			}
 			u.SetHeaders(out.Header)
 		},
 		Transport: u.Transport(),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
 // rawDo writes req to the proxy byte for byte on a connection of its own,
@@ -130,5 +131,62 @@ func TestPassThroughRefusesDotSegments(t *testing.T) {
 	}
 	if strings.Join(paths, " ") != strings.Join(want, " ") {
 		t.Errorf("upstream received\n%q\nwant\n%q", paths, want)
+	}
+}
+
+// TestClientCredentialsNeverReachUpstream: whatever credential headers a
+// client sends, on any route, the upstream receives only its own
+// api_key and the upstream's configured headers. A client that sends its
+// toolstream key as x-api-key (as Anthropic's SDK does) or a session
+// cookie must not hand it to a model server.
+func TestClientCredentialsNeverReachUpstream(t *testing.T) {
+	credentials := []string{
+		"Authorization: Bearer client-key",
+		"Api-Key: client-secret-1",
+		"X-Api-Key: client-secret-2",
+		"Cookie: session=client-secret-3",
+		"Proxy-Authorization: Basic client-secret-4",
+	}
+	routes := []struct {
+		method, path, body string
+	}{
+		{http.MethodPost, "/v1/embeddings", `{"model":"e","input":"hi"}`},
+		{http.MethodGet, "/v1/files", ""},
+		{http.MethodPost, "/v1/chat/completions", chatBody},
+		{http.MethodPost, "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`},
+		{http.MethodGet, "/v1/models", ""},
+	}
+	for _, cred := range credentials {
+		e := newEnv(t, []upstreamtest.Round{okRound, okRound}, func(c *config.Config) {
+			c.Auth.Keys = []config.Secret{"client-key"}
+			c.Upstreams[0].Headers = map[string]string{"X-Extra": "configured"}
+		})
+		e.up.Handle("/v1/embeddings", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })
+		e.up.Handle("/v1/files", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })
+		for _, rt := range routes {
+			resp := e.do(t, rt.method, rt.path, rt.body, "Authorization: Bearer client-key", cred)
+			if body := readAll(t, resp); resp.StatusCode != 200 {
+				t.Errorf("%s %s with %s: %d %s", rt.method, rt.path, cred, resp.StatusCode, body)
+			}
+		}
+		reqs := e.up.Requests()
+		if len(reqs) < len(routes) {
+			t.Errorf("%s: upstream saw %d requests, want at least %d", cred, len(reqs), len(routes))
+		}
+		for _, r := range reqs {
+			for k, vs := range r.Header {
+				for _, v := range vs {
+					if strings.Contains(v, "client-") {
+						t.Errorf("%s: %s %s reached the upstream with %s: %s", cred, r.Method, r.Path, k, v)
+					}
+				}
+			}
+			if got := r.Header.Get("Authorization"); got != "Bearer upstream-key" {
+				t.Errorf("%s: %s %s: Authorization %q, want the upstream's own key", cred, r.Method, r.Path, got)
+			}
+			if got := r.Header.Get("X-Extra"); got != "configured" && r.Path != "/v1/models" {
+				t.Errorf("%s: %s %s: configured header X-Extra %q, want it sent", cred, r.Method, r.Path, got)
+			}
+		}
 	}
 }
