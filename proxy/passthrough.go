@@ -31,7 +31,8 @@ func (s *Server) passThrough(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reverseProxy(def, rel, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
+	body, _ := c.Request().Body.(*bodyReader) // nil without a body
+	reverseProxy(def, rel, body, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 
@@ -44,9 +45,10 @@ var clientCredentials = [...]string{"Authorization", "Api-Key", "X-Api-Key", "Co
 
 // reverseProxy builds the httputil.ReverseProxy that sends one
 // pass-through request to u, at rel under base_url's path, masking mask's
-// secrets in the errors it relays. It is cheap; building it per request
+// secrets in the errors it relays. body is the request's body, whose read
+// failures are the client's, not the upstream's. It is cheap; building it per request
 // keeps the upstream free of lazily initialised state.
-func reverseProxy(u *upstream.Client, rel relPath, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
+func reverseProxy(u *upstream.Client, rel relPath, body *bodyReader, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out
@@ -69,12 +71,18 @@ func reverseProxy(u *upstream.Client, rel relPath, mask *masker, log *slog.Logge
 		ModifyResponse: func(resp *http.Response) error { return passError(u, mask, resp) },
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			err = cutCause(r.Context(), err)
+			if body != nil && body.failure() != nil {
+				// The client's body failed, not the upstream: the
+				// Transport reports it as a failed write to the upstream.
+				err = body.failure()
+			}
 			var (
+				be  *bodyError
 				mbe *http.MaxBytesError
 				ue  *loop.UpstreamError
 			)
 			switch {
-			case errors.Is(err, ErrShuttingDown), errors.As(err, &mbe):
+			case errors.Is(err, ErrShuttingDown), errors.As(err, &mbe), errors.As(err, &be):
 			case errors.Is(err, context.Canceled):
 				return
 			default:
