@@ -147,3 +147,36 @@ func TestMalformedChunkedBody(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateKeys: a body that names a top-level key twice gets a 400
+// naming it, and nothing is sent upstream. toolstream reads the first
+// "model" but an upstream that keeps the last would serve another: the
+// two must never see different requests.
+func TestDuplicateKeys(t *testing.T) {
+	e := newEnv(t, []upstreamtest.Round{okRound}, nil)
+	const msgs = `"messages":[{"role":"user","content":"hi"}]`
+	for _, tc := range []struct{ body, key string }{
+		{`{"model":"cheap","model":"expensive",` + msgs + `}`, "model"},
+		{`{"model":"m","stream":false,"stream":true,` + msgs + `}`, "stream"},
+		{`{"model":"m",` + msgs + `,` + msgs + `}`, "messages"},
+		{`{"model":"m","tool_choice":"none",` + msgs + `,"tool_choice":"auto"}`, "tool_choice"},
+		{`{"model":"m",` + msgs + `,"temperature":0,"temperature":1}`, "temperature"},
+		{`{"model":"m","mod\u0065l":"other",` + msgs + `}`, "model"}, // the same key, escaped
+	} {
+		resp := e.do(t, http.MethodPost, "/v1/chat/completions", tc.body)
+		body := readAll(t, resp)
+		got := decodeError(t, body)
+		if resp.StatusCode != 400 || got.Error.Type != "invalid_request_error" || got.Error.Param == nil || *got.Error.Param != tc.key ||
+			!strings.Contains(got.Error.Message, `"`+tc.key+`"`) {
+			t.Errorf("%s: got %d %s, want 400 naming %q", tc.body, resp.StatusCode, body, tc.key)
+		}
+	}
+	if n := len(e.up.Requests()); n != 0 {
+		t.Errorf("upstream saw %d requests", n)
+	}
+	// Keys that repeat inside nested objects are the upstream's to read.
+	resp := e.do(t, http.MethodPost, "/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"metadata":{"a":1,"a":2}}`)
+	if body := readAll(t, resp); resp.StatusCode != 200 {
+		t.Errorf("a nested repeat: %d %s", resp.StatusCode, body)
+	}
+}
