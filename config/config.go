@@ -27,6 +27,14 @@ type Config struct {
 	// turn is never cut, but a client that stopped reading does not hold
 	// its turn (and the upstream round and tools under it). Default 2m.
 	WriteIdleTimeout time.Duration `yaml:"write_idle_timeout"`
+	// ReadIdleTimeout answers 408 to a request whose body stops arriving
+	// for this long: a deadline pushed forward as the body's bytes come
+	// in, so a slow upload is not cut, but a stalled one does not hold a
+	// connection. Default 30s.
+	ReadIdleTimeout time.Duration `yaml:"read_idle_timeout"`
+	// ReadBodyTimeout bounds the whole read of one request body, however
+	// its bytes trickle in; past it the request gets 408. Default 5m.
+	ReadBodyTimeout time.Duration `yaml:"read_body_timeout"`
 	// Auth holds client and admin keys.
 	Auth Auth `yaml:"auth"`
 	// Storage configures the embedded badger database.
@@ -292,6 +300,8 @@ func Default() Config {
 		MaxRequestBytes:  10 * MiB,
 		ShutdownGrace:    30 * time.Second,
 		WriteIdleTimeout: 2 * time.Minute,
+		ReadIdleTimeout:  30 * time.Second,
+		ReadBodyTimeout:  5 * time.Minute,
 		Auth:             Auth{Metrics: "open"},
 		Storage: Storage{
 			Backend:        BackendBadger,

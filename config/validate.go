@@ -53,6 +53,8 @@ func (c *Config) check(at func(string) position) []Problem {
 	v.positiveSize("max_request_bytes", c.MaxRequestBytes)
 	v.positiveDuration("shutdown_grace", c.ShutdownGrace)
 	v.positiveDuration("write_idle_timeout", c.WriteIdleTimeout)
+	v.positiveDuration("read_idle_timeout", c.ReadIdleTimeout)
+	v.positiveDuration("read_body_timeout", c.ReadBodyTimeout)
 	v.auth(c)
 	v.storage(c.Storage)
 	v.upstreams(c)

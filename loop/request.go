@@ -64,6 +64,9 @@ func ParseRequest(body []byte) (*Request, error) {
 	if v.Type() != fastjson.TypeObject {
 		return nil, &RequestError{Message: "request body must be a JSON object"}
 	}
+	if k, ok := duplicateKey(v.GetObject()); ok {
+		return nil, &RequestError{Param: k, Message: fmt.Sprintf("the key %q appears more than once in the request body; send each key once", k)}
+	}
 	r := &Request{Body: body}
 
 	m := v.Get("model")
@@ -112,6 +115,57 @@ func ParseRequest(body []byte) (*Request, error) {
 		r.Overrides = o
 	}
 	return r, nil
+}
+
+// duplicateKey finds a top-level key that o holds more than once. Every
+// reader of a body picks one of a repeated key's values, and not the same
+// one: toolstream's parser takes the first, most upstreams (Python's json,
+// Go's encoding/json) the last. A body with "model" twice would be routed
+// for one model and served by another (issue 21), and "stream",
+// "messages" or "tool_choice" twice would split the same way; so no
+// repeat at all reaches an upstream.
+//
+// fastjson keeps every pair it parsed, so this is one pass over keys
+// already unescaped ("mod\u0065l" is "model"), with no second parse.
+// A body has a handful of top-level keys: they are compared pairwise on
+// the stack, and only a body with very many goes through a map, so a
+// hostile one cannot make the pass quadratic.
+func duplicateKey(o *fastjson.Object) (string, bool) {
+	const few = 32
+	var (
+		dup   string
+		found bool
+	)
+	if o.Len() <= few {
+		var seen [few][]byte
+		n := 0
+		o.Visit(func(k []byte, _ *fastjson.Value) {
+			for _, s := range seen[:n] {
+				if !found && string(s) == string(k) {
+					dup, found = shortKey(k), true
+				}
+			}
+			seen[n] = k
+			n++
+		})
+		return dup, found
+	}
+	seen := make(map[string]struct{}, o.Len())
+	o.Visit(func(k []byte, _ *fastjson.Value) {
+		if _, ok := seen[string(k)]; ok && !found {
+			dup, found = shortKey(k), true
+		}
+		seen[string(k)] = struct{}{}
+	})
+	return dup, found
+}
+
+// shortKey keeps a key named in an error message short.
+func shortKey(k []byte) string {
+	if len(k) > 64 {
+		return string(k[:64]) + "…"
+	}
+	return string(k)
 }
 
 // Rename asks the upstream for model instead of the one the client named

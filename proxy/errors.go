@@ -87,6 +87,8 @@ func toAPIError(err error) apiError {
 		nfe *notFoundError
 		uae *upstream.AuthError
 		upe *upstream.PathError
+		pe  *pathError
+		be  *bodyError
 	)
 	switch {
 	case errors.Is(err, ErrShuttingDown):
@@ -115,6 +117,13 @@ func toAPIError(err error) apiError {
 			Message: "Incorrect or missing API key. Send it as \"Authorization: Bearer <key>\"."}
 	case errors.As(err, &mbe):
 		return tooLarge(mbe.Limit)
+	case errors.As(err, &be):
+		if be.key != "" {
+			return apiError{Status: http.StatusRequestTimeout, Type: "invalid_request_error", Code: "request_timeout", Message: be.Error()}
+		}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_body", Message: be.Error()}
+	case errors.As(err, &pe):
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_path", Message: pe.Error()}
 	case errors.As(err, &tre):
 		var ue *loop.UpstreamError
 		status := http.StatusBadRequest

@@ -19,34 +19,49 @@ import (
 )
 
 // passThrough sends any other /v1/* request (embeddings, completions,
-// audio, …) to the default upstream unchanged, except that the client's key
-// is replaced by the upstream's. Streaming bodies are flushed as they
-// arrive.
+// audio, …) to the default upstream unchanged, except that the client's
+// credentials are replaced by the upstream's. Streaming bodies are flushed
+// as they arrive.
 func (s *Server) passThrough(c echo.Context) error {
 	def := s.stateOf(c).def
 	if def == nil {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	reverseProxy(def, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
+	rel, err := passPath(c.Request().URL)
+	if err != nil {
+		return err
+	}
+	body, _ := c.Request().Body.(*bodyReader) // nil without a body
+	reverseProxy(def, rel, body, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 
-// reverseProxy builds the httputil.ReverseProxy for pass-through routes to
-// u, masking mask's secrets in the errors it relays. It is cheap; building
-// it per request keeps the upstream free of lazily initialised state.
-func reverseProxy(u *upstream.Client, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
+// clientCredentials are the headers a client may authenticate with, to us
+// or to anyone. None is ever forwarded: an upstream gets its own api_key
+// and configured headers only. x-api-key is how Anthropic's SDK sends a
+// key, and a client that sends its toolstream key that way must not hand
+// it to a model server.
+var clientCredentials = [...]string{"Authorization", "Api-Key", "X-Api-Key", "Cookie", "Proxy-Authorization"}
+
+// reverseProxy builds the httputil.ReverseProxy that sends one
+// pass-through request to u, at rel under base_url's path, masking mask's
+// secrets in the errors it relays. body is the request's body, whose read
+// failures are the client's, not the upstream's. It is cheap; building it per request
+// keeps the upstream free of lazily initialised state.
+func reverseProxy(u *upstream.Client, rel relPath, body *bodyReader, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out
 			base := u.Base()
 			out.URL.Scheme = base.Scheme
 			out.URL.Host = base.Host
-			out.URL.Path = base.Path + strings.TrimPrefix(pr.In.URL.Path, "/v1")
+			out.URL.Path = rel.under(base.Path)
 			out.URL.RawPath = ""
 			out.URL.RawQuery = joinQuery(base.RawQuery, pr.In.URL.RawQuery)
 			out.Host = base.Host
-			out.Header.Del("Authorization")
-			out.Header.Del("Api-Key")
+			for _, h := range clientCredentials {
+				out.Header.Del(h)
+			}
 			u.SetHeaders(out.Header)
 		},
 		Transport: u.Transport(),
@@ -56,12 +71,18 @@ func reverseProxy(u *upstream.Client, mask *masker, log *slog.Logger) *httputil.
 		ModifyResponse: func(resp *http.Response) error { return passError(u, mask, resp) },
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			err = cutCause(r.Context(), err)
+			if body != nil && body.failure() != nil {
+				// The client's body failed, not the upstream: the
+				// Transport reports it as a failed write to the upstream.
+				err = body.failure()
+			}
 			var (
+				be  *bodyError
 				mbe *http.MaxBytesError
 				ue  *loop.UpstreamError
 			)
 			switch {
-			case errors.Is(err, ErrShuttingDown), errors.As(err, &mbe):
+			case errors.Is(err, ErrShuttingDown), errors.As(err, &mbe), errors.As(err, &be):
 			case errors.Is(err, context.Canceled):
 				return
 			default:
