@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -184,6 +185,9 @@ func TestToolDurationOnlyCallsThatRan(t *testing.T) {
 		t.Fatalf("deny: %d %v", code, a)
 	}
 	st.until(t, "[DONE]")
+	// The turn is counted once its handler returns, after [DONE]: the
+	// body's end is when it has.
+	io.Copy(io.Discard, st.resp.Body)
 	fams := scrape(t, e.env, "Authorization: Bearer "+apAdminKey)
 	for _, status := range []string{"denied", "error"} {
 		if v := series(t, fams, "toolstream_tool_calls_total", "status", status, "tool", "create_task").GetCounter().GetValue(); v != 1 {
