@@ -32,9 +32,21 @@ type bodyReader struct {
 	excess int64
 
 	// end says the body ended where the framing says; err is a framing
-	// error, after which nothing more is read.
-	end bool
-	err error
+	// error, after which nothing more is read. over says bytes past the
+	// end were read with it: the server sent more than its answer.
+	end  bool
+	over bool
+	err  error
+}
+
+// clean reports whether the body ended exactly where its framing says,
+// with nothing of the connection read past it: only then may the
+// connection carry another request. Bytes past an answer are no answer to
+// anything; dropped, the next request could read the rest of them as its
+// own (net/http closes such a connection too, as an "unsolicited
+// response").
+func (b *bodyReader) clean() bool {
+	return b.end && b.err == nil && !b.over && len(b.pending) == 0
 }
 
 const (
@@ -165,9 +177,10 @@ func (b *bodyReader) decode(raw []byte) int {
 			if b.st == chunkTrailer {
 				if len(bytes.TrimRight(line, "\r")) == 0 {
 					b.end = true
-					if i < len(raw) {
-						b.err = errChunked // bytes past the end of the answer
-					}
+					// Bytes past the end of the answer: the body is
+					// whole, as net/http reads it, but the connection
+					// is not kept.
+					b.over = i < len(raw)
 					return out
 				}
 				continue // a trailer field: not kept
