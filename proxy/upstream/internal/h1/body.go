@@ -171,11 +171,20 @@ func (b *bodyReader) decode(raw []byte) int {
 					return out
 				}
 			}
-			if len(line) > 0 && line[len(line)-1] == '\r' {
-				line = line[:len(line)-1]
-			}
 			if b.st == chunkTrailer {
-				if len(bytes.TrimRight(line, "\r")) == 0 {
+				// net/http ends the body at a CRLF right after the last
+				// chunk, and refuses "0\r\n\n" ending the answer. A
+				// trailer it reads only when a CRLFCRLF comes up within
+				// its read buffer; read in place there is no looking
+				// ahead, so a trailer here is CRLF lines, each a field
+				// with a colon, up to an empty one — stricter than
+				// net/http only for bare-LF trailer lines.
+				if len(line) == 0 || line[len(line)-1] != '\r' {
+					b.err = errChunked
+					return out
+				}
+				line = line[:len(line)-1]
+				if len(line) == 0 {
 					b.end = true
 					// Bytes past the end of the answer: the body is
 					// whole, as net/http reads it, but the connection
@@ -183,8 +192,13 @@ func (b *bodyReader) decode(raw []byte) int {
 					b.over = i < len(raw)
 					return out
 				}
+				if bytes.IndexByte(line, ':') <= 0 {
+					b.err = errChunked
+					return out
+				}
 				continue // a trailer field: not kept
 			}
+			line = line[:len(line)-1]
 			size, ok := parseChunkSize(line)
 			// Framing beyond 16 bytes a chunk plus twice its data is a
 			// sender padding the stream with non-data (net/http's rule).
