@@ -32,9 +32,21 @@ type bodyReader struct {
 	excess int64
 
 	// end says the body ended where the framing says; err is a framing
-	// error, after which nothing more is read.
-	end bool
-	err error
+	// error, after which nothing more is read. over says bytes past the
+	// end were read with it: the server sent more than its answer.
+	end  bool
+	over bool
+	err  error
+}
+
+// clean reports whether the body ended exactly where its framing says,
+// with nothing of the connection read past it: only then may the
+// connection carry another request. Bytes past an answer are no answer to
+// anything; dropped, the next request could read the rest of them as its
+// own (net/http closes such a connection too, as an "unsolicited
+// response").
+func (b *bodyReader) clean() bool {
+	return b.end && b.err == nil && !b.over && len(b.pending) == 0
 }
 
 const (
@@ -159,19 +171,34 @@ func (b *bodyReader) decode(raw []byte) int {
 					return out
 				}
 			}
-			if len(line) > 0 && line[len(line)-1] == '\r' {
-				line = line[:len(line)-1]
-			}
 			if b.st == chunkTrailer {
-				if len(bytes.TrimRight(line, "\r")) == 0 {
+				// net/http ends the body at a CRLF right after the last
+				// chunk, and refuses "0\r\n\n" ending the answer. A
+				// trailer it reads only when a CRLFCRLF comes up within
+				// its read buffer; read in place there is no looking
+				// ahead, so a trailer here is CRLF lines, each a field
+				// with a colon, up to an empty one — stricter than
+				// net/http only for bare-LF trailer lines.
+				if len(line) == 0 || line[len(line)-1] != '\r' {
+					b.err = errChunked
+					return out
+				}
+				line = line[:len(line)-1]
+				if len(line) == 0 {
 					b.end = true
-					if i < len(raw) {
-						b.err = errChunked // bytes past the end of the answer
-					}
+					// Bytes past the end of the answer: the body is
+					// whole, as net/http reads it, but the connection
+					// is not kept.
+					b.over = i < len(raw)
+					return out
+				}
+				if bytes.IndexByte(line, ':') <= 0 {
+					b.err = errChunked
 					return out
 				}
 				continue // a trailer field: not kept
 			}
+			line = line[:len(line)-1]
 			size, ok := parseChunkSize(line)
 			// Framing beyond 16 bytes a chunk plus twice its data is a
 			// sender padding the stream with non-data (net/http's rule).

@@ -5,17 +5,13 @@
 package h1
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -40,14 +36,16 @@ type Transport struct {
 	HeaderTimeout time.Duration
 	// IdleTimeout is how long a kept connection may wait for a request.
 	IdleTimeout time.Duration
-	// MaxIdle is how many connections are kept.
+	// MaxIdle is how many connections are kept for each address; 0 keeps
+	// none.
 	MaxIdle int
 	// SweepEvery is how often kept connections are checked; 0 means
 	// defaultSweep.
 	SweepEvery time.Duration
 
-	mu   sync.Mutex
-	idle []*pconn // most recently used last
+	mu sync.Mutex
+	// idle are the kept connections by address, most recently used last.
+	idle map[string][]*pconn
 	// gen counts CloseIdleConnections calls: a connection finished in
 	// the background after one is not kept.
 	gen uint64
@@ -59,49 +57,16 @@ type Transport struct {
 	// sweep, while connections are kept, closes those that expired or
 	// that the server closed (see sweepIdle).
 	sweep *time.Timer
+
+	// dial, when set, replaces Dialer (tests: net.Pipe connections);
+	// afterSweep, when set, runs after each sweep (tests wait on it).
+	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
+	afterSweep func()
 }
 
-// pconn is one kept connection.
-type pconn struct {
-	t *Transport
-	c net.Conn
-	// since is when it was last put back.
-	since time.Time
-}
-
-// defaultSweep is how often kept connections are checked. Model servers
-// close idle keep-alive connections themselves (uvicorn, under vLLM and
-// SGLang, after 5 s); a closed one is let go within this, and one taken
-// for a request is checked first.
-const defaultSweep = 2 * time.Second
-
-// sweepInterval is how often kept connections are checked: often enough
-// that none outlives IdleTimeout by much.
-func (t *Transport) sweepInterval() time.Duration {
-	d := t.SweepEvery
-	if d <= 0 {
-		d = defaultSweep
-	}
-	if t.IdleTimeout > 0 && t.IdleTimeout < d {
-		d = t.IdleTimeout
-	}
-	return d
-}
-
-// MaxHeaderBytes bounds an answer's head, status line and headers
-// together: net/http's default, DefaultMaxHeaderBytes.
-const MaxHeaderBytes = 1 << 20
-
-const (
-	// h1HeadReader reads an answer's head (a longer one in pieces); it
-	// is pooled, and the body is read without it (see bodyReader).
-	h1HeadReader = 1 << 10
-	// h1HeadBuffer starts the buffer a request's line and headers are
-	// framed in; the body is written from where it is.
-	h1HeadBuffer = 512
-)
-
-var h1HeadReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, h1HeadReader) }}
+// h1HeadBuffer starts the buffer a request's line and headers are framed
+// in; the body is written from where it is.
+const h1HeadBuffer = 512
 
 var h1Heads = sync.Pool{New: func() any { b := make([]byte, 0, h1HeadBuffer); return &b }}
 
@@ -172,129 +137,24 @@ type Request struct {
 // Post sends r and reads the answer's status and headers. The answer's
 // body is read from the connection directly; closing it after reading it
 // to the end keeps the connection for the next request.
+//
+// An error is a [*NotSentError] when no byte of r was written; any other
+// error came after r was written, or some of it, and r must not be sent
+// again (the server may have started on it).
 func (t *Transport) Post(ctx context.Context, r *Request) (*http.Response, error) {
-	pc, reused, err := t.conn(ctx, r.Addr)
+	pc, err := t.conn(ctx, r.Addr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &NotSentError{Err: err}
 	}
-	return pc.roundTrip(ctx, r, reused)
-}
-
-// conn returns a kept connection the server has not closed, or dials one.
-func (t *Transport) conn(ctx context.Context, addr string) (*pconn, bool, error) {
-	t.mu.Lock()
-	for len(t.idle) > 0 {
-		pc := t.idle[len(t.idle)-1]
-		t.idle = t.idle[:len(t.idle)-1]
-		if connAlive(pc.c) {
-			t.mu.Unlock()
-			return pc, true, nil
-		}
-		pc.c.Close()
-	}
-	t.mu.Unlock()
-	c, err := t.Dialer.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, false, err
-	}
-	return &pconn{t: t, c: c}, false, nil
-}
-
-// put keeps pc for the next request, or closes it when enough are kept.
-func (t *Transport) put(pc *pconn) {
-	t.mu.Lock()
-	gen := t.gen
-	t.mu.Unlock()
-	t.putGen(pc, gen)
-}
-
-// putGen keeps pc unless the idle connections were closed since gen.
-func (t *Transport) putGen(pc *pconn, gen uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.idle) >= t.MaxIdle || gen != t.gen {
-		pc.c.Close()
-		return
-	}
-	pc.since = time.Now()
-	t.idle = append(t.idle, pc)
-	if t.sweep == nil {
-		t.sweep = time.AfterFunc(t.sweepInterval(), t.sweepIdle)
-	}
-}
-
-// sweepIdle closes the kept connections idle longer than IdleTimeout or
-// closed by the server, and runs again while any are left: a transport
-// with none kept has no timer running.
-func (t *Transport) sweepIdle() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	now := time.Now()
-	kept := t.idle[:0]
-	for _, pc := range t.idle {
-		if now.Sub(pc.since) < t.IdleTimeout && connAlive(pc.c) {
-			kept = append(kept, pc)
-		} else {
-			pc.c.Close()
-		}
-	}
-	clear(t.idle[len(kept):])
-	t.idle = kept
-	if len(t.idle) > 0 {
-		t.sweep.Reset(t.sweepInterval())
-	} else {
-		t.sweep = nil
-	}
-}
-
-// WaitFinishing waits until the answers closed before their end have
-// been read to it in the background, and their connections kept or
-// closed.
-func (t *Transport) WaitFinishing() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.finished.L = &t.mu
-	for t.finishing > 0 {
-		t.finished.Wait()
-	}
-}
-
-func (t *Transport) finishDone() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.finishing--; t.finishing == 0 {
-		t.finished.L = &t.mu
-		t.finished.Broadcast()
-	}
-}
-
-// CloseIdleConnections closes the kept connections, waiting for those
-// being finished in the background; those in use close when their answer
-// is done.
-func (t *Transport) CloseIdleConnections() {
-	t.mu.Lock()
-	t.gen++
-	t.mu.Unlock()
-	t.WaitFinishing()
-	t.mu.Lock()
-	idle := t.idle
-	t.idle = nil
-	if t.sweep != nil {
-		t.sweep.Stop()
-		t.sweep = nil
-	}
-	t.mu.Unlock()
-	for _, pc := range idle {
-		pc.c.Close()
-	}
+	return pc.roundTrip(ctx, r)
 }
 
 // roundTrip writes r on pc and reads the answer's head. A context that
 // ends closes the connection, which ends whatever read or write waits.
-func (pc *pconn) roundTrip(ctx context.Context, r *Request, reused bool) (*http.Response, error) {
+func (pc *pconn) roundTrip(ctx context.Context, r *Request) (*http.Response, error) {
 	if err := ctx.Err(); err != nil {
 		pc.c.Close()
 		return nil, err
@@ -317,46 +177,23 @@ func (pc *pconn) roundTrip(ctx context.Context, r *Request, reused bool) (*http.
 	if d := pc.t.HeaderTimeout; d > 0 {
 		pc.c.SetReadDeadline(time.Now().Add(d))
 	}
-	br := h1HeadReaders.Get().(*bufio.Reader)
-	br.Reset(pc.c)
-	resp, err := http.ReadResponse(br, nil)
-	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		resp, err = http.ReadResponse(br, nil) // an informational answer: the real one follows
-	}
-	if err == nil && br.Buffered() > 0 {
-		// The first bytes of the body came with the head.
-		rest, _ := br.Peek(br.Buffered())
-		b.r.pending = bytes.Clone(rest)
-	}
-	br.Reset(nil)
-	h1HeadReaders.Put(br)
+	resp, rest, err := pc.readHead()
 	if err != nil {
 		if isTimeout(err) && ctx.Err() == nil {
 			err = &HeaderTimeoutError{d: pc.t.HeaderTimeout}
 		}
+		// A malformed or oversized head leaves the connection at an
+		// unknown place in the server's bytes: it is closed, and the
+		// request, written, is not sent again.
 		return nil, b.fail(ctx, err)
 	}
 	if pc.t.HeaderTimeout > 0 {
 		pc.c.SetReadDeadline(time.Time{})
 	}
-	b.r.src, b.keep = pc.c, !resp.Close
-	switch {
-	case len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked":
-		b.r.mode = bodyChunked
-	case resp.ContentLength >= 0:
-		b.r.mode, b.r.left, b.r.end = bodyLength, resp.ContentLength, resp.ContentLength == 0
-	case !bodyAllowed(resp.StatusCode):
-		b.r.mode, b.r.end = bodyLength, true
-	default:
-		b.r.mode, b.keep = bodyUntilClose, false
-	}
+	b.r.src, b.r.pending = pc.c, rest
+	b.frame(resp)
 	resp.Body = b
 	return resp, nil
-}
-
-// bodyAllowed reports whether an answer with status code may have a body.
-func bodyAllowed(code int) bool {
-	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
 }
 
 // HeaderTimeoutError is an upstream that took longer than
@@ -366,7 +203,11 @@ type HeaderTimeoutError struct{ d time.Duration }
 func (e *HeaderTimeoutError) Error() string {
 	return "timeout awaiting response headers (" + e.d.String() + ")"
 }
-func (e *HeaderTimeoutError) Timeout() bool   { return true }
+
+// Timeout reports true: the error is a timeout, as net.Error has it.
+func (e *HeaderTimeoutError) Timeout() bool { return true }
+
+// Temporary reports true, as net/http's own header timeout does.
 func (e *HeaderTimeoutError) Temporary() bool { return true }
 
 // Body is an answer's body on its connection.
@@ -375,23 +216,18 @@ type Body struct {
 	r    bodyReader
 	keep bool
 	stop func() bool
-	// done is set once the body is closed; eof once it was read to its
-	// end; killed once the connection was closed under it (kill).
-	done, eof, killed atomic.Bool
+	// done is set once the body is closed; killed once the connection
+	// was closed under it (Kill).
+	done, killed atomic.Bool
 }
 
-func (b *Body) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err == io.EOF {
-		b.eof.Store(true)
-	}
-	return n, err
-}
+// Read reads the body into p, in the caller's goroutine.
+func (b *Body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 // Close ends the answer, from the goroutine that read it: a connection
-// read to the end of a kept-alive answer goes back to the pool, one
+// read to the exact end of a kept-alive answer goes back to the pool, one
 // closed at an event stream's [DONE] is finished first (finish), any other
-// is closed.
+// is closed — so is one on which the server sent bytes past the answer.
 func (b *Body) Close() error {
 	if !b.done.CompareAndSwap(false, true) {
 		return nil
@@ -399,9 +235,11 @@ func (b *Body) Close() error {
 	aborted := !b.stop() || b.killed.Load()
 	switch {
 	case !b.keep || aborted:
-	case b.eof.Load():
-		b.pc.t.put(b.pc)
-		return nil
+	case b.r.end:
+		if b.r.clean() {
+			b.pc.t.put(b.pc)
+			return nil
+		}
 	default:
 		t := b.pc.t
 		t.mu.Lock()
@@ -435,7 +273,7 @@ func (b *Body) finish(gen uint64) {
 	for !b.r.end && b.r.err == nil {
 		b.r.Read(buf[:])
 	}
-	if !b.r.end || b.r.err != nil {
+	if !b.r.clean() {
 		b.pc.c.Close()
 		return
 	}
@@ -443,9 +281,10 @@ func (b *Body) finish(gen uint64) {
 	b.pc.t.putGen(b.pc, gen)
 }
 
-// kill closes the connection under the answer, from any goroutine —
+// Kill closes the connection under the answer, from any goroutine —
 // the request's context ending, the idle timeout: whatever read or write
-// waits on it ends, and it is never kept.
+// waits on it ends, and it is never kept. It touches nothing a Read uses
+// but the socket, whose Close may run beside a Read.
 func (b *Body) Kill() {
 	b.killed.Store(true)
 	b.pc.c.Close()
@@ -468,8 +307,4 @@ func (b *Body) fail(ctx context.Context, err error) error {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-func isConnReset(err error) bool {
-	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

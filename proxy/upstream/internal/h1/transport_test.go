@@ -116,7 +116,7 @@ func TestH1KeepsConnections(t *testing.T) {
 	buf := make([]byte, 7)
 	io.ReadFull(resp.Body, buf)
 	resp.Body.Close() // closed early, the rest coming at once: kept
-	time.Sleep(20 * time.Millisecond)
+	c.WaitFinishing()
 	next := func() {
 		t.Helper()
 		resp, err := post(t, c, context.Background(), srv.URL+"/len")
@@ -137,52 +137,13 @@ func TestH1KeepsConnections(t *testing.T) {
 	}
 	io.ReadFull(resp.Body, buf)
 	resp.Body.Close() // closed early, its rest not coming soon: not kept
-	time.Sleep(finishWait + 50*time.Millisecond)
+	c.WaitFinishing() // gives up after finishWait
 	close(release)
 	next()
 	if n := srv.accepted(); n != 2 {
 		t.Errorf("%d connections after an answer closed before its rest came, want 2", n)
 	}
 	c.CloseIdleConnections()
-}
-
-// TestH1StaleConnection: a kept connection the upstream closed meanwhile
-// costs nothing: the request goes again on a new one.
-func TestH1StaleConnection(t *testing.T) {
-	var mu sync.Mutex
-	var conns []net.Conn
-	srv := newCountingServerHook(t, func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		io.WriteString(w, "ok")
-	}, func(c net.Conn) {
-		mu.Lock()
-		conns = append(conns, c)
-		mu.Unlock()
-	})
-	c := newH1(t)
-	for i := range 2 {
-		resp, err := post(t, c, context.Background(), srv.URL)
-		if err != nil {
-			t.Fatalf("request %d: %v", i, err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if string(b) != "ok" {
-			t.Fatalf("request %d: %q", i, b)
-		}
-		// The server drops the connection while it is idle.
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(conns) != 2 {
-		t.Errorf("%d connections, want 2 (the second request on a new one)", len(conns))
-	}
 }
 
 // TestH1ContextEnds: a request whose context ends while the upstream is
@@ -224,10 +185,7 @@ func TestH1ContextEnds(t *testing.T) {
 		t.Error("the body read on after its context ended")
 	}
 	resp.Body.Close()
-	tr := c
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if len(tr.idle) != 0 {
+	if c.idleCount() != 0 {
 		t.Error("a connection whose request was cut was kept")
 	}
 }
@@ -236,10 +194,8 @@ func TestH1ContextEnds(t *testing.T) {
 // header_timeout fails the request with a timeout.
 func TestH1HeaderTimeout(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(500 * time.Millisecond):
-		case <-r.Context().Done():
-		}
+		io.Copy(io.Discard, r.Body) // then the server sees the client go
+		<-r.Context().Done()
 	})
 	tr := &Transport{IdleTimeout: time.Minute, MaxIdle: 4, HeaderTimeout: 50 * time.Millisecond}
 	defer tr.CloseIdleConnections()
@@ -252,26 +208,23 @@ func TestH1HeaderTimeout(t *testing.T) {
 // TestH1IdleExpiry: a kept connection is closed once it has been idle
 // idle_timeout, and the next request dials again.
 func TestH1IdleExpiry(t *testing.T) {
-	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	srv := newRawServer(t, writeAll("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
 	tr := &Transport{IdleTimeout: 20 * time.Millisecond, MaxIdle: 4}
-	c := tr
+	defer tr.CloseIdleConnections()
 	for range 2 {
-		resp, err := post(t, c, context.Background(), srv.URL)
+		resp, err := post(t, tr, context.Background(), "http://"+srv.addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		io.ReadAll(resp.Body)
 		resp.Body.Close()
-		time.Sleep(80 * time.Millisecond)
-		tr.mu.Lock()
-		n := len(tr.idle)
-		tr.mu.Unlock()
-		if n != 0 {
+		srv.waitClosed(t) // by the sweep, once idle_timeout passed
+		if n := tr.idleCount(); n != 0 {
 			t.Fatalf("%d connections kept past their idle timeout", n)
 		}
 	}
-	if n := srv.accepted(); n != 2 {
-		t.Errorf("%d connections, want 2", n)
+	if n := srv.requests.Load(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
 	}
 }
 
@@ -280,7 +233,14 @@ func TestH1IdleExpiry(t *testing.T) {
 // timeout — and a request never goes out on it.
 func TestH1DropsClosedConnections(t *testing.T) {
 	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	swept := make(chan struct{}, 1)
 	tr := &Transport{IdleTimeout: time.Minute, MaxIdle: 4, SweepEvery: 20 * time.Millisecond}
+	tr.afterSweep = func() {
+		select {
+		case swept <- struct{}{}:
+		default:
+		}
+	}
 	defer tr.CloseIdleConnections()
 	resp, err := post(t, tr, context.Background(), srv.URL)
 	if err != nil {
@@ -289,7 +249,7 @@ func TestH1DropsClosedConnections(t *testing.T) {
 	io.ReadAll(resp.Body)
 	resp.Body.Close()
 	srv.Config.SetKeepAlivesEnabled(false) // the server closes its idle connections
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.After(5 * time.Second)
 	for {
 		tr.mu.Lock()
 		n, sweeping := len(tr.idle), tr.sweep != nil
@@ -297,10 +257,11 @@ func TestH1DropsClosedConnections(t *testing.T) {
 		if n == 0 && !sweeping {
 			break
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-swept:
+		case <-deadline:
 			t.Fatalf("%d closed connections still kept (sweeping %v)", n, sweeping)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
