@@ -23,6 +23,7 @@ func poolEnv(t *testing.T, backup *upstreamtest.Server, servers ...*upstreamtest
 	}
 	cfg.Upstreams = []config.Upstream{u}
 	if backup != nil {
+		t.Cleanup(backup.Close)
 		b := config.DefaultUpstreamEntry()
 		b.Name, b.BaseURL, b.Models = "backup", backup.URL, config.Models("backup-only")
 		cfg.Upstreams[0].Fallbacks = []string{"backup"}
