@@ -113,8 +113,9 @@ func New(cfg config.Upstream, o Options) (*Client, error) {
 		// long stream: a 4KiB write buffer per connection held for the
 		// whole stream is memory for nothing. Larger bodies bypass it.
 		WriteBufferSize: 1 << 10,
-		// net/http's own bound, written out: a head larger than this is
-		// an error, not an allocation (h1 keeps the same).
+		// 1 MiB, net/http's DefaultMaxHeaderBytes (its Transport alone
+		// would allow 10 MiB): both transports refuse the same heads, and
+		// a head larger than this is an error, not an allocation.
 		MaxResponseHeaderBytes: h1.MaxHeaderBytes,
 	}
 	c := &Client{
