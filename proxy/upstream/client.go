@@ -29,6 +29,9 @@ import (
 	"github.com/toolstream/toolstream/proxy/upstream/internal/h1"
 )
 
+// chatPath is where chat requests go, under a base URL.
+const chatPath = "/chat/completions"
+
 // MaxErrorBody bounds the error body read from an upstream.
 const MaxErrorBody = 64 << 10
 
@@ -81,6 +84,8 @@ type server struct {
 	// addr is base's host:port; useH1 says requests go over h1.
 	addr  string
 	useH1 bool
+	// chatPath is the request target of a chat request, query included.
+	chatPath string
 	// busy counts the rounds in flight on it, for least_busy.
 	busy atomic.Int64
 	// health is what the checks and failed connections said of it.
@@ -148,7 +153,8 @@ func New(cfg config.Upstream, o Options) (*Client, error) {
 			// two transports would treat it differently.
 			return nil, fmt.Errorf("upstream %s: base_url has user info; set api_key or headers instead", cfg.Name)
 		}
-		c.servers = append(c.servers, &server{base: base, addr: hostPort(base), useH1: useH1(base)})
+		c.servers = append(c.servers, &server{base: base, addr: hostPort(base), useH1: useH1(base),
+			chatPath: joinURL(base, chatPath).RequestURI()})
 	}
 	if len(c.servers) == 0 {
 		return nil, fmt.Errorf("upstream %s: no base_url", cfg.Name)
@@ -224,14 +230,14 @@ func joinURL(base *url.URL, rel string) *url.URL {
 // upstream's timeout. Only a 200 with an event stream is a stream.
 func (c *Client) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 	ctx, stop := context.WithTimeout(ctx, c.cfg.Timeout)
-	resp, err := c.post(ctx, "/chat/completions", body, "text/event-stream")
+	resp, err := c.post(ctx, chatPath, body, "text/event-stream")
 	if err != nil {
 		stop()
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer stop()
-		return nil, c.errorFrom(resp, "/chat/completions")
+		return nil, c.errorFrom(resp, chatPath)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
@@ -248,12 +254,12 @@ func (c *Client) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 // PostJSON sends a non-streaming chat request. It returns the answer only
 // when it is a 200; any other is an error.
 func (c *Client) PostJSON(ctx context.Context, body []byte) (*http.Response, error) {
-	resp, err := c.post(ctx, "/chat/completions", body, "application/json")
+	resp, err := c.post(ctx, chatPath, body, "application/json")
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, c.errorFrom(resp, "/chat/completions")
+		return nil, c.errorFrom(resp, chatPath)
 	}
 	return resp, nil
 }

@@ -30,7 +30,13 @@ const maxRetryAfter = 20 * time.Second
 // money; such a failure is the round's, never resent.
 func (c *Client) post(ctx context.Context, rel string, body []byte, accept string) (*http.Response, error) {
 	attempts := max(maxAttempts, len(c.servers))
-	tried := make([]bool, len(c.servers))
+	var small [8]bool // a pool this small needs no allocation per request
+	tried := small[:0]
+	if len(c.servers) <= len(small) {
+		tried = small[:len(c.servers)]
+	} else {
+		tried = make([]bool, len(c.servers))
+	}
 	for attempt := 0; ; attempt++ {
 		s := c.pick(tried)
 		h := make(http.Header, 4+len(c.cfg.Headers))
@@ -122,10 +128,14 @@ func (c *Client) send(ctx context.Context, s *server, rel string, h http.Header,
 }
 
 func (c *Client) sendOnce(ctx context.Context, s *server, rel string, h http.Header, body []byte) (*http.Response, error) {
-	u := joinURL(s.base, rel)
 	if s.useH1 {
-		return c.h1.Post(ctx, &h1.Request{Addr: s.addr, Host: s.base.Host, Path: u.RequestURI(), Header: h, Body: body})
+		path := s.chatPath // every round asks for it: built once
+		if rel != chatPath {
+			path = joinURL(s.base, rel).RequestURI()
+		}
+		return c.h1.Post(ctx, &h1.Request{Addr: s.addr, Host: s.base.Host, Path: path, Header: h, Body: body})
 	}
+	u := joinURL(s.base, rel)
 	// net/http does not say whether it wrote anything; a connection it
 	// got is taken as written to.
 	var gotConn atomic.Bool
