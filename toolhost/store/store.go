@@ -38,6 +38,13 @@ var (
 	// ErrInvalidKey is returned when an id or name that becomes part of a
 	// key is empty, too long, or holds bytes outside [ValidName].
 	ErrInvalidKey = errors.New("store: invalid id or name")
+	// ErrNoSpace is returned by writes refused because the storage's
+	// filesystem is (nearly) full, and by opening a store there: the
+	// backend stops writing before the disk is full rather than crash.
+	ErrNoSpace = errors.New("store: not enough free disk space")
+	// ErrWriteFailed is wrapped by Ready's error while writes have been
+	// failing recently.
+	ErrWriteFailed = errors.New("store: writes failing")
 	// ErrBadCursor is returned by [Store.Calls] for a Before that is not a
 	// Next it returned: a client's mistake (HTTP 400), not a storage
 	// failure.
@@ -305,8 +312,15 @@ type Store interface {
 	// the backend, never by a live replica's id.
 	Recover(ctx context.Context, current string) (Recovered, error)
 
-	// Ready is nil while the store can serve (for /readyz).
+	// Ready is nil while the store can serve (for /readyz): open, with
+	// room to write (else an error wrapping ErrNoSpace) and no write
+	// failed lately (else one wrapping ErrWriteFailed).
 	Ready() error
+	// WriteFailures counts the writes that failed for the storage's sake
+	// since the store opened — refused for space, or failed in the
+	// backend — but not those refused for the caller's mistake
+	// (ErrTooLarge, ErrNotFound, ErrDecided, ErrInvalidKey).
+	WriteFailures() uint64
 	// Close waits for running operations and releases the store; later
 	// calls return ErrClosed. Calling it again returns nil.
 	Close() error
