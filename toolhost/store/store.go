@@ -58,14 +58,19 @@ const DecidedByRestart = "restart"
 // Call statuses in the audit log. A call is written StatusStarted before
 // its executor runs and updated once it finished; a call that failed
 // before any executor ran (unknown tool, bad arguments, denied) is written
-// once with its final status.
+// once with its final status. A call that waits for an approval is
+// written StatusPendingApproval first, so a process that dies during the
+// wait leaves it on record; the next start marks it StatusExpired (it
+// never ran).
 const (
-	StatusStarted        = "started"
-	StatusOK             = "ok"
-	StatusError          = "error"
-	StatusDenied         = "denied"
-	StatusCancelled      = "cancelled"
-	StatusOutcomeUnknown = "outcome_unknown"
+	StatusPendingApproval = "pending_approval"
+	StatusExpired         = "expired"
+	StatusStarted         = "started"
+	StatusOK              = "ok"
+	StatusError           = "error"
+	StatusDenied          = "denied"
+	StatusCancelled       = "cancelled"
+	StatusOutcomeUnknown  = "outcome_unknown"
 )
 
 // Action statuses (approvals).
@@ -119,7 +124,8 @@ type CallRecord struct {
 type Decision struct {
 	// ActionID is the action; empty for a pre-approved call.
 	ActionID string `json:"action_id,omitempty"`
-	// Decision is "approved", "denied", "expired" or "pre-approved".
+	// Decision is "approved", "denied", "expired" or "pre-approved";
+	// "pending" on a call record while it waits.
 	Decision string `json:"decision"`
 	// DecidedBy is the deciding key's id, "timeout", "client-gone" or
 	// "shutdown".
@@ -242,6 +248,9 @@ type ActionQuery struct {
 type Recovered struct {
 	// Calls were started by another instance and are now outcome_unknown.
 	Calls int
+	// CallsExpired waited for an approval in another instance and are
+	// now expired; none of them ran.
+	CallsExpired int
 	// Actions were pending in another instance and are now expired.
 	Actions int
 }
@@ -305,7 +314,8 @@ type Store interface {
 
 	// Recover resolves what a dead process left behind: started calls of
 	// any instance but current become outcome_unknown (and are never run
-	// again; their replay entries say so too), pending actions of any
+	// again; their replay entries say so too), calls pending approval
+	// become expired (decided by [DecidedByRestart]), pending actions of any
 	// instance but current become expired (DecidedBy [DecidedByRestart]).
 	// Called once at start-up.
 	// With a store shared by replicas (PostgreSQL), "dead" is decided by
