@@ -139,7 +139,11 @@ func (h *Host) replay(ctx context.Context, call Call, tool Tool, hash string, ar
 		res = Result{CallID: call.ID, Name: call.Name, Content: r.Content, IsJSON: r.IsJSON, Status: StatusOK}
 	case store.StatusError:
 		res = ErrorResult(call, r.ErrorCode, r.ErrorMessage)
-	default: // started, outcome_unknown, cancelled mid-call
+	case store.StatusCancelled:
+		// Cut before its tool got it (one cut after is outcome_unknown,
+		// see Outcome.Sent): it never ran, so this attempt runs it.
+		return Result{}, false
+	default: // started, outcome_unknown
 		if tool.Idempotent {
 			return Result{}, false
 		}
