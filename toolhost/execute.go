@@ -198,10 +198,14 @@ func (c *callRun) attemptRef(hash string) *store.AttemptRef {
 	if o == nil || o.Attempt == "" {
 		return nil
 	}
-	return &store.AttemptRef{Attempt: o.Attempt, TTL: o.attemptTTL(), Replay: store.Replay{
+	ref := &store.AttemptRef{Attempt: o.Attempt, TTL: o.attemptTTL(), Replay: store.Replay{
 		AuditID: c.rec.ID, TurnID: c.call.TurnID, Tool: c.call.Name, ArgsHash: hash,
 		Status: store.StatusStarted, StartedAt: c.rec.StartedAt,
 	}}
+	if o.Body != "" && o.Body != o.Attempt {
+		ref.Also, ref.AlsoTTL = o.Body, BodyAttemptTTL
+	}
+	return ref
 }
 
 // record writes a call that never reached an executor.

@@ -188,6 +188,13 @@ type Replay struct {
 type AttemptRef struct {
 	Attempt string
 	TTL     time.Duration
+	// Also, when set, files the call under a second retry group, for
+	// AlsoTTL: a turn with an Idempotency-Key is filed under its body's
+	// group too, so that a retry recognised by its body alone finds it.
+	// That copy is updated with the first; Recover marks only the first
+	// outcome_unknown, and a copy left started reads the same to a retry.
+	Also    string
+	AlsoTTL time.Duration
 	Replay  Replay
 }
 

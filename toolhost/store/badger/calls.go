@@ -116,7 +116,12 @@ func checkCall(rec store.CallRecord, ref *store.AttemptRef) error {
 		return err
 	}
 	if ref != nil {
-		return checkNames("attempt", ref.Attempt)
+		if err := checkNames("attempt", ref.Attempt); err != nil {
+			return err
+		}
+		if ref.Also != "" {
+			return checkNames("attempt", ref.Also)
+		}
 	}
 	return nil
 }
