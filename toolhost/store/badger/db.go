@@ -219,7 +219,7 @@ func (d *DB) Close() error {
 		close(d.stopGC)
 		d.gcDone.Wait()
 	}
-	if err := d.space.room(d.tableBytes(), 0); err != nil {
+	if err := d.room(0); err != nil {
 		// badger's Close flushes the memtable into a new table, written
 		// through a mapping (space.go): on a full disk that faults and
 		// the process dies on its way out. The margin writes keep is
@@ -246,7 +246,7 @@ func (d *DB) Ready() error {
 	if d.closed || d.db.IsClosed() {
 		return store.ErrClosed
 	}
-	if err := d.space.room(d.tableBytes(), 0); err != nil {
+	if err := d.room(0); err != nil {
 		return err
 	}
 	return d.space.recent(time.Now())

@@ -49,7 +49,7 @@ func (d *DB) gcPass() (int, error) {
 		// A rewrite copies a file's live values into the current value
 		// log before it frees the file: up to a whole file, written
 		// through a mapping like every other write (space.go).
-		if err := d.space.room(d.tableBytes(), valueLogFileSize); err != nil {
+		if err := d.room(valueLogFileSize); err != nil {
 			return n, fmt.Errorf("skipped: %w", err)
 		}
 		err := d.db.RunValueLogGC(gcDiscardRatio)

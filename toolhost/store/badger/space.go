@@ -125,8 +125,17 @@ func storageTrouble(err error) bool {
 	return true
 }
 
-// tableBytes is the size of the store's tables: in an open store, what
-// badger's level controller holds; before Open, the .sst files in dir.
+// room is [guard.room] for the open store, with its tables' size; memory
+// mode has nothing to check.
+func (d *DB) room(extra int) error {
+	if d.space.path == "" {
+		return nil
+	}
+	return d.space.room(d.tableBytes(), extra)
+}
+
+// tableBytes is the size of the store's tables, as badger's level
+// controller holds them; [dirTableBytes] counts them before Open.
 func (d *DB) tableBytes() int64 {
 	var n int64
 	for _, t := range d.db.Tables() {

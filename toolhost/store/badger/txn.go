@@ -41,7 +41,7 @@ func (d *DB) update(ctx context.Context, fn func(txn *dgbadger.Txn) error) (err 
 	}
 	defer func() { d.space.noteWrite(err, time.Now()) }()
 	// Before badger maps a page it cannot back (space.go).
-	if err := d.space.room(d.tableBytes(), 0); err != nil {
+	if err := d.room(0); err != nil {
 		return err
 	}
 	for range updateAttempts {
@@ -74,7 +74,7 @@ func (d *DB) put(txn *dgbadger.Txn, k, val []byte, expiresAt uint64) error {
 	if len(val) >= valueThreshold {
 		// Bound for the value log: a turn record may be megabytes,
 		// far more than what the margin of update's check leaves.
-		if err := d.space.room(d.tableBytes(), len(val)); err != nil {
+		if err := d.room(len(val)); err != nil {
 			return err
 		}
 	}
