@@ -85,8 +85,9 @@ tools:
 // filled after start-up, every tool call is answered EXECUTION_FAILED
 // without running, each stream ends properly, /readyz says the storage is
 // full and toolstream_storage_errors_total counts the refused writes.
-// Before, the calls ran, unrecorded, until one killed the process with
-// SIGBUS in badger's log write (the second here) and its stream was cut
+// Before, a call ran on the full disk (here the first turn's did: its
+// write still fit a page badger's log had touched), and the first write
+// that needed a new page killed the process with SIGBUS, its stream cut
 // with no error event.
 func TestFullDiskFailsTheCallNotTheProcess(t *testing.T) {
 	dir := tmpfs(t, "80m") // room for the 64 MiB the store keeps free
