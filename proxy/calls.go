@@ -13,7 +13,8 @@ import (
 )
 
 // Audit-log statuses a client may filter on.
-var callStatuses = []string{store.StatusStarted, store.StatusOK, store.StatusError, store.StatusDenied, store.StatusCancelled, store.StatusOutcomeUnknown}
+var callStatuses = []string{store.StatusPendingApproval, store.StatusStarted, store.StatusOK, store.StatusError,
+	store.StatusDenied, store.StatusCancelled, store.StatusOutcomeUnknown, store.StatusExpired}
 
 // listCalls is GET /admin/calls?tool=&status=&limit=&before=: the audit
 // log, newest first, a page at a time; "next" is the cursor of the next
@@ -24,7 +25,7 @@ func (s *Server) listCalls(c echo.Context) error {
 	}
 	q := store.CallQuery{Tool: c.QueryParam("tool"), Status: c.QueryParam("status"), Before: c.QueryParam("before")}
 	if q.Status != "" && !slices.Contains(callStatuses, q.Status) {
-		return &loop.RequestError{Param: "status", Message: "status must be one of started, ok, error, denied, cancelled, outcome_unknown"}
+		return &loop.RequestError{Param: "status", Message: "status must be one of pending_approval, started, ok, error, denied, cancelled, outcome_unknown, expired"}
 	}
 	var err error
 	if q.Limit, err = queryLimit(c); err != nil {

@@ -140,22 +140,26 @@ func checkApprove(tools []toolhost.Tool, names []string) error {
 
 // origin completes the turn's Origin: the client key, and the retry group
 // (docs/webhooks.md). A request with an Idempotency-Key belongs to that key's
-// group; any other to the group of its exact body, which a retry counts
-// as when it says x-stainless-retry-count ≥ 1.
+// group, and to its exact body's; any other to its body's group only. A
+// request that says x-stainless-retry-count ≥ 1 is a retry of its body's
+// group, one with a key a retry of its key's.
 func origin(keyID string, h http.Header, body []byte, t *loop.Turn) *toolhost.Origin {
 	o := t.Origin
 	if o == nil { // no server tools: nothing to file or approve
 		return nil
 	}
 	o.KeyID = keyID
+	n, err := strconv.Atoi(h.Get("X-Stainless-Retry-Count"))
+	bodyRetry := err == nil && n >= 1
 	if k := h.Get("Idempotency-Key"); k != "" {
 		o.Attempt, o.Keyed, o.Retry = toolhost.AttemptFromKey(keyID, k), true, true
+		// Also the body's group, both ways: a retry that comes back
+		// without the key (or an attempt that went out without one)
+		// still matches by its body.
+		o.Body, o.BodyRetry = toolhost.AttemptFromBody(keyID, body), bodyRetry
 		return o
 	}
-	o.Attempt = toolhost.AttemptFromBody(keyID, body)
-	if n, err := strconv.Atoi(h.Get("X-Stainless-Retry-Count")); err == nil && n >= 1 {
-		o.Retry = true
-	}
+	o.Attempt, o.Retry = toolhost.AttemptFromBody(keyID, body), bodyRetry
 	return o
 }
 

@@ -46,9 +46,10 @@ type metrics struct {
 }
 
 // newMetrics registers toolstream's metrics (docs/operations.md) plus the Go
-// and process collectors. approvalsPending and mcpStates, when set, are read at
-// every scrape.
-func newMetrics(approvalsPending func() int, mcpStates func() []MCPServerState, upstreams func() []*upstream.Client) *metrics {
+// and process collectors. opts' ApprovalsPending, MCPServers and
+// StorageErrors, when set, are read at every scrape, as is upstreams.
+func newMetrics(opts Options, upstreams func() []*upstream.Client) *metrics {
+	approvalsPending, mcpStates := opts.ApprovalsPending, opts.MCPServers
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -91,9 +92,20 @@ func newMetrics(approvalsPending func() int, mcpStates func() []MCPServerState, 
 		}
 		return float64(approvalsPending())
 	})
+	// A counter the store keeps (a write fails wherever the store is
+	// used: tool calls, approvals, history), read at each scrape.
+	storageErrors := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "toolstream_storage_errors_total",
+		Help: "Storage writes that failed, a full disk included; each failed the tool call or record it was for.",
+	}, func() float64 {
+		if opts.StorageErrors == nil {
+			return 0
+		}
+		return float64(opts.StorageErrors())
+	})
 	m.reg.MustRegister(
 		m.turns, m.rounds, m.toolCalls, m.ttfb, m.toolDuration,
-		m.activeStreams, m.streamBytes, pending, newMCPUpCollector(mcpStates), newUpstreamUpCollector(upstreams),
+		m.activeStreams, m.streamBytes, pending, storageErrors, newMCPUpCollector(mcpStates), newUpstreamUpCollector(upstreams),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

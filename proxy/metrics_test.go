@@ -81,7 +81,10 @@ func series(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels
 // TestMetrics runs a turn with a tool call and checks that /metrics
 // parses and counts it under every name of docs/operations.md.
 func TestMetrics(t *testing.T) {
-	e := newToolEnv(t, turnConfig(""), toolRounds(), proxy.Options{ApprovalsPending: func() int { return 3 }})
+	e := newToolEnv(t, turnConfig(""), toolRounds(), proxy.Options{
+		ApprovalsPending: func() int { return 3 },
+		StorageErrors:    func() uint64 { return 2 },
+	})
 	resp := e.do(t, http.MethodPost, "/v1/chat/completions", chatBody)
 	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, "[DONE]") {
 		t.Fatalf("turn: %d %s", resp.StatusCode, body)
@@ -122,6 +125,9 @@ func TestMetrics(t *testing.T) {
 	}
 	if v := series(t, fams, "toolstream_approvals_pending").GetGauge().GetValue(); v != 3 {
 		t.Errorf("approvals pending = %v, want 3 from Options.ApprovalsPending", v)
+	}
+	if v := series(t, fams, "toolstream_storage_errors_total").GetCounter().GetValue(); v != 2 {
+		t.Errorf("storage errors = %v, want 2 from Options.StorageErrors", v)
 	}
 	if _, ok := fams["toolstream_mcp_server_up"]; ok {
 		t.Error("toolstream_mcp_server_up has series without MCP servers")

@@ -28,8 +28,14 @@ type Options struct {
 	// discards.
 	Logger *slog.Logger
 	// Ready reports whether dependencies (storage) are ready, for /readyz;
-	// nil means always ready.
+	// its error (a full disk, failing writes) is the 503's reason, shown
+	// to anyone who reaches the port, so it names no paths. Nil means
+	// always ready.
 	Ready func() error
+	// StorageErrors counts failed storage writes, for the
+	// toolstream_storage_errors_total counter; called at every scrape,
+	// it must be safe for concurrent use. Nil reports 0.
+	StorageErrors func() uint64
 	// NewID mints ids; nil uses loop.NewID. Tests pin it.
 	NewID func(prefix string) string
 	// Now is the clock for "created" when an upstream sends none; nil
@@ -120,7 +126,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 
 		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
-	s.metrics = newMetrics(opts.ApprovalsPending, opts.MCPServers, func() []*upstream.Client { return s.state.Load().upstreams })
+	s.metrics = newMetrics(opts, func() []*upstream.Client { return s.state.Load().upstreams })
 	st, err := newState(cfg, log, nil, s.metrics)
 	if err != nil {
 		return nil, err

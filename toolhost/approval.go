@@ -151,6 +151,18 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 		CreatedAt: now, ExpiresAt: now.Add(h.approvalTTL), KeyID: rec.KeyID,
 		AuditID: rec.ID, Instance: h.instance,
 	}
+	// The call goes on record before the wait, pending: a process that
+	// dies while it waits leaves it for the next start to mark expired,
+	// not missing from the audit log with only its action to show.
+	pending := rec
+	pending.Status = store.StatusPendingApproval
+	pending.Approval = &store.Decision{ActionID: a.ID, Decision: "pending", At: now}
+	if err := h.records.RecordCall(context.WithoutCancel(ctx), pending); err != nil {
+		h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed; call not run",
+			slog.String("tool", tool.Name), slog.String("call_id", call.ID), slog.String("error", err.Error()))
+		res := ErrorResult(call, CodeExecutionFailed, "the call could not be written to the audit log, so it was not run")
+		return nil, &res, nil
+	}
 	wake := h.waiters.add(a.ID)
 	defer h.waiters.remove(a.ID)
 	if err := h.records.CreateAction(context.WithoutCancel(ctx), a); err != nil {

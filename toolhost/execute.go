@@ -75,6 +75,12 @@ type callRun struct {
 	attempts int
 	// began is the monotonic start, for durations (h.now may be pinned).
 	began time.Time
+	// cutAfterSend: the call was cut (client gone, shutdown) after the
+	// tool got it. Its record says outcome_unknown, not cancelled.
+	cutAfterSend bool
+	// started: its started record was written, so finishing it
+	// replaces that record and its replay entry.
+	started bool
 }
 
 func (h *Host) newCallRun(call Call, start time.Time) *callRun {
@@ -152,6 +158,7 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 			c.finishRecord(ctx, res, nil)
 			return res, nil
 		}
+		c.started = true
 	}
 
 	ran := time.Now()
@@ -164,6 +171,11 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		// Failed because the client left: say so, not "TIMEOUT" or a
 		// transport error. A call that succeeded anyway keeps its result.
 		result, err = cancelled(ctx, call, args)
+		// One the tool already got may have acted: on record (and for
+		// a retry of the turn) its outcome is unknown. One it never got
+		// did not act: cancelled, and not executed.
+		c.cutAfterSend = out.Sent
+		c.rec.Executed = out.Sent
 	case out.Err != nil:
 		result = ErrorResult(call, out.Err.Code, out.Err.Message)
 		result.Err.Detail = out.Err.Detail
@@ -186,10 +198,14 @@ func (c *callRun) attemptRef(hash string) *store.AttemptRef {
 	if o == nil || o.Attempt == "" {
 		return nil
 	}
-	return &store.AttemptRef{Attempt: o.Attempt, TTL: o.attemptTTL(), Replay: store.Replay{
+	ref := &store.AttemptRef{Attempt: o.Attempt, TTL: o.attemptTTL(), Replay: store.Replay{
 		AuditID: c.rec.ID, TurnID: c.call.TurnID, Tool: c.call.Name, ArgsHash: hash,
 		Status: store.StatusStarted, StartedAt: c.rec.StartedAt,
 	}}
+	if o.Body != "" && o.Body != o.Attempt {
+		ref.Also, ref.AlsoTTL = o.Body, BodyAttemptTTL
+	}
+	return ref
 }
 
 // record writes a call that never reached an executor.
@@ -222,7 +238,7 @@ func (c *callRun) finishRecord(ctx context.Context, res Result, ref *store.Attem
 	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
 	defer cancel()
 	write := c.h.records.FinishCall
-	if !c.rec.Executed {
+	if !c.started {
 		write = func(ctx context.Context, rec store.CallRecord, _ *store.AttemptRef) error {
 			return c.h.records.RecordCall(ctx, rec)
 		}
@@ -243,6 +259,10 @@ func (c *callRun) fill(res Result) {
 		c.rec.ErrorCode, c.rec.ErrorMessage = res.Err.Code, res.Err.Message
 	} else {
 		c.rec.ResultExcerpt = auditExcerpt(res.Content)
+	}
+	if c.cutAfterSend {
+		c.rec.Status, c.rec.ErrorCode = store.StatusOutcomeUnknown, CodeOutcomeUnknown
+		c.rec.ErrorMessage = res.Err.Message + " after the tool got it; it may have acted"
 	}
 }
 

@@ -28,6 +28,12 @@ type Outcome struct {
 	Err *ToolError
 	// Attempts counts requests sent (retries of an idempotent tool).
 	Attempts int
+	// Sent says the tool got the call, or may have: a webhook request
+	// was written in full. A call cut after that (the client left, a
+	// shutdown) may have acted, so it is on record outcome_unknown; one
+	// cut before it is cancelled and not executed. An executor that
+	// cannot tell sets it once it may have sent anything.
+	Sent bool
 }
 
 // Failure is the Outcome of a call that failed with code.

@@ -41,6 +41,15 @@ type Origin struct {
 	Retry bool
 	// Keyed says the group came from an Idempotency-Key (a longer TTL).
 	Keyed bool
+	// Body is the group of the request's exact body ([AttemptFromBody])
+	// when Attempt is an Idempotency-Key's. Calls are filed under it too,
+	// for BodyAttemptTTL, so a retry recognised by its body alone
+	// (x-stainless-retry-count ≥ 1, no key) finds them.
+	Body string
+	// BodyRetry says a keyed request is also a body retry
+	// (x-stainless-retry-count ≥ 1): the calls an earlier attempt filed
+	// under Body, with a key or without one, are not run again either.
+	BodyRetry bool
 
 	mu      sync.Mutex
 	loaded  bool
@@ -89,16 +98,30 @@ func (o *Origin) claim(ctx context.Context, records Records, turnID, tool, hash 
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.loaded {
-		all, err := records.Replays(ctx, o.Attempt)
-		if err != nil {
-			return store.Replay{}, false, err
+		// The two retry rules see each other's attempts: a keyed
+		// attempt filed its calls under its body's group too, and a
+		// keyed body retry reads that group besides its key's. A call
+		// found in both is one call.
+		groups := []string{o.Attempt}
+		if o.BodyRetry && o.Body != "" && o.Body != o.Attempt {
+			groups = append(groups, o.Body)
 		}
-		o.loaded = true
-		for _, r := range all {
-			if r.TurnID != turnID {
-				o.earlier = append(o.earlier, r)
+		seen := map[string]bool{}
+		for _, g := range groups {
+			all, err := records.Replays(ctx, g)
+			if err != nil {
+				return store.Replay{}, false, err
+			}
+			for _, r := range all {
+				if r.TurnID != turnID && !seen[r.AuditID] {
+					seen[r.AuditID] = true
+					o.earlier = append(o.earlier, r)
+				}
 			}
 		}
+		// Oldest first across the groups, as Replays orders one.
+		slices.SortStableFunc(o.earlier, func(a, b store.Replay) int { return a.StartedAt.Compare(b.StartedAt) })
+		o.loaded = true
 		o.used = make([]bool, len(o.earlier))
 	}
 	for i, r := range o.earlier {
@@ -139,7 +162,11 @@ func (h *Host) replay(ctx context.Context, call Call, tool Tool, hash string, ar
 		res = Result{CallID: call.ID, Name: call.Name, Content: r.Content, IsJSON: r.IsJSON, Status: StatusOK}
 	case store.StatusError:
 		res = ErrorResult(call, r.ErrorCode, r.ErrorMessage)
-	default: // started, outcome_unknown, cancelled mid-call
+	case store.StatusCancelled:
+		// Cut before its tool got it (one cut after is outcome_unknown,
+		// see Outcome.Sent): it never ran, so this attempt runs it.
+		return Result{}, false
+	default: // started, outcome_unknown
 		if tool.Idempotent {
 			return Result{}, false
 		}

@@ -74,9 +74,11 @@ func (w *webhook) Execute(ctx context.Context, call Call, args json.RawMessage) 
 	ctx, cancel := context.WithTimeoutCause(ctx, w.timeout, errToolTimeout)
 	defer cancel()
 
+	sent := false // by any attempt
 	for attempt := 0; ; attempt++ {
 		out, retryable := w.attempt(ctx, call.ID, body)
-		out.Attempts = attempt + 1
+		sent = sent || out.Sent
+		out.Attempts, out.Sent = attempt+1, sent
 		if !retryable || !w.idempotent || attempt == maxRetries {
 			return out
 		}
@@ -89,7 +91,7 @@ func (w *webhook) Execute(ctx context.Context, call Call, args json.RawMessage) 
 		case <-ctx.Done():
 			timer.Stop()
 			out = w.contextOutcome(ctx)
-			out.Attempts = attempt + 1
+			out.Attempts, out.Sent = attempt+1, sent
 			return out
 		case <-timer.C:
 		}
@@ -104,8 +106,20 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out Outc
 	// written. An error without it is a dial/TLS failure. An error after
 	// it may come after the webhook got the request, and a POST with side
 	// effects must not be repeated then, idempotent flag or not.
-	var connected atomic.Bool
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
+	//
+	// WroteRequest with no error says the whole request went out: from
+	// then on the webhook may act on it whatever becomes of the answer,
+	// so a call cut now is outcome_unknown, not cancelled (Outcome.Sent).
+	var connected, wrote atomic.Bool
+	trace := &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				wrote.Store(true)
+			}
+		},
+	}
+	defer func() { out.Sent = wrote.Load() }()
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace),
 		http.MethodPost, w.url, bytes.NewReader(body))
 	if err != nil {

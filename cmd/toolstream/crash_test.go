@@ -94,3 +94,95 @@ tools:
 		t.Errorf("webhook requests = %d, want exactly 1", n)
 	}
 }
+
+// TestCrashDuringApprovalKeepsTheCall: serve is killed with SIGKILL while a
+// call waits for its approval. After a restart the audit log has the call,
+// expired and never executed, beside its expired action. Before, the call
+// was written only once decided, so the kill left the action and no record.
+func TestCrashDuringApprovalKeepsTheCall(t *testing.T) {
+	var hits atomic.Int32
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	t.Cleanup(hook.Close)
+	call := "<tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}\n</tool_call>"
+	up := upstreamtest.New(upstreamtest.Round{Events: upstreamtest.Text("c1", "m", "Adding it. ", call)})
+	t.Cleanup(up.Close)
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "toolstream.yaml")
+	writeFile(t, file, `listen: 127.0.0.1:0
+auth:
+  admin_keys: ["sk-admin"]
+storage:
+  path: `+filepath.Join(dir, "data")+`
+upstreams:
+  - name: up
+    base_url: `+up.URL+`
+    models: ["*"]
+    tool_mode: text
+tools:
+  - name: create_task
+    approval: always
+    webhook: {url: "`+hook.URL+`"}
+`)
+
+	first := startServe(t, file)
+	s := first.open(t, "add gym")
+	for {
+		ev := s.next(t, 1)[0]
+		if strings.Contains(ev, `"approval.requested"`) {
+			break
+		}
+	}
+	first.cmd.Process.Kill() // SIGKILL while the call waits
+	<-first.exited
+
+	second := startServe(t, file)
+	var calls struct {
+		Data []struct {
+			Status   string `json:"status"`
+			Executed bool   `json:"executed"`
+			Approval *struct {
+				ActionID  string `json:"action_id"`
+				Decision  string `json:"decision"`
+				DecidedBy string `json:"decided_by"`
+			} `json:"approval"`
+		} `json:"data"`
+	}
+	adminGet(t, second.url+"/admin/calls?status=expired", &calls) // the filter knows the status
+	if len(calls.Data) != 1 || calls.Data[0].Status != "expired" || calls.Data[0].Executed ||
+		calls.Data[0].Approval == nil || calls.Data[0].Approval.Decision != "expired" || calls.Data[0].Approval.ActionID == "" {
+		t.Fatalf("audit log after a kill during the approval = %+v, want one call, expired, not executed", calls.Data)
+	}
+	var action struct {
+		Status string `json:"status"`
+	}
+	adminGet(t, second.url+"/v1/actions/"+calls.Data[0].Approval.ActionID, &action)
+	if action.Status != "expired" {
+		t.Errorf("its action = %+v, want expired", action)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("webhook requests = %d, want none", n)
+	}
+}
+
+// adminGet decodes the JSON answer of GET url with the admin key into v.
+func adminGet(t *testing.T, url string, v any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer sk-admin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -155,7 +155,8 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	mcps.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
 	opts := proxy.Options{
 		Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready,
-		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
+		StorageErrors: st.WriteFailures,
+		Records:       st, Approvals: host, ApprovalsPending: host.PendingApprovals,
 		RuntimeTools: host, MCPServers: mcpStates(mcps),
 	}
 	tp, err := newTracing(context.Background(), cfg.Otel, log)

@@ -46,6 +46,9 @@ func (e *executor) Execute(ctx context.Context, call toolhost.Call, args json.Ra
 	if len(args) == 0 {
 		arguments = map[string]any{} // a nil RawMessage would be sent as null
 	}
+	// The SDK does not say whether its request left; once it is asked
+	// with a live context, the server may have the call.
+	sent := ctx.Err() == nil
 	out := func() toolhost.Outcome {
 		res, err := sess.cs.CallTool(ctx, &mcp.CallToolParams{Name: e.name, Arguments: arguments})
 		if err != nil {
@@ -53,7 +56,7 @@ func (e *executor) Execute(ctx context.Context, call toolhost.Call, args json.Ra
 		}
 		return resultOutcome(res)
 	}()
-	out.Attempts = 1
+	out.Attempts, out.Sent = 1, sent
 	return out
 }
 

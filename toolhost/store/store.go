@@ -38,6 +38,13 @@ var (
 	// ErrInvalidKey is returned when an id or name that becomes part of a
 	// key is empty, too long, or holds bytes outside [ValidName].
 	ErrInvalidKey = errors.New("store: invalid id or name")
+	// ErrNoSpace is returned by writes refused because the storage's
+	// filesystem is (nearly) full, and by opening a store there: the
+	// backend stops writing before the disk is full rather than crash.
+	ErrNoSpace = errors.New("store: not enough free disk space")
+	// ErrWriteFailed is wrapped by Ready's error while writes have been
+	// failing recently.
+	ErrWriteFailed = errors.New("store: writes failing")
 	// ErrBadCursor is returned by [Store.Calls] for a Before that is not a
 	// Next it returned: a client's mistake (HTTP 400), not a storage
 	// failure.
@@ -51,14 +58,19 @@ const DecidedByRestart = "restart"
 // Call statuses in the audit log. A call is written StatusStarted before
 // its executor runs and updated once it finished; a call that failed
 // before any executor ran (unknown tool, bad arguments, denied) is written
-// once with its final status.
+// once with its final status. A call that waits for an approval is
+// written StatusPendingApproval first, so a process that dies during the
+// wait leaves it on record; the next start marks it StatusExpired (it
+// never ran).
 const (
-	StatusStarted        = "started"
-	StatusOK             = "ok"
-	StatusError          = "error"
-	StatusDenied         = "denied"
-	StatusCancelled      = "cancelled"
-	StatusOutcomeUnknown = "outcome_unknown"
+	StatusPendingApproval = "pending_approval"
+	StatusExpired         = "expired"
+	StatusStarted         = "started"
+	StatusOK              = "ok"
+	StatusError           = "error"
+	StatusDenied          = "denied"
+	StatusCancelled       = "cancelled"
+	StatusOutcomeUnknown  = "outcome_unknown"
 )
 
 // Action statuses (approvals).
@@ -112,7 +124,8 @@ type CallRecord struct {
 type Decision struct {
 	// ActionID is the action; empty for a pre-approved call.
 	ActionID string `json:"action_id,omitempty"`
-	// Decision is "approved", "denied", "expired" or "pre-approved".
+	// Decision is "approved", "denied", "expired" or "pre-approved";
+	// "pending" on a call record while it waits.
 	Decision string `json:"decision"`
 	// DecidedBy is the deciding key's id, "timeout", "client-gone" or
 	// "shutdown".
@@ -175,6 +188,13 @@ type Replay struct {
 type AttemptRef struct {
 	Attempt string
 	TTL     time.Duration
+	// Also, when set, files the call under a second retry group, for
+	// AlsoTTL: a turn with an Idempotency-Key is filed under its body's
+	// group too, so that a retry recognised by its body alone finds it.
+	// That copy is updated with the first; Recover marks only the first
+	// outcome_unknown, and a copy left started reads the same to a retry.
+	Also    string
+	AlsoTTL time.Duration
 	Replay  Replay
 }
 
@@ -235,6 +255,9 @@ type ActionQuery struct {
 type Recovered struct {
 	// Calls were started by another instance and are now outcome_unknown.
 	Calls int
+	// CallsExpired waited for an approval in another instance and are
+	// now expired; none of them ran.
+	CallsExpired int
 	// Actions were pending in another instance and are now expired.
 	Actions int
 }
@@ -298,15 +321,23 @@ type Store interface {
 
 	// Recover resolves what a dead process left behind: started calls of
 	// any instance but current become outcome_unknown (and are never run
-	// again; their replay entries say so too), pending actions of any
+	// again; their replay entries say so too), calls pending approval
+	// become expired (decided by [DecidedByRestart]), pending actions of any
 	// instance but current become expired (DecidedBy [DecidedByRestart]).
 	// Called once at start-up.
 	// With a store shared by replicas (PostgreSQL), "dead" is decided by
 	// the backend, never by a live replica's id.
 	Recover(ctx context.Context, current string) (Recovered, error)
 
-	// Ready is nil while the store can serve (for /readyz).
+	// Ready is nil while the store can serve (for /readyz): open, with
+	// room to write (else an error wrapping ErrNoSpace) and no write
+	// failed lately (else one wrapping ErrWriteFailed).
 	Ready() error
+	// WriteFailures counts the writes that failed for the storage's sake
+	// since the store opened — refused for space, or failed in the
+	// backend — but not those refused for the caller's mistake
+	// (ErrTooLarge, ErrNotFound, ErrDecided, ErrInvalidKey).
+	WriteFailures() uint64
 	// Close waits for running operations and releases the store; later
 	// calls return ErrClosed. Calling it again returns nil.
 	Close() error

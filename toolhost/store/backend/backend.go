@@ -57,12 +57,12 @@ func Open(ctx context.Context, cfg config.Storage, opts Options) (store.Store, s
 		return nil, "", err
 	}
 	log.Info("storage open", "backend", cmp.Or(cfg.Backend, config.BackendBadger), "in_memory", cfg.InMemory, "instance", instance)
-	if rec.Calls > 0 || rec.Actions > 0 {
+	if rec.Calls > 0 || rec.CallsExpired > 0 || rec.Actions > 0 {
 		// An earlier process stopped without finishing these: its calls
 		// may or may not have acted, and its approvals can no longer
-		// release anything.
+		// release anything (the calls that waited for them never ran).
 		log.Warn("storage recovered what an earlier process left",
-			"calls_outcome_unknown", rec.Calls, "actions_expired", rec.Actions)
+			"calls_outcome_unknown", rec.Calls, "calls_expired", rec.CallsExpired, "actions_expired", rec.Actions)
 	}
 	return s, instance, nil
 }

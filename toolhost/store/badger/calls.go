@@ -100,12 +100,14 @@ func (d *DB) Call(ctx context.Context, id string) (store.CallRecord, bool, error
 }
 
 // writeCall writes rec under its audit key k with its id index, and keeps
-// its open/ entry while it is started.
+// its open/ entry while it is started or pending approval: the two states
+// a process that dies leaves for [DB.Recover].
 func (d *DB) writeCall(txn *dgbadger.Txn, k []byte, rec store.CallRecord, exp uint64) error {
 	if err := d.putIndexed(txn, key(prefixCall, rec.ID), k, rec, exp); err != nil {
 		return err
 	}
-	return d.setOpen(txn, key(prefixOpenCall, rec.ID), rec.Status == store.StatusStarted, rec.Instance, exp)
+	open := rec.Status == store.StatusStarted || rec.Status == store.StatusPendingApproval
+	return d.setOpen(txn, key(prefixOpenCall, rec.ID), open, rec.Instance, exp)
 }
 
 // checkCall checks the ids that become key parts of a call.
@@ -114,7 +116,12 @@ func checkCall(rec store.CallRecord, ref *store.AttemptRef) error {
 		return err
 	}
 	if ref != nil {
-		return checkNames("attempt", ref.Attempt)
+		if err := checkNames("attempt", ref.Attempt); err != nil {
+			return err
+		}
+		if ref.Also != "" {
+			return checkNames("attempt", ref.Also)
+		}
 	}
 	return nil
 }

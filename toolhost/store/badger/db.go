@@ -25,6 +25,7 @@
 package badger
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -107,6 +108,11 @@ type Options struct {
 	// GCInterval is the period of value-log GC. Zero means
 	// [DefaultGCInterval]. Ignored in memory mode, which has no value log.
 	GCInterval time.Duration
+	// MinFree is the free space, beyond the size of the store's tables,
+	// that the storage's filesystem keeps: writes below it are refused
+	// with [store.ErrNoSpace], and so is Open (see space.go for why).
+	// Zero means [DefaultMinFree]. Ignored in memory mode.
+	MinFree uint64
 }
 
 // DB is the badger backend of [store.Store]. It is safe for concurrent
@@ -120,6 +126,7 @@ type DB struct {
 	turnRetention  time.Duration
 	auditRetention time.Duration
 	maxValue       int // largest value badger takes in this mode
+	space          guard
 
 	// mu orders every operation before Close: operations hold it shared,
 	// Close exclusively, so no transaction runs while badger closes.
@@ -158,6 +165,10 @@ func Open(cfg config.Storage, opts Options) (*DB, error) {
 	} else {
 		if cfg.Path == "" {
 			return nil, errors.New("opening storage: storage.path is empty")
+		}
+		d.space = guard{path: cfg.Path, minFree: cmp.Or(opts.MinFree, DefaultMinFree)}
+		if err := d.space.checkOpen(); err != nil {
+			return nil, fmt.Errorf("opening storage %s: %w; free some space there or move storage.path", cfg.Path, err)
 		}
 		bopts = dgbadger.DefaultOptions(cfg.Path).
 			WithValueLogFileSize(valueLogFileSize).
@@ -208,22 +219,42 @@ func (d *DB) Close() error {
 		close(d.stopGC)
 		d.gcDone.Wait()
 	}
+	if err := d.room(0); err != nil {
+		// badger's Close flushes the memtable into a new table, written
+		// through a mapping (space.go): on a full disk that faults and
+		// the process dies on its way out. The margin writes keep is
+		// what the flush needs. The memtable's log is durable
+		// (SyncWrites), so it is left for the next Open to replay, as
+		// after a crash; the process exiting releases the directory.
+		d.log.Warn("storage closed without flushing its memtable; the next start replays its log",
+			"component", "storage", "error", err)
+		return nil
+	}
 	if err := d.db.Close(); err != nil {
 		return fmt.Errorf("closing storage: %w", err)
 	}
 	return nil
 }
 
-// Ready reports whether the store can serve (for /readyz): nil while open,
-// [store.ErrClosed] after Close.
+// Ready reports whether the store can serve (for /readyz): [store.ErrClosed]
+// after Close; an error wrapping [store.ErrNoSpace] while its filesystem is
+// below the free-space margin (see space.go), and one wrapping
+// [store.ErrWriteFailed] for a minute after a write failed; nil otherwise.
 func (d *DB) Ready() error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed || d.db.IsClosed() {
 		return store.ErrClosed
 	}
-	return nil
+	if err := d.room(0); err != nil {
+		return err
+	}
+	return d.space.recent(time.Now())
 }
+
+// WriteFailures counts the writes that failed for the storage's sake
+// (see [store.Store.WriteFailures]).
+func (d *DB) WriteFailures() uint64 { return d.space.failures.Load() }
 
 // cmpOr is d, or def when d is not positive.
 func cmpOr(d, def time.Duration) time.Duration {

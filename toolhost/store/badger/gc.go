@@ -2,6 +2,7 @@ package badger
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	dgbadger "github.com/dgraph-io/badger/v4"
@@ -44,6 +45,12 @@ func (d *DB) gcPass() (int, error) {
 		case <-d.stopGC:
 			return n, nil
 		default:
+		}
+		// A rewrite copies a file's live values into the current value
+		// log before it frees the file: up to a whole file, written
+		// through a mapping like every other write (space.go).
+		if err := d.room(valueLogFileSize); err != nil {
+			return n, fmt.Errorf("skipped: %w", err)
 		}
 		err := d.db.RunValueLogGC(gcDiscardRatio)
 		switch {

@@ -19,7 +19,7 @@ func replayKey(attempt, id string) []byte {
 }
 
 // putReplay files rec under ref's attempt, expiring ref.TTL after the
-// replay's StartedAt. Nothing happens when ref is nil. The replay takes
+// replay's StartedAt, and under ref.Also for ref.AlsoTTL when set. Nothing happens when ref is nil. The replay takes
 // its id and status from rec, and its start too when it has none.
 func (d *DB) putReplay(txn *dgbadger.Txn, rec store.CallRecord, ref *store.AttemptRef) error {
 	if ref == nil {
@@ -30,7 +30,13 @@ func (d *DB) putReplay(txn *dgbadger.Txn, rec store.CallRecord, ref *store.Attem
 	if r.StartedAt.IsZero() {
 		r.StartedAt = rec.StartedAt
 	}
-	return d.putJSON(txn, replayKey(ref.Attempt, rec.ID), r, expireAt(r.StartedAt.Add(ref.TTL)))
+	if err := d.putJSON(txn, replayKey(ref.Attempt, rec.ID), r, expireAt(r.StartedAt.Add(ref.TTL))); err != nil {
+		return err
+	}
+	if ref.Also == "" || ref.Also == ref.Attempt {
+		return nil
+	}
+	return d.putJSON(txn, replayKey(ref.Also, rec.ID), r, expireAt(r.StartedAt.Add(ref.AlsoTTL)))
 }
 
 // Replays returns the calls filed under attempt, oldest first.

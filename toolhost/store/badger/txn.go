@@ -33,13 +33,17 @@ func (d *DB) view(ctx context.Context, fn func(txn *dgbadger.Txn) error) error {
 // again (fn must be repeatable) when the commit lost a race to another
 // writer of a key fn read. That is how [DB.DecideAction] stays atomic: the
 // loser's second run reads the winner's decision.
-func (d *DB) update(ctx context.Context, fn func(txn *dgbadger.Txn) error) error {
+func (d *DB) update(ctx context.Context, fn func(txn *dgbadger.Txn) error) (err error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
 		return store.ErrClosed
 	}
-	var err error
+	defer func() { d.space.noteWrite(err, time.Now()) }()
+	// Before badger maps a page it cannot back (space.go).
+	if err := d.room(0); err != nil {
+		return err
+	}
 	for range updateAttempts {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
@@ -66,6 +70,13 @@ func expireAt(t time.Time) uint64 {
 func (d *DB) put(txn *dgbadger.Txn, k, val []byte, expiresAt uint64) error {
 	if len(val) > d.maxValue {
 		return fmt.Errorf("%w: value of %d bytes, limit %d", store.ErrTooLarge, len(val), d.maxValue)
+	}
+	if len(val) >= valueThreshold {
+		// Bound for the value log: a turn record may be megabytes,
+		// far more than what the margin of update's check leaves.
+		if err := d.room(len(val)); err != nil {
+			return err
+		}
 	}
 	e := dgbadger.NewEntry(k, val)
 	e.ExpiresAt = expiresAt

@@ -223,6 +223,25 @@ func testReplays(t *testing.T, open opener) {
 			t.Errorf("Replays(att_2) = %v, %v; want none", got, err)
 		}
 	})
+	parallel(t, open, "Also", func(t *testing.T, s store.Store) {
+		// A keyed attempt filed under its body's group too: both list
+		// the call, and finishing it updates both.
+		ctx := t.Context()
+		rec := callRecord("tcr_1", "t", now())
+		both := &store.AttemptRef{Attempt: "att_key", TTL: 24 * time.Hour, Also: "att_body", AlsoTTL: 10 * time.Minute, Replay: store.Replay{Tool: "t"}}
+		must(t, "StartCall", s.StartCall(ctx, rec, both))
+		if r, _, _ := s.Call(ctx, "tcr_1"); r.Attempt != "att_key" {
+			t.Errorf("call record Attempt = %q, want the first group", r.Attempt)
+		}
+		both.Replay.Content = "done"
+		must(t, "FinishCall", s.FinishCall(ctx, finished(rec, store.StatusOK), both))
+		for _, g := range []string{"att_key", "att_body"} {
+			got, err := s.Replays(ctx, g)
+			if err != nil || len(got) != 1 || got[0].AuditID != "tcr_1" || got[0].Status != store.StatusOK || got[0].Content != "done" {
+				t.Errorf("Replays(%s) = %+v, %v; want the finished call", g, got, err)
+			}
+		}
+	})
 	parallel(t, open, "TTL", func(t *testing.T, s store.Store) {
 		ctx := t.Context()
 		rec := callRecord("tcr_1", "t", now())

@@ -68,6 +68,11 @@ func testRecover(t *testing.T, open opener) {
 		must(t, "StartCall", s.StartCall(ctx, done, nil))
 		done = finished(done, store.StatusOK)
 		must(t, "FinishCall", s.FinishCall(ctx, done, nil))
+		waitingCall := callRecord("tcr_waiting", "t", now())
+		waitingCall.Instance, waitingCall.Executed = dead, false
+		waitingCall.Status = store.StatusPendingApproval
+		waitingCall.Approval = &store.Decision{ActionID: "act_lost", Decision: "pending", At: now()}
+		must(t, "RecordCall", s.RecordCall(ctx, waitingCall))
 
 		waiting := action("act_lost", "key_a", now())
 		waiting.Instance = dead
@@ -83,7 +88,13 @@ func testRecover(t *testing.T, open opener) {
 
 		got, err := s.Recover(ctx, current)
 		must(t, "Recover", err)
-		same(t, "Recovered", store.Recovered{Calls: 1, Actions: 1}, got)
+		same(t, "Recovered", store.Recovered{Calls: 1, CallsExpired: 1, Actions: 1}, got)
+		w, ok, err := s.Call(ctx, "tcr_waiting")
+		must(t, "Call", err)
+		if !ok || w.Status != store.StatusExpired || w.Executed || w.FinishedAt == nil || w.Approval == nil ||
+			w.Approval.ActionID != "act_lost" || w.Approval.Decision != store.ActionExpired || w.Approval.DecidedBy != store.DecidedByRestart {
+			t.Errorf("call pending approval after Recover = %+v (approval %+v); want expired by %s, not executed", w, w.Approval, store.DecidedByRestart)
+		}
 
 		lost.Status = store.StatusOutcomeUnknown
 		wantCall(t, s, "tcr_lost", lost)
