@@ -143,8 +143,11 @@ func upstreamFaults() []upstreamFault {
 				}
 			},
 			mutate: func(c *config.Config) {
-				idle(100 * time.Millisecond)(c)
-				c.Upstreams[0].Timeout = 400 * time.Millisecond
+				// Comments every 10ms against an idle timeout far above a
+				// loaded machine's scheduling gaps (100ms was tripped by
+				// one in a race-detector run beside other work).
+				idle(500 * time.Millisecond)(c)
+				c.Upstreams[0].Timeout = 1500 * time.Millisecond
 			},
 			status: 504, code: "upstream_timeout", message: "did not finish the round within its timeout",
 			requests: 1, cancelled: true},
@@ -384,7 +387,13 @@ func TestIdleTimeoutSlowClient(t *testing.T) {
 	}
 	for _, mode := range []string{"plain", "tools"} {
 		t.Run(mode, func(t *testing.T) {
-			fe := newFaultEnv(t, mode == "tools", []upstreamtest.Round{{Events: upstreamtest.Text("c1", "m", parts...)}}, idle(500*time.Millisecond))
+			fe := newFaultEnv(t, mode == "tools", []upstreamtest.Round{{Events: upstreamtest.Text("c1", "m", parts...)}}, func(c *config.Config) {
+				idle(500 * time.Millisecond)(c)
+				// 8 MB through the detector under the race detector on a
+				// busy machine can outlast the suite's 5s round timeout;
+				// only the idle timeout is under test here.
+				c.Upstreams[0].Timeout = time.Minute
+			})
 			resp := fe.do(t, http.MethodPost, "/v1/chat/completions", chatBody, "Authorization: Bearer "+faultClientKey)
 			// The client reads nothing for four idle timeouts: the proxy's
 			// writes block. (The timeout is well above the scheduling gaps
