@@ -405,8 +405,8 @@ func (d *Detector) tailFail() {
 }
 
 // endBlock ends the stream inside a block. A json body that is complete enough
-// is parsed (a missing closing brace is repaired, docs/tool-calls.md); anything
-// else is unclosed.
+// is parsed (a missing closing brace after a complete value is repaired,
+// docs/tool-calls.md); anything else is unclosed.
 func (d *Detector) endBlock() {
 	b := &d.blk
 	body := string(d.block[b.bodyStart:])
@@ -427,6 +427,11 @@ func (d *Detector) endBlock() {
 		var end int
 		if closed, end = b.bal.complete(len(d.block)); closed {
 			b.bodyEnd, b.closeEnd = end, end
+		}
+		// Closing braces are added only after a complete value; a body
+		// the end cut inside one is unclosed, not repaired.
+		if closed && end == len(d.block) && needsGuess(strings.TrimSpace(body)) != "" {
+			closed = false
 		}
 	}
 	if closed {

@@ -67,8 +67,9 @@
 //     <think> runs to the end of the reply. (A server that strips the
 //     opening tag leaves its thinking as prose, where calls are found.)
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
-//     or text under rule 6, except that a json object cut outside a string is parsed as if its
-//     closing braces were there (the documented "missing closing brace"), and a
+//     or text under rule 6, except that a json object cut right after a
+//     complete value is parsed as if its closing braces were there (the
+//     documented "missing closing brace"), and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect
