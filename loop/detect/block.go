@@ -93,7 +93,11 @@ func (d *Detector) scanBlock(w string, p int) int {
 			if held > 0 {
 				cand = string(d.block[b.pre:]) + s
 			}
-			switch res, at := b.syn.start(cand); res {
+			res, at := b.syn.start(cand)
+			if res == startNo && d.strictBody() {
+				res = startOK
+			}
+			switch res {
 			case startMore:
 				d.block = append(d.block, s...)
 				p += len(s)
@@ -128,6 +132,21 @@ func (d *Detector) scanBlock(w string, p int) int {
 		}
 	}
 	return p
+}
+
+// strictBody reports whether the block being read is a call whatever its
+// body turns out to be (rule 2: in the taught format a block is always a
+// call): a marker of the taught format outside a fence whose body starts
+// on the next line, as the prompt teaches. On its own line nothing is
+// prose naming the tag ("the <tool_call> tag is…"), so a body no parser
+// can read ("<tool_call>\nget weather for Paris please\n</tool_call>")
+// becomes a PARSE_ERROR instead of reaching the client as text. The
+// markers held before the body started never close the block: a start
+// check gives up before a closing marker is whole.
+func (d *Detector) strictBody() bool {
+	b := &d.blk
+	return b.kind == kMarker && b.fence == 0 && d.taught(b.syn) &&
+		strings.IndexByte(string(d.block[b.bodyStart:b.pre]), '\n') >= 0
 }
 
 // scan feeds s to the block's closer; base is the offset of s[0]. It returns

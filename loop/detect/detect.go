@@ -43,7 +43,10 @@
 // is known. A marker followed by something that cannot start its body
 // ("<tool_call> tags are", "<<<[TOOL_REQUEST]>>> marker", "use
 // <function=x> to") is prose as soon as that shows; a body cut by the end
-// of the stream before it showed ("… <tool_call> tags.") is prose too.
+// of the stream before it showed ("… <tool_call> tags.") is prose too,
+// except in the taught format when the body starts on the line after the
+// marker, outside a fence: that block is a call whatever follows (rule 2),
+// a PARSE_ERROR when no parser reads it.
 //
 // # Decisions
 //
@@ -104,8 +107,9 @@ const (
 	KimiK2     Format = "kimi_k2"
 	GLM        Format = "glm"
 
-	// Auto is taught as Hermes; every dialect is detected, each only for
-	// tools the turn can run (no format counts as taught for rule 6).
+	// Auto is taught as Hermes, and its <tool_call> blocks count as
+	// taught; every other dialect is detected too, each only for tools
+	// the turn can run.
 	Auto Format = "auto"
 )
 
