@@ -301,6 +301,7 @@ func (d *Detector) overflow(w string, p int) int {
 	}
 	calls[0].Raw = string(d.block[:min(len(d.block), d.max)])
 	d.calls = append(d.calls, calls...)
+	d.cut()
 	d.block = d.block[:0]
 	d.st = stDrop
 	// A dropped block runs to its close: its own marker again is just
@@ -371,6 +372,7 @@ func (d *Detector) finish(calls []Call, rawEnd int) {
 			calls[i].Raw = raw
 		}
 		d.calls = append(d.calls, calls...)
+		d.cut()
 		d.emitBytes(d.block[rawEnd:])
 	}
 	d.block = d.block[:0]
