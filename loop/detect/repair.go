@@ -65,12 +65,12 @@ const (
 // have to invent a value, or "" when it would not. A key without its value
 // anywhere is one case (the repairer makes it null). The others are text
 // that ends inside a value; the end is fine only when everything it opened
-// was complete: every string closed, and
-// only objects left open, the innermost right after a value that cannot
-// grow (a closed string, object or array, true, false, null, or Python's
-// True, False, None). That one case is the missing closing brace models
-// write, and repairing it invents nothing. Anything else left open at the
-// end would be completed by a guess:
+// was complete: every string closed, and only objects left open, the
+// innermost right after a value that cannot grow (a closed string, object
+// or array, true, false, null, or Python's True, False, None). That one
+// case is the missing closing brace models write, and repairing it invents
+// nothing. Anything else left open at the end would be completed by a
+// guess:
 //
 //	{"s":"delete everything except   a string without its closing quote
 //	{"x":12                          a number (it may have been 123)
