@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -73,14 +74,16 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		}
 	}()
 
-	opts := detect.Options{MaxBlockBytes: tr.t.Loop.MaxBlockBytes.Int()}
-	if !final {
-		// In the last round the model has no tools: markup it writes
-		// anyway stays text, visible, rather than vanishing.
-		opts.Known = func(name string) bool { return tr.known[name] || tr.native && tr.clientTools[name] }
-		if !tr.native {
-			opts.Taught = tr.t.Format
-		}
+	// The last round is read like the others, though it offers no tools:
+	// markup the model writes anyway is removed, and its calls get
+	// ROUND_LIMIT instead of running (startCalls). Left as text, the raw
+	// <tool_call> reached the client.
+	opts := detect.Options{
+		MaxBlockBytes: tr.t.Loop.MaxBlockBytes.Int(),
+		Known:         func(name string) bool { return tr.known[name] || tr.native && tr.clientTools[name] },
+	}
+	if !tr.native {
+		opts.Taught = tr.t.Format
 	}
 	var det *detect.Detector
 	if !tr.plain {
@@ -135,7 +138,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		if err != nil {
 			return nil, err
 		}
-		if err := tr.startCalls(calls, n, ro, ex); err != nil {
+		if err := tr.startCalls(calls, n, final, ro, ex); err != nil {
 			return nil, err
 		}
 		// Calls that finished meanwhile are shown once the round's text
@@ -162,7 +165,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		if err := tr.sendContent(ro, tail); err != nil {
 			return nil, err
 		}
-		if err := tr.startCalls(calls, n, ro, ex); err != nil {
+		if err := tr.startCalls(calls, n, final, ro, ex); err != nil {
 			return nil, err
 		}
 	}
@@ -277,8 +280,9 @@ func (tr *turnRun) startKeepalive() (stop func()) {
 // startCalls gives each found text call an id and starts it: malformed
 // blocks and tools this turn cannot run get their error result at once, a
 // client tool's call in native mode goes to the client as a native
-// tool-call delta, the rest go to the executor.
-func (tr *turnRun) startCalls(found []detect.Call, round int, ro *roundOutcome, ex *calls) error {
+// tool-call delta, the rest go to the executor. In the last round (final)
+// no server call runs: each gets ROUND_LIMIT, and the turn ends after it.
+func (tr *turnRun) startCalls(found []detect.Call, round int, final bool, ro *roundOutcome, ex *calls) error {
 	for _, c := range found {
 		id := tr.r.newID("call_")
 		if c.Err == nil && tr.native && tr.clientTools[c.Name] && !tr.known[c.Name] {
@@ -289,6 +293,9 @@ func (tr *turnRun) startCalls(found []detect.Call, round int, ro *roundOutcome, 
 		}
 		var result *toolhost.Result
 		switch {
+		case final:
+			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeRoundLimit, tr.roundLimitMessage())
+			result = &r
 		case c.Err != nil:
 			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name}, toolhost.CodeParseError, parseErrorMessage(c.Err))
 			result = &r
@@ -301,6 +308,14 @@ func (tr *turnRun) startCalls(found []detect.Call, round int, ro *roundOutcome, 
 		}
 	}
 	return nil
+}
+
+// roundLimitMessage says why a call of the last round was not run.
+func (tr *turnRun) roundLimitMessage() string {
+	if tr.parseRounds > tr.t.Loop.ParseRetries {
+		return fmt.Sprintf("not run: %d rounds had tool calls that could not be read (loop.parse_retries is %d), so the last round offers no tools; answer without them", tr.parseRounds, tr.t.Loop.ParseRetries)
+	}
+	return fmt.Sprintf("not run: the turn reached its last round (loop.max_rounds is %d), which offers no tools; answer without them", tr.t.Loop.MaxRounds)
 }
 
 // startCall records a server call and runs it, or, when its result is
@@ -341,8 +356,8 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 
 // startNative runs the round's native server calls once the stream is
 // over (their arguments are complete only then). Nothing runs when the
-// model was cut off by max_tokens (finish_reason "length") or in the last
-// round, which offers no server tools.
+// model was cut off by max_tokens (finish_reason "length"), nor in the last
+// round, which offers no server tools: a call there gets ROUND_LIMIT.
 func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *calls) error {
 	for _, c := range ro.native.finish() {
 		if c.name == "" {
@@ -358,13 +373,18 @@ func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *call
 			tr.found = append(tr.found, foundCall{name: c.name})
 			continue
 		}
-		if final || ro.finish == "length" {
-			tr.r.log().Warn("native call not run", "call_id", c.id, "tool", c.name, "finish", ro.finish, "final_round", final)
+		if ro.finish == "length" {
+			tr.r.log().Warn("native call not run", "call_id", c.id, "tool", c.name, "finish", ro.finish)
 			continue
 		}
 		args := []byte(c.arguments())
 		var result *toolhost.Result
-		if !tr.known[c.name] {
+		switch {
+		case final:
+			// As for text calls: the events say why nothing ran.
+			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeRoundLimit, tr.roundLimitMessage())
+			result = &r
+		case !tr.known[c.name]:
 			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, toolhost.NotFoundMessage(c.name, tr.names))
 			result = &r
 		}

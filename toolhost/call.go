@@ -27,6 +27,10 @@ const (
 	CodeDenied           = "DENIED"
 	CodeParseError       = "PARSE_ERROR"
 	CodeCancelled        = "CANCELLED"
+	// CodeRoundLimit answers a call written in a turn's last round, which
+	// is sent without tools once loop.max_rounds or loop.parse_retries is
+	// spent: it is not run, and the turn ends (docs/tool-calls.md).
+	CodeRoundLimit = "ROUND_LIMIT"
 	// CodeOutcomeUnknown answers a call of a retried turn that an earlier
 	// attempt started but never saw finish: it may have run, so it is not
 	// run again (docs/approvals-and-audit.md).

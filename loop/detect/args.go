@@ -3,12 +3,9 @@ package detect
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/kaptinlin/jsonrepair"
 )
 
 // textArgs builds the Arguments of a call whose values are raw text (xml,
@@ -105,38 +102,6 @@ func trimNewlines(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// maxRepairBytes bounds the JSON handed to jsonrepair, whose run time grows
-// faster than linearly on badly broken input. Larger bodies must be valid
-// JSON.
-const maxRepairBytes = 16 << 10
-
-// lenientJSON returns s as valid JSON: as is when it is valid, else
-// repaired (trailing commas, single quotes, unquoted keys, missing closing
-// braces, Python constants; see github.com/kaptinlin/jsonrepair).
-func lenientJSON(s string) (out []byte, err error) {
-	s = strings.TrimSpace(s)
-	if json.Valid([]byte(s)) {
-		return []byte(s), nil
-	}
-	if len(s) > maxRepairBytes {
-		return nil, fmt.Errorf("invalid JSON (%d bytes, too large to repair)", len(s))
-	}
-	defer func() {
-		// A repairer bug must cost one PARSE_ERROR, not the stream.
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("invalid JSON (repair failed: %v)", r)
-		}
-	}()
-	fixed, rerr := jsonrepair.Repair(s)
-	if rerr != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", rerr)
-	}
-	if !json.Valid([]byte(fixed)) {
-		return nil, errors.New("invalid JSON")
-	}
-	return []byte(fixed), nil
 }
 
 // argsObject returns a call's arguments as a compact JSON object. They may

@@ -162,8 +162,8 @@ func (z *balancer) scan(s string, base int) (n int, closed bool, bodyEnd, closeE
 // complete reports, at the end of the stream, whether the block read so far
 // is whole enough to parse, and where its body ends (len is the block's
 // length). A JSON body cut outside a string is parsed as if its closing
-// braces were there (the documented "missing closing brace"); Python is not
-// repaired.
+// braces were there (the documented "missing closing brace"; endBlock
+// refuses a body cut inside a value); Python is not repaired.
 func (z *balancer) complete(length int) (bool, int) {
 	switch {
 	case z.phase == phTail || z.phase == phSemi:

@@ -93,7 +93,11 @@ func (d *Detector) scanBlock(w string, p int) int {
 			if held > 0 {
 				cand = string(d.block[b.pre:]) + s
 			}
-			switch res, at := b.syn.start(cand); res {
+			res, at := b.syn.start(cand)
+			if res == startNo && d.strictBody() {
+				res = startOK
+			}
+			switch res {
 			case startMore:
 				d.block = append(d.block, s...)
 				p += len(s)
@@ -128,6 +132,21 @@ func (d *Detector) scanBlock(w string, p int) int {
 		}
 	}
 	return p
+}
+
+// strictBody reports whether the block being read is a call whatever its
+// body turns out to be (rule 2: in the taught format a block is always a
+// call): a marker of the taught format outside a fence whose body starts
+// on the next line, as the prompt teaches. On its own line nothing is
+// prose naming the tag ("the <tool_call> tag is…"), so a body no parser
+// can read ("<tool_call>\nget weather for Paris please\n</tool_call>")
+// becomes a PARSE_ERROR instead of reaching the client as text. The
+// markers held before the body started never close the block: a start
+// check gives up before a closing marker is whole.
+func (d *Detector) strictBody() bool {
+	b := &d.blk
+	return b.kind == kMarker && b.fence == 0 && d.taught(b.syn) &&
+		strings.IndexByte(string(d.block[b.bodyStart:b.pre]), '\n') >= 0
 }
 
 // scan feeds s to the block's closer; base is the offset of s[0]. It returns
@@ -282,6 +301,7 @@ func (d *Detector) overflow(w string, p int) int {
 	}
 	calls[0].Raw = string(d.block[:min(len(d.block), d.max)])
 	d.calls = append(d.calls, calls...)
+	d.cut()
 	d.block = d.block[:0]
 	d.st = stDrop
 	// A dropped block runs to its close: its own marker again is just
@@ -352,6 +372,7 @@ func (d *Detector) finish(calls []Call, rawEnd int) {
 			calls[i].Raw = raw
 		}
 		d.calls = append(d.calls, calls...)
+		d.cut()
 		d.emitBytes(d.block[rawEnd:])
 	}
 	d.block = d.block[:0]
@@ -405,8 +426,8 @@ func (d *Detector) tailFail() {
 }
 
 // endBlock ends the stream inside a block. A json body that is complete enough
-// is parsed (a missing closing brace is repaired, docs/tool-calls.md); anything
-// else is unclosed.
+// is parsed (a missing closing brace after a complete value is repaired,
+// docs/tool-calls.md); anything else is unclosed.
 func (d *Detector) endBlock() {
 	b := &d.blk
 	body := string(d.block[b.bodyStart:])
@@ -427,6 +448,11 @@ func (d *Detector) endBlock() {
 		var end int
 		if closed, end = b.bal.complete(len(d.block)); closed {
 			b.bodyEnd, b.closeEnd = end, end
+		}
+		// Closing braces are added only after a complete value; a body
+		// the end cut inside one is unclosed, not repaired.
+		if closed && end == len(d.block) && needsGuess(strings.TrimSpace(body)) != "" {
+			closed = false
 		}
 	}
 	if closed {

@@ -128,8 +128,10 @@ func TestLlama3JSON(t *testing.T) {
 			opts: autoOpts,
 			steps: []step{
 				feed(one+"\n", ""),
-				feed(`{"name": "rm", "parameters": {}}`+"\n", "\n", call(detect.Llama3JSON, "get_weather", `{"city":"Paris"}`, one)),
-				end(`{"name": "rm", "parameters": {}}` + "\n"),
+				// The line break after a removed block waits for what
+				// follows it (blank.go).
+				feed(`{"name": "rm", "parameters": {}}`+"\n", "", call(detect.Llama3JSON, "get_weather", `{"city":"Paris"}`, one)),
+				end("\n" + `{"name": "rm", "parameters": {}}` + "\n"),
 			},
 		},
 	})

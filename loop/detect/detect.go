@@ -21,6 +21,8 @@
 //     at most 160 bytes, until what follows shows whether the fence holds a
 //     tool block;
 //   - an incomplete UTF-8 sequence at the end of a piece;
+//   - the blank run right after a removed block, until the next non-blank
+//     byte shows how many of its line breaks may go (blank.go);
 //   - in json mode, an object whose first key is a call's (name,
 //     tool_calls, function, type, id, arguments or parameters), up to its
 //     balancing brace.
@@ -43,7 +45,10 @@
 // is known. A marker followed by something that cannot start its body
 // ("<tool_call> tags are", "<<<[TOOL_REQUEST]>>> marker", "use
 // <function=x> to") is prose as soon as that shows; a body cut by the end
-// of the stream before it showed ("… <tool_call> tags.") is prose too.
+// of the stream before it showed ("… <tool_call> tags.") is prose too,
+// except in the taught format when the body starts on the line after the
+// marker, outside a fence: that block is a call whatever follows (rule 2),
+// a PARSE_ERROR when no parser reads it.
 //
 // # Decisions
 //
@@ -67,8 +72,9 @@
 //     <think> runs to the end of the reply. (A server that strips the
 //     opening tag leaves its thinking as prose, where calls are found.)
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
-//     or text under rule 6, except that a json object cut outside a string is parsed as if its
-//     closing braces were there (the documented "missing closing brace"), and a
+//     or text under rule 6, except that a json object cut right after a
+//     complete value is parsed as if its closing braces were there (the
+//     documented "missing closing brace"), and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect
@@ -78,6 +84,7 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Format is a text syntax for tool calls.
@@ -103,8 +110,9 @@ const (
 	KimiK2     Format = "kimi_k2"
 	GLM        Format = "glm"
 
-	// Auto is taught as Hermes; every dialect is detected, each only for
-	// tools the turn can run (no format counts as taught for rule 6).
+	// Auto is taught as Hermes, and its <tool_call> blocks count as
+	// taught; every other dialect is detected too, each only for tools
+	// the turn can run.
 	Auto Format = "auto"
 )
 
@@ -200,6 +208,12 @@ type Detector struct {
 	carry []byte // an incomplete UTF-8 sequence held from visible text
 	ended bool
 
+	// The blank run after a removed block (blank.go): cutRun while it is
+	// held in nl; tailNL counts the line breaks ending the visible text.
+	nl     []byte
+	cutRun bool
+	tailNL int
+
 	// Output of the current Feed or End: the first visible segment is
 	// kept as is (no copy); a second one switches to vis.
 	visStr string
@@ -245,8 +259,9 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.calls = nil
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
-	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && d.plain(text) {
+	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
 		d.lead = leadAfter(d.lead, text)
+		d.shown(text)
 		return text, nil
 	}
 	if len(d.carry) > 0 {
@@ -314,6 +329,7 @@ func (d *Detector) End() (visible string, calls []Call) {
 	}
 	d.st = stText
 	d.block = nil
+	d.releaseRun()
 	return d.output(true), d.calls
 }
 
@@ -353,9 +369,20 @@ func (d *Detector) step(w string, p int) int {
 	}
 }
 
-// emit appends visible text. The first segment is kept without a copy, so
+// emit appends visible text through the blank-run gate (blank.go).
+func (d *Detector) emit(s string) { d.gate(s, false) }
+
+// emitBytes appends visible text from a buffer the detector reuses, through
+// the blank-run gate, which copies what it keeps.
+func (d *Detector) emitBytes(b []byte) {
+	if len(b) > 0 {
+		d.gate(unsafe.String(unsafe.SliceData(b), len(b)), true)
+	}
+}
+
+// emitStr appends visible text. The first segment is kept without a copy, so
 // prose passes through Feed without allocating.
-func (d *Detector) emit(s string) {
+func (d *Detector) emitStr(s string) {
 	switch {
 	case s == "":
 	case d.multi:
@@ -368,16 +395,16 @@ func (d *Detector) emit(s string) {
 	}
 }
 
-// emitBytes appends visible text from a buffer the detector reuses.
-func (d *Detector) emitBytes(b []byte) {
-	if len(b) == 0 {
+// emitCopy appends visible text that must be copied.
+func (d *Detector) emitCopy(s string) {
+	if s == "" {
 		return
 	}
 	if !d.multi {
 		d.vis = append(d.vis[:0], d.visStr...)
 		d.multi = true
 	}
-	d.vis = append(d.vis, b...)
+	d.vis = append(d.vis, s...)
 }
 
 // output returns the visible text of this Feed or End and resets it. Unless

@@ -104,34 +104,37 @@ func blocksOf(calls []detect.Call) []string {
 }
 
 // cutsOut reports whether vis is in with each of raws cut out, in order
-// (nil raws: not checked). It walks positions of in, with k blocks cut so
-// far; the position in vis follows from both.
+// (nil raws: not checked), and blank bytes dropped only from the blank runs
+// right after a cut block (where line breaks collapse, blank.go). It walks
+// positions i of in and j of vis, with k blocks cut so far; adj says a
+// block was cut with only blanks since.
 func cutsOut(in, vis string, raws []string) bool {
 	if raws == nil {
 		return true
 	}
-	cut := make([]int, len(raws)+1) // bytes cut by the first k blocks
-	for k, r := range raws {
-		cut[k+1] = cut[k] + len(r)
+	type pos struct {
+		i, j, k int
+		adj     bool
 	}
-	if len(in)-cut[len(raws)] != len(vis) {
-		return false
-	}
-	seen := make(map[[2]int]bool)
-	var walk func(i, k int) bool
-	walk = func(i, k int) bool {
-		if i == len(in) {
-			return k == len(raws)
+	seen := make(map[pos]bool)
+	var walk func(p pos) bool
+	walk = func(p pos) bool {
+		if p.i == len(in) {
+			return p.k == len(raws) && p.j == len(vis)
 		}
-		if seen[[2]int{i, k}] {
+		if seen[p] {
 			return false
 		}
-		seen[[2]int{i, k}] = true
-		if k < len(raws) && strings.HasPrefix(in[i:], raws[k]) && walk(i+len(raws[k]), k+1) {
+		seen[p] = true
+		if p.k < len(raws) && strings.HasPrefix(in[p.i:], raws[p.k]) && walk(pos{p.i + len(raws[p.k]), p.j, p.k + 1, true}) {
 			return true
 		}
-		j := i - cut[k]
-		return j < len(vis) && in[i] == vis[j] && walk(i+1, k)
+		c := in[p.i]
+		blank := c == ' ' || c == '\t' || c == '\r' || c == '\n'
+		if p.j < len(vis) && c == vis[p.j] && walk(pos{p.i + 1, p.j + 1, p.k, p.adj && blank}) {
+			return true
+		}
+		return p.adj && blank && walk(pos{p.i + 1, p.j, p.k, true})
 	}
-	return walk(0, 0)
+	return walk(pos{})
 }

@@ -30,7 +30,7 @@ import "strings"
 //	</tool_call>
 var synHermes = syntax{
 	format:   Hermes,
-	taughtBy: []Format{Hermes, Qwen3Coder, GLM},
+	taughtBy: []Format{Hermes, Qwen3Coder, GLM, Auto},
 	close:    "</tool_call>",
 	fail:     kmp("</tool_call>"),
 	start:    hermesStart,
@@ -53,6 +53,12 @@ func parseHermes(body string) parsed {
 		return parseQwen(s)
 	}
 	if s != "" && isNameByte(s[0]) {
+		// A GLM name line is a tool name; words are a body no parser
+		// reads ("get weather for Paris please"), which in the taught
+		// format is a PARSE_ERROR.
+		if name, _ := glmName(s); !isToolName(name) {
+			return parsed{err: malformed(`expected {"name": …, "arguments": {…}}, got %s`, excerpt(s))}
+		}
 		return parseGLM(s)
 	}
 	calls, shape, name, err := readCalls(s)
@@ -72,8 +78,10 @@ func sniffHermes(body string) parsed {
 		name, _, _ := tagValue(s[len(qwenFunction):])
 		return parsed{name: name, format: Qwen3Coder}
 	case s != "" && isNameByte(s[0]):
-		name, _ := glmName(s)
-		return parsed{name: name, format: GLM}
+		if name, _ := glmName(s); isToolName(name) {
+			return parsed{name: name, format: GLM}
+		}
+		return parsed{}
 	}
 	return parsed{name: sniffJSONName(s)}
 }

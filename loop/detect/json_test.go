@@ -150,7 +150,7 @@ func TestJSONRepair(t *testing.T) {
 		{
 			name:  "a missing closing brace in a fence",
 			opts:  jsonTaught,
-			steps: []step{feed(fenced+"\n", "\n", call(detect.JSON, "search", `{"q":"f"}`, fenced)), end("")},
+			steps: []step{feed(fenced+"\n", "", call(detect.JSON, "search", `{"q":"f"}`, fenced)), end("\n")},
 		},
 		{
 			name:  "cut inside a string: unclosed",

@@ -60,9 +60,9 @@ func TestQwen3Coder(t *testing.T) {
 		{
 			name: "two bare functions, then </tool_call>",
 			opts: qwenTaught,
-			steps: []step{feed(bareTwo, "\n",
+			steps: []step{feed(bareTwo, "",
 				call(detect.Qwen3Coder, "search", `{"q":"a"}`, "<function=search>\n<parameter=q>\na\n</parameter>\n</function>"),
-				call(detect.Qwen3Coder, "get_weather", `{}`, "<function=get_weather>\n</function>\n</tool_call>")), end("")},
+				call(detect.Qwen3Coder, "get_weather", `{}`, "<function=get_weather>\n</function>\n</tool_call>")), end("\n")},
 		},
 		{
 			name: "a parameter left unclosed ends at the next <parameter=",

@@ -85,6 +85,7 @@ func TestTildeFences(t *testing.T) {
 
 func TestAuto(t *testing.T) {
 	rm := `<tool_call>{"name": "rm", "arguments": {}}</tool_call>`
+	xmlRm := "<tool_use>\n<invoke name=\"rm\">\n</invoke>\n</tool_use>"
 	runSteps(t, []stepCase{
 		{
 			name:  "a known tool in hermes is a call",
@@ -92,14 +93,21 @@ func TestAuto(t *testing.T) {
 			steps: []step{feed(weather, "", call(detect.Hermes, "get_weather", `{"city":"Paris"}`, weather)), end("")},
 		},
 		{
-			name:  "an unknown tool is text: no format is taught",
+			// Auto teaches hermes: its blocks are taught (rule 2), an
+			// unknown tool gets TOOL_NOT_FOUND instead of leaking.
+			name:  "an unknown tool in hermes is a call: hermes is taught",
 			opts:  autoOpts,
-			steps: []step{feed(rm, rm), end("")},
+			steps: []step{feed(rm, "", call(detect.Hermes, "rm", `{}`, rm)), end("")},
 		},
 		{
-			name:  "a malformed block naming no known tool is text",
+			name:  "a malformed hermes block is a PARSE_ERROR",
 			opts:  autoOpts,
-			steps: []step{feed("<tool_call>{oops</tool_call>", "<tool_call>{oops</tool_call>"), end("")},
+			steps: []step{feed("<tool_call>{oops</tool_call>", "", errCall(detect.Hermes, "", "<tool_call>{oops</tool_call>", detect.ErrMalformed)), end("")},
+		},
+		{
+			name:  "an unknown tool in another dialect is text",
+			opts:  autoOpts,
+			steps: []step{feed(xmlRm, xmlRm), end("")},
 		},
 	})
 }

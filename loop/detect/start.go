@@ -16,6 +16,13 @@ func isNameByte(c byte) bool {
 		'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
+// isToolName reports whether s is one tool name: name bytes only, at most
+// maxToolName of them.
+func isToolName(s string) bool {
+	j, _ := nameEnd(s)
+	return s != "" && j == len(s) && j < maxToolName
+}
+
 // nameEnd returns the end of the run of name bytes at the start of s, and
 // startMore when s ends inside it (startNo when the run is too long).
 func nameEnd(s string) (end, res int) {

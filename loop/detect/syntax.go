@@ -92,10 +92,12 @@ func kmp(p string) []int {
 }
 
 // taught reports whether blocks of syn count as the taught format (rule
-// 6). Under Auto no format is taught: every dialect is taken only for
-// tools the turn can run.
+// 6). Auto teaches hermes, so its <tool_call> blocks count as taught (an
+// unknown tool gets TOOL_NOT_FOUND, a malformed block a PARSE_ERROR, never
+// text); every other dialect is taken under Auto only for tools the turn
+// can run.
 func (d *Detector) taught(syn *syntax) bool {
-	if d.taughtFmt == "" || d.taughtFmt == Auto {
+	if d.taughtFmt == "" {
 		return false
 	}
 	if syn.taughtBy == nil {

@@ -56,10 +56,10 @@ func TestToolRequest(t *testing.T) {
 			name: "several blocks, full-width colon, name trimmed",
 			opts: trTaught,
 			steps: []step{
-				feed(spec+"\n"+second, "\n",
+				feed(spec+"\n"+second, "",
 					call(detect.ToolRequest, "get_weather", `{"city":"Paris","days":"3"}`, spec),
 					call(detect.ToolRequest, "get_weather", `{"city":"Oslo"}`, second)),
-				end(""),
+				end("\n"),
 			},
 		},
 		{
@@ -82,8 +82,8 @@ func TestToolRequest(t *testing.T) {
 			name: "a fence holding only the block",
 			opts: trTaught,
 			steps: []step{
-				feed("```\n"+spec+"\n```\n", "\n", call(detect.ToolRequest, "get_weather", `{"city":"Paris","days":"3"}`, "```\n"+spec+"\n```")),
-				end(""),
+				feed("```\n"+spec+"\n```\n", "", call(detect.ToolRequest, "get_weather", `{"city":"Paris","days":"3"}`, "```\n"+spec+"\n```")),
+				end("\n"),
 			},
 		},
 		{
