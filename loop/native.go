@@ -229,6 +229,21 @@ func (n *nativeCalls) finish() []*nativeCall {
 	return n.calls
 }
 
+// named reports whether the round had a native call that names a tool
+// (nameless ones are dropped, see startNative). A plain turn has no
+// nativeCalls: nil has none.
+func (n *nativeCalls) named() bool {
+	if n == nil {
+		return false
+	}
+	for _, c := range n.calls {
+		if c.name != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // arguments returns the call's arguments as JSON text, {} when empty.
 func (c *nativeCall) arguments() string {
 	a := strings.TrimSpace(c.args.String())

@@ -95,9 +95,14 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		// as after the user's message.
 		ro.think = &thinkSplit{}
 	}
-	if tr.native && !tr.plain {
+	if !tr.plain {
 		// Whatever is not the client's own tool is handled here: a server
-		// tool runs, an unknown name gets TOOL_NOT_FOUND.
+		// tool runs, an unknown name gets TOOL_NOT_FOUND. In text mode
+		// too: the client's tools go to the upstream natively, and a
+		// server with a tool parser of its own turns the model's markup
+		// into delta.tool_calls — for the client's tools and for the
+		// taught server tools alike. Left to pass, a client call ended
+		// with "stop" and a server call was dropped unseen.
 		ro.native = newNativeCalls(func(name string) bool { return !tr.clientTools[name] }, func() string { return tr.r.newID("call_") })
 	}
 	var text strings.Builder

@@ -159,7 +159,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 			return tr.rep, err
 		}
 		switch {
-		case ro.finish == "length" && tr.native:
+		case ro.finish == "length" && (tr.native || ro.native.named()):
 			// Cut off by max_tokens: surfaced as it is, no native call half
 			// written is run (docs/tool-calls.md). In text mode a block left
 			// open is a PARSE_ERROR the next round reads, like any other.
@@ -177,8 +177,17 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 
 // record turns a finished round into history for the next round.
 func (tr *turnRun) record(ro *roundOutcome) roundRecord {
-	rec := roundRecord{native: tr.native, text: ro.text, visible: ro.visible.String(), calls: ro.order}
-	if ro.think != nil && tr.native {
+	// NOTE(native-in-text): a text-mode round in which the upstream sent
+	// native calls is fed back natively — the assistant message with every
+	// call of the round as tool_calls, one role "tool" message per result —
+	// not as the round's text and a result frame. The text holds none of
+	// those calls (the upstream's own parser took their markup out), so a
+	// frame would answer calls the model cannot see itself make; and an
+	// upstream that parses calls renders tool_calls and tool messages
+	// back through the model's chat template, which is how the model
+	// learnt to read its calls and their results.
+	rec := roundRecord{native: tr.native || ro.native.named(), text: ro.text, visible: ro.visible.String(), calls: ro.order}
+	if ro.think != nil && rec.native {
 		// NOTE(implicit_think): the history gets the reply as written,
 		// reasoning and "</think>" included (text mode's rec.text already
 		// is), not the content alone: the chat templates split at
