@@ -3,6 +3,7 @@ package loop
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/sashabaranov/go-openai"
 	"github.com/valyala/fastjson"
@@ -60,6 +61,14 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	prompt, quoted := "", ""
 	if !final && !tr.native {
 		prompt, quoted = textmode.PromptJSON(tr.t.Format, tr.t.Tools)
+	}
+	if !final && len(tr.t.Tools) == 0 {
+		// Every server tool is unavailable now: the model hears why, in
+		// any mode, instead of being left to call a tool it knows from
+		// earlier turns.
+		prompt = unavailableNote(tr.reasons)
+		q, _ := json.Marshal(prompt) // a string always encodes
+		quoted = string(q)
 	}
 	if !final && tr.native {
 		if err := tr.addServerTools(v, a); err != nil {
@@ -129,6 +138,13 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	// Sized for the request and what was added, so the body is written
 	// in one allocation rather than grown.
 	return v.MarshalTo(make([]byte, 0, len(tr.base)+len(quoted)+len(enc)+64)), nil
+}
+
+// unavailableNote is the system-prompt section of a turn whose server
+// tools all cannot run now, reasons saying why.
+func unavailableNote(reasons []string) string {
+	return "# Tools\n\nNo tools can be used right now (" + strings.Join(reasons, "; ") +
+		"). Do not write tool calls: answer the user without them, and say so if the request needs a tool."
 }
 
 func isString(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeString }

@@ -80,7 +80,11 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	// <tool_call> reached the client.
 	opts := detect.Options{
 		MaxBlockBytes: tr.t.Loop.MaxBlockBytes.Int(),
-		Known:         func(name string) bool { return tr.known[name] || tr.native && tr.clientTools[name] },
+		// A tool that cannot run now is still read as a call: its
+		// markup is removed and the model hears why (notFound).
+		Known: func(name string) bool {
+			return tr.known[name] || tr.down[name] != "" || tr.native && tr.clientTools[name]
+		},
 	}
 	if !tr.native {
 		opts.Taught = tr.t.Format
@@ -305,7 +309,7 @@ func (tr *turnRun) startCalls(found []detect.Call, round int, final bool, ro *ro
 			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name}, toolhost.CodeParseError, parseErrorMessage(c.Err))
 			result = &r
 		case !tr.known[c.Name]:
-			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, toolhost.NotFoundMessage(c.Name, tr.names))
+			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, tr.notFound(c.Name))
 			result = &r
 		}
 		if err := tr.startCall(ro, round, id, c.Name, c.Arguments, result, ex); err != nil {
@@ -313,6 +317,20 @@ func (tr *turnRun) startCalls(found []detect.Call, round int, final bool, ro *ro
 		}
 	}
 	return nil
+}
+
+// notFound says why the turn cannot run name: the tool's server is down,
+// or no tool has that name — and then which tools cannot run now either,
+// since the model may have meant one of those.
+func (tr *turnRun) notFound(name string) string {
+	if why := tr.down[name]; why != "" {
+		return fmt.Sprintf("tool %q cannot run now: %s", name, why)
+	}
+	msg := toolhost.NotFoundMessage(name, tr.names)
+	if len(tr.reasons) > 0 {
+		msg += "; unavailable now: " + strings.Join(tr.reasons, "; ")
+	}
+	return msg
 }
 
 // roundLimitMessage says why a call of the last round was not run.
@@ -390,7 +408,7 @@ func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *call
 			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeRoundLimit, tr.roundLimitMessage())
 			result = &r
 		case !tr.known[c.name]:
-			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, toolhost.NotFoundMessage(c.name, tr.names))
+			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, tr.notFound(c.name))
 			result = &r
 		}
 		if err := tr.startCall(ro, round, c.id, c.name, args, result, ex); err != nil {

@@ -24,6 +24,10 @@ type turnRun struct {
 
 	known map[string]bool
 	names []string
+	// down maps the names of Turn.Unavailable's tools to why they cannot
+	// run; reasons lists every reason, for calls of names nobody knows.
+	down    map[string]string
+	reasons []string
 	// native says rounds run in native mode (docs/tool-calls.md); auto that
 	// native may still fall back to text.
 	native, auto bool
@@ -76,10 +80,16 @@ type roundRecord struct {
 }
 
 func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
-	if len(t.Tools) == 0 {
+	if len(t.Tools) == 0 && len(t.Unavailable) == 0 {
 		return &turnRun{r: r, t: t, s: s, plain: true}
 	}
-	tr := &turnRun{r: r, t: t, s: s, id: r.newID("turn_"), known: map[string]bool{}, clientTools: map[string]bool{}}
+	tr := &turnRun{r: r, t: t, s: s, id: r.newID("turn_"), known: map[string]bool{}, clientTools: map[string]bool{}, down: map[string]string{}}
+	for _, u := range t.Unavailable {
+		tr.reasons = append(tr.reasons, u.Reason)
+		for _, n := range u.Names {
+			tr.down[n] = u.Reason
+		}
+	}
 	for _, tool := range t.Tools {
 		tr.known[tool.Name] = true
 		tr.names = append(tr.names, tool.Name)

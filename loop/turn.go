@@ -70,7 +70,15 @@ type Turn struct {
 	// Tools are the server tools this turn may run, in the order they are
 	// taught. None means a plain pass-through turn of one round.
 	Tools []toolhost.Tool
-	// Executor runs the calls; required when Tools is not empty.
+	// Unavailable are server tools that cannot run at the moment (their
+	// MCP server is down). A turn with these and no Tools is still a tool
+	// turn: the model is told why it has no tools, its calls are read and
+	// each gets TOOL_NOT_FOUND saying why, and no markup reaches the
+	// client. Run as a plain turn, the model's <tool_call> for a tool it
+	// used before went to the client as text.
+	Unavailable []Unavailable
+	// Executor runs the calls; required when Tools or Unavailable is not
+	// empty.
 	Executor Executor
 	// Loop tunes rounds, display and feedback. Display is the turn's
 	// display mode after per-request overrides.
@@ -91,6 +99,16 @@ type Turn struct {
 	// start one (nothing of the request written, or 429/5xx before any
 	// body); the rounds after stay on the one that took it.
 	Fallbacks []Fallback
+}
+
+// Unavailable is a source of server tools that cannot run at the moment.
+type Unavailable struct {
+	// Names are its tools, when known (an MCP server that was connected
+	// before): their calls are read in every format, like the tools the
+	// turn can run. Empty for a server never connected.
+	Names []string
+	// Reason says why, to the model: "MCP server notes is not connected".
+	Reason string
 }
 
 // ImplicitThinking reports whether this turn's replies start inside an

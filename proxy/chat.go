@@ -111,6 +111,10 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h ht
 		if t.Tools, err = pickTools(t.Tools, o.Tools); err != nil {
 			return nil, err
 		}
+	} else {
+		// A request that picks its tools gets those; any other hears of
+		// the tools a down MCP server took with it.
+		t.Unavailable = unavailable(s.mcpStates())
 	}
 	if err := checkApprove(t.Tools, o.Approve); err != nil {
 		return nil, err

@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -20,6 +22,10 @@ type MCPServerState struct {
 	// Error is the last failure, for people.
 	Error string    `json:"error,omitempty"`
 	Since time.Time `json:"since"`
+	// Names are the tools it registered when last connected, kept while
+	// it is down: a turn reads the model's calls of them and says why
+	// they cannot run. Not shown on /readyz.
+	Names []string `json:"-"`
 }
 
 // MCPStatusUp is the Status of a connected server.
@@ -89,4 +95,21 @@ func (c *mcpUpCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, up, st.Name)
 	}
+}
+
+// unavailable lists the MCP servers that are not up, each with the tools
+// it had and why they cannot run now, for the turn to tell the model.
+func unavailable(states []MCPServerState) []loop.Unavailable {
+	var out []loop.Unavailable
+	for _, st := range states {
+		if st.Status == MCPStatusUp {
+			continue
+		}
+		why := fmt.Sprintf("MCP server %s is not connected", st.Name)
+		if st.Status == "connecting" {
+			why = fmt.Sprintf("MCP server %s is still connecting", st.Name)
+		}
+		out = append(out, loop.Unavailable{Names: st.Names, Reason: why})
+	}
+	return out
 }

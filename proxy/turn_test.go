@@ -138,6 +138,16 @@ func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv
 // the auto-mode memory.
 func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, store *badger.DB) *turnEnv {
 	t.Helper()
+	return newTurnEnvWith(t, yaml, rounds, func(opts *proxy.Options) {
+		if store != nil {
+			opts.History, opts.Modes = store, store
+		}
+	})
+}
+
+// newTurnEnvWith is newTurnEnv with options set by mutate.
+func newTurnEnvWith(t *testing.T, yaml string, rounds []upstreamtest.Round, mutate func(*proxy.Options)) *turnEnv {
+	t.Helper()
 	p := newParts(t, yaml, rounds)
 	var mu sync.Mutex
 	ids := map[string]int{}
@@ -151,9 +161,7 @@ func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, sto
 		},
 		Now: func() time.Time { return time.Unix(1800000000, 0) },
 	}
-	if store != nil {
-		opts.History, opts.Modes = store, store
-	}
+	mutate(&opts)
 	return p.serve(t, opts)
 }
 
@@ -213,7 +221,8 @@ func normalize(s string) string {
 
 // TestTurnGolden replays each testdata/turns/*.txtar: a config, the
 // client's request, the exact bytes of each upstream round, optional
-// webhook answers; the client must read exactly "client" and the upstream
+// webhook answers, and the MCP servers' states ("mcp", see mcpStates);
+// the client must read exactly "client" and the upstream
 // must have received "upstream.requests" (what toolstream added to the
 // client's messages each round). Every upstream round is also split at
 // every byte and every 7 bytes.
@@ -231,7 +240,11 @@ func TestTurnGolden(t *testing.T) {
 				}
 				rounds = append(rounds, upstreamtest.Round{Raw: raw, SplitEvery: split})
 			}
-			e := newTurnEnv(t, sec["config"], rounds)
+			e := newTurnEnvWith(t, sec["config"], rounds, func(o *proxy.Options) {
+				if m := sec["mcp"]; m != "" {
+					o.MCPServers = func() []proxy.MCPServerState { return mcpStates(m) }
+				}
+			})
 			for name, body := range sec {
 				if tool, ok := strings.CutPrefix(name, "webhook."); ok {
 					status, rest := 0, body
@@ -261,6 +274,25 @@ func TestTurnGolden(t *testing.T) {
 			}
 		}
 	})
+}
+
+// mcpStates reads a golden's "mcp" section: a line per MCP server, its
+// name, status and the tools it had, comma-separated ("notes down
+// notes_search,notes_add").
+func mcpStates(sec string) []proxy.MCPServerState {
+	var out []proxy.MCPServerState
+	for line := range strings.Lines(sec) {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		st := proxy.MCPServerState{Name: f[0], Status: f[1]}
+		if len(f) > 2 {
+			st.Names = strings.Split(f[2], ",")
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // updateGolden rewrites sections of a golden file (go test -update).

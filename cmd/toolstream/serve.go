@@ -239,7 +239,7 @@ func mcpStates(m *mcp.Manager) func() []proxy.MCPServerState {
 		states := m.States()
 		out := make([]proxy.MCPServerState, len(states))
 		for i, st := range states {
-			out[i] = proxy.MCPServerState{Name: st.Name, Status: st.Status, Tools: st.Tools, Error: st.Error, Since: st.Since}
+			out[i] = proxy.MCPServerState{Name: st.Name, Status: st.Status, Tools: st.Tools, Error: st.Error, Since: st.Since, Names: st.Names}
 		}
 		return out
 	}

@@ -247,7 +247,8 @@ func TestHTTPTimeout(t *testing.T) {
 
 // TestHTTPServerGoesDown: a call that fails on the transport makes the
 // manager check the server at once; a failed ping takes its tools out
-// until it answers again.
+// until it answers again, while its state keeps their names for turns to
+// say why they cannot run.
 func TestHTTPServerGoesDown(t *testing.T) {
 	hs := newHTTPServer(t)
 	f := newFixture(t)
@@ -265,6 +266,9 @@ func TestHTTPServerGoesDown(t *testing.T) {
 	})
 	if s, _ := f.state("web"); strings.Contains(s.Error, "s3cret") || s.Error == "" {
 		t.Errorf("State.Error = %q: want the failure without the URL's query", s.Error)
+	}
+	if s, _ := f.state("web"); !slices.Equal(s.Names, []string{"echo"}) {
+		t.Errorf("State.Names while down = %q, want [echo]", s.Names)
 	}
 	hs.down.Store(false)
 	f.waitUp(t, "web", 1)

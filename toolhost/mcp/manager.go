@@ -53,6 +53,10 @@ type State struct {
 	Status string
 	// Tools counts the server's tools registered now.
 	Tools int
+	// Names are the tools registered when the server was last up, kept
+	// while it is down or reconnecting, so that a turn can tell the model
+	// why a call of one cannot run. Empty until it first came up.
+	Names []string
 	// Error is the last failure, for people. It never holds env or
 	// header values.
 	Error string

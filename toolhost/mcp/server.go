@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -265,6 +266,13 @@ func (s *server) refresh(cs *mcp.ClientSession) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("registering tools: %w", err)
 	}
+	names := make([]string, len(regs))
+	for i, r := range regs {
+		names[i] = r.Tool.Name
+	}
+	s.mu.Lock()
+	s.state.Names = names
+	s.mu.Unlock()
 	return len(regs), nil
 }
 
@@ -293,5 +301,7 @@ func (s *server) setTools(n int) {
 func (s *server) snapshot() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.state
+	st := s.state
+	st.Names = slices.Clone(st.Names) // the caller's
+	return st
 }
