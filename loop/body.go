@@ -70,7 +70,9 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		q, _ := json.Marshal(prompt) // a string always encodes
 		quoted = string(q)
 	}
-	if !final && tr.native {
+	if !final && tr.native && len(tr.t.Tools) > 0 {
+		// Not with none to add: "tools": [] is refused by some servers
+		// (OpenAI's among them) where no tools field is fine.
 		if err := tr.addServerTools(v, a); err != nil {
 			return nil, err
 		}
