@@ -214,9 +214,10 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 
 // lastMessages renders the turn's last round: the model's final text (text
 // mode), or the assistant message with the calls it handed out and the
-// results of the server calls that ran beside them (native).
+// results of the server calls that ran beside them (native, and a
+// text-mode round with native calls: see record).
 func (tr *turnRun) lastMessages(ro *roundOutcome) []any {
-	if !tr.native {
+	if !tr.native && !ro.native.named() {
 		return []any{message{Role: "assistant", Content: ro.text}}
 	}
 	rec := tr.record(ro)

@@ -154,6 +154,19 @@ func TestStitchMarkdownCard(t *testing.T) {
 // call and its result back in place, in a valid history.
 func TestStitchNativeMixed(t *testing.T) {
 	cfg := strings.Replace(turnConfig(""), "tool_mode: text", "tool_mode: native", 1)
+	stitchNativeMixed(t, cfg, []string{"user", "assistant", "tool", "tool"})
+}
+
+// TestStitchNativeMixedTextUpstream: the same round from a text-mode
+// upstream that parses calls itself is stored as native mode stores it.
+// Stored as the round's text alone, the client's result followed an
+// assistant message without its call.
+func TestStitchNativeMixedTextUpstream(t *testing.T) {
+	stitchNativeMixed(t, turnConfig(""), []string{"system", "user", "assistant", "tool", "tool"})
+}
+
+func stitchNativeMixed(t *testing.T, cfg string, wantRoles []string) {
+	t.Helper()
 	r1 := upstreamtest.Round{Events: []string{
 		upstreamtest.Chunk("m1", "m", `{"role":"assistant","content":null}`, ""),
 		upstreamtest.Chunk("m1", "m", `{"tool_calls":[{"index":0,"id":"call_srv","type":"function","function":{"name":"create_task","arguments":"{\"title\":\"Gym\"}"}}]}`, ""),
@@ -174,18 +187,19 @@ func TestStitchNativeMixed(t *testing.T) {
 		`{"role":"tool","tool_call_id":"call_cli","content":"{\"city\":\"Paris\"}"}]}`
 	readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", next))
 	msgs := upstreamMessages(t, e, 1)
-	if got, want := roles(msgs), []string{"user", "assistant", "tool", "tool"}; !cmp.Equal(got, want) {
-		t.Fatalf("roles %v, want %v: %v", got, want, msgs)
+	if got := roles(msgs); !cmp.Equal(got, wantRoles) {
+		t.Fatalf("roles %v, want %v: %v", got, wantRoles, msgs)
 	}
+	msgs = msgs[len(msgs)-3:] // the assistant's round and its results
 	var ids []string
-	for _, c := range msgs[1]["tool_calls"].([]any) {
+	for _, c := range msgs[0]["tool_calls"].([]any) {
 		ids = append(ids, c.(map[string]any)["id"].(string))
 	}
 	if want := []string{"call_srv", "call_cli"}; !cmp.Equal(ids, want) {
 		t.Errorf("assistant tool_calls %v, want %v", ids, want)
 	}
-	if msgs[2]["tool_call_id"] != "call_srv" || !strings.Contains(msgs[2]["content"].(string), `"ok":true`) {
-		t.Errorf("server result not in place: %v", msgs[2])
+	if msgs[1]["tool_call_id"] != "call_srv" || !strings.Contains(msgs[1]["content"].(string), `"ok":true`) {
+		t.Errorf("server result not in place: %v", msgs[1])
 	}
 	checkToolHistory(t, msgs)
 }
