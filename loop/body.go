@@ -66,7 +66,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		// Every server tool is unavailable now: the model hears why, in
 		// any mode, instead of being left to call a tool it knows from
 		// earlier turns.
-		prompt = unavailableNote(tr.reasons)
+		prompt = unavailableNote(tr.t.Unavailable)
 		q, _ := json.Marshal(prompt) // a string always encodes
 		quoted = string(q)
 	}
@@ -143,10 +143,28 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 }
 
 // unavailableNote is the system-prompt section of a turn whose server
-// tools all cannot run now, reasons saying why.
-func unavailableNote(reasons []string) string {
-	return "# Tools\n\nNo tools can be used right now (" + strings.Join(reasons, "; ") +
-		"). Do not write tool calls: answer the user without them, and say so if the request needs a tool."
+// tools all cannot run now: which, when known, and why. It names them
+// rather than saying "no tools": the client's own tools may still be
+// there.
+//
+//	# Tools
+//
+//	Tools that cannot be used right now:
+//	- notes_search, notes_add: MCP server notes is not connected
+//
+//	Do not call them: answer without them, and tell the user if the request needs one.
+func unavailableNote(down []Unavailable) string {
+	var b strings.Builder
+	b.WriteString("# Tools\n\nTools that cannot be used right now:\n")
+	for _, u := range down {
+		b.WriteString("- ")
+		if len(u.Names) > 0 {
+			b.WriteString(strings.Join(u.Names, ", ") + ": ")
+		}
+		b.WriteString(u.Reason + "\n")
+	}
+	b.WriteString("\nDo not call them: answer without them, and tell the user if the request needs one.")
+	return b.String()
 }
 
 func isString(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeString }

@@ -68,3 +68,52 @@ func TestBodySystemPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestBodyUnavailable: a turn whose server tools are all down teaches, in
+// either mode, which tools cannot run and why — the client's own tools,
+// sent as they came, may still be there — and sends no "tools": [] of its
+// own.
+func TestBodyUnavailable(t *testing.T) {
+	down := []Unavailable{
+		{Names: []string{"notes_search", "notes_add"}, Reason: "MCP server notes is not connected"},
+		{Reason: "MCP server files is still connecting"},
+	}
+	want := "# Tools\n\nTools that cannot be used right now:\n" +
+		"- notes_search, notes_add: MCP server notes is not connected\n" +
+		"- MCP server files is still connecting\n\n" +
+		"Do not call them: answer without them, and tell the user if the request needs one."
+	for _, mode := range []string{config.ToolModeText, config.ToolModeNative} {
+		t.Run(mode, func(t *testing.T) {
+			req, err := ParseRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := newTurnRun(&Runner{}, &Turn{Request: req, Format: "hermes", Unavailable: down, Mode: mode}, newStream(&recordSink{}, "m", nil, nil))
+			if tr.plain {
+				t.Fatal("a turn with only unavailable tools runs as a plain turn")
+			}
+			tr.native = mode == config.ToolModeNative
+			tr.base = req.Body
+			body, err := tr.body(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Messages []struct {
+					Role    string `json:"role"`
+					Content string `json:"content"`
+				} `json:"messages"`
+				Tools json.RawMessage `json:"tools"`
+			}
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatalf("%v: %s", err, body)
+			}
+			if len(got.Messages) != 2 || got.Messages[0].Role != "system" || got.Messages[0].Content != want {
+				t.Errorf("messages %+v\nwant a system message first:\n%s", got.Messages, want)
+			}
+			if got.Tools != nil {
+				t.Errorf("tools sent: %s", got.Tools)
+			}
+		})
+	}
+}

@@ -28,8 +28,12 @@ type MCPServerState struct {
 	Names []string `json:"-"`
 }
 
-// MCPStatusUp is the Status of a connected server.
-const MCPStatusUp = "up"
+// MCPStatusUp is the Status of a connected server; MCPStatusConnecting
+// that of one still making its first attempt.
+const (
+	MCPStatusUp         = "up"
+	MCPStatusConnecting = "connecting"
+)
 
 // mcpStates returns the servers' states, or nil without MCP servers.
 func (s *Server) mcpStates() []MCPServerState {
@@ -106,7 +110,7 @@ func unavailable(states []MCPServerState) []loop.Unavailable {
 			continue
 		}
 		why := fmt.Sprintf("MCP server %s is not connected", st.Name)
-		if st.Status == "connecting" {
+		if st.Status == MCPStatusConnecting {
 			why = fmt.Sprintf("MCP server %s is still connecting", st.Name)
 		}
 		out = append(out, loop.Unavailable{Names: st.Names, Reason: why})
