@@ -444,6 +444,12 @@ func (d *Detector) endBlock() {
 		} else if json.Valid([]byte(body)) {
 			b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
 		}
+	case b.kind == kMarker && b.fence == 0 && b.syn.lastClose != "":
+		// Every call in it closed; only the section's close is missing.
+		if t := strings.TrimRight(body, " \t\r\n"); strings.HasSuffix(t, b.syn.lastClose) {
+			end := b.bodyStart + len(t)
+			b.bodyEnd, b.closeEnd, closed = end, end, true
+		}
 	case b.kind == kBalanced:
 		var end int
 		if closed, end = b.bal.complete(len(d.block)); closed {

@@ -74,7 +74,9 @@
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
 //     or text under rule 6, except that a json object cut right after a
 //     complete value is parsed as if its closing braces were there (the
-//     documented "missing closing brace"), and a
+//     documented "missing closing brace"), a DeepSeek section that
+//     ends right after a call's <｜tool▁call▁end｜> is complete (R1 leaves
+//     its <｜tool▁calls▁end｜> out), and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect

@@ -22,6 +22,13 @@ type syntax struct {
 	// left out ("</function>\n</tool_call>"). It is then part of the
 	// block (trail.go).
 	trail string
+	// lastClose, when set, is a marker that ends the last item of a block
+	// whose own close models leave out: a block open at the end of the
+	// stream whose body ends with it (blank space after it aside) is
+	// complete, not unclosed. DeepSeek-R1 ends its section with
+	// <｜tool▁call▁end｜> and stops (llama.cpp's test-chat.cpp: "Look
+	// what's not here: <｜tool▁calls▁end｜>").
+	lastClose string
 	// start looks at the body from its first non-blank byte (s is not
 	// empty) and tells whether it starts like one: startOK, startMore (s
 	// is too short to tell), or startNo with the index of the byte that
