@@ -330,7 +330,7 @@ func (d *Detector) scanDrop(w string, p int) int {
 func (d *Detector) closeBlock(w string, p int) int {
 	b := &d.blk
 	calls := d.decide(b.syn, b.syn.parse(string(d.block[b.bodyStart:b.bodyEnd])))
-	if calls != nil && b.kind == kMarker && b.syn.trail != "" {
+	if calls != nil && b.kind != kJSONFence && b.syn.trail != "" {
 		d.st, b.calls, b.tk = stTrail, calls, 0
 		return p
 	}

@@ -19,8 +19,9 @@ type syntax struct {
 	allKnown bool
 	// trail, when set, is a closing marker that may follow a closed block
 	// after blank space: the close of a wrapper whose opening the model
-	// left out ("</function>\n</tool_call>"). It is then part of the
-	// block (trail.go).
+	// left out ("</function>\n</tool_call>"), or an optional close of a
+	// bracket block ("][/TOOL_CALLS]"). It is then part of the block
+	// (trail.go).
 	trail string
 	// lastClose, when set, is a marker that ends the last item of a block
 	// whose own close models leave out: a block open at the end of the
