@@ -56,6 +56,11 @@ var markers = []marker{
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
+	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
+	{open: "<tool>", syn: &synWrapTool, fence: true},
+	{open: "<tools>", syn: &synWrapTools, fence: true},
+	{open: "<json>", syn: &synWrapJSON, fence: true},
+	{open: "<response>", syn: &synWrapResponse, fence: true},
 	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
 	{open: "<think>"},
 }

@@ -8,8 +8,8 @@ package detect
 //	</tool_call>
 //
 // or a close some writers add after a block that ends at its bracket,
-// Mistral's "[…][/TOOL_CALLS]". When it comes it is part of the block (Raw) and never reaches the client.
-// Anything else ends the block at its own close, and the bytes held while
+// Mistral's "[…][/TOOL_CALLS]". When it comes it is part of the block
+// (Raw) and never reaches the client. Anything else ends the block at its own close, and the bytes held while
 // waiting are scanned again: they may open the next block
 // ("<｜tool▁call▁end｜><｜tool▁call▁begin｜>" shares a prefix with the trail
 // "<｜tool▁calls▁end｜>"). The calls are reported once that is known.
