@@ -185,6 +185,7 @@ type Detector struct {
 	json      bool         // JSON is taught: bare objects and fenced JSON are blocks
 	llama3    bool         // a '{' starting a line may open a llama3_json call
 	pythonic  bool         // a '[' starting a line may open a pythonic call list
+	functools bool         // FireFunction's functools[…] is looked for (functools.go)
 	markers   *markerTable // the markers looked for (see markersFor)
 	spec      *[256]bool   // bytes that need a look in prose (see scanText)
 
@@ -234,6 +235,7 @@ func New(opts Options) *Detector {
 		json:      t == JSON,
 		llama3:    t == Llama3JSON || t == Auto,
 		pythonic:  t == Pythonic || t == Auto,
+		functools: t == JSON || t == Auto,
 		markers:   markerSets[t],
 		spec:      &specialText,
 		lead:      0, // the stream starts at the start of a line
@@ -261,7 +263,8 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.calls = nil
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
-	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
+	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) &&
+		(!d.functools || functoolsTail(text, 0) < 0) {
 		d.lead = leadAfter(d.lead, text)
 		d.shown(text)
 		return text, nil

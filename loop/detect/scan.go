@@ -185,11 +185,18 @@ func (d *Detector) scanText(w string, p int) int {
 		case '<', '[':
 			m, more := d.matchMarker(w[i:], false)
 			if more {
-				d.emit(w[p:i])
-				d.holdFrom(w, i)
+				h := i
+				if d.functools && functoolsBefore(w, p, i) {
+					h -= len(functools) // "functools[" may open a list
+				}
+				d.emit(w[p:h])
+				d.holdFrom(w, h)
 				return len(w)
 			}
 			if m == nil {
+				if d.functools && functoolsBefore(w, p, i) {
+					return d.openFunctools(w, p, i)
+				}
 				if c == '[' && (d.json || d.pythonic && d.leadAt(w, i) >= 0) {
 					return d.openBracket(w, p, i)
 				}
@@ -229,9 +236,19 @@ func (d *Detector) scanText(w string, p int) int {
 				return q
 			}
 		case '{':
+			if d.functools && functoolsBefore(w, p, i) {
+				return d.openFunctools(w, p, i)
+			}
 			if d.json || d.llama3 && d.leadAt(w, i) >= 0 {
 				return d.openBracket(w, p, i)
 			}
+		}
+	}
+	if d.functools {
+		if k := functoolsTail(w, p); k >= 0 {
+			d.emit(w[p:k])
+			d.holdFrom(w, k)
+			return len(w)
 		}
 	}
 	d.emit(w[p:])

@@ -1,0 +1,56 @@
+package detect
+
+import "strings"
+
+// FireFunction's call list (json, and under auto), as llama.cpp's
+// FireFunction v2 parser and Dynamo's phi4 parser read it: the word
+// functools, then a JSON list of calls or one call object,
+//
+//	functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]
+//
+// ending at the bracket that balances its first. The word is no marker
+// byte ('<' or '['), so it is found at the '[' or '{' after it, while that
+// is in the same window; a piece ending in a prefix of the word is held
+// (at most 9 bytes) until the next piece shows what follows. Outside json
+// a call is taken only for a tool the turn can run (rule 6); a list that is
+// not a call stays text, byte for byte.
+
+const functools = "functools"
+
+// synFunctools is the list after the word.
+var synFunctools = syntax{
+	format: JSON,
+	bal:    balJSON,
+	start:  jsonStart,
+	parse:  parseJSON,
+	sniff:  sniffJSON,
+}
+
+// functoolsBefore reports whether the bracket w[i] follows the word, all
+// of it in w[p:i] (not yet released).
+func functoolsBefore(w string, p, i int) bool {
+	return i-len(functools) >= p && w[i-len(functools):i] == functools
+}
+
+// functoolsTail returns where a suffix of w[p:] that is a prefix of the
+// word starts (the whole word included, whose bracket may come next), or
+// -1.
+func functoolsTail(w string, p int) int {
+	if len(w) == p || strings.IndexByte("functols", w[len(w)-1]) < 0 {
+		return -1
+	}
+	for k := min(len(functools), len(w)-p); k > 0; k-- {
+		if strings.HasSuffix(w, functools[:k]) {
+			return len(w) - k
+		}
+	}
+	return -1
+}
+
+// openFunctools opens the list at the bracket w[i], the word before it.
+func (d *Detector) openFunctools(w string, p, i int) int {
+	j := i - len(functools)
+	d.emit(w[p:j])
+	d.openMarker(&synFunctools, functools, functools, 0, d.leadAt(w, j))
+	return i
+}
