@@ -79,9 +79,12 @@ func TestGenericToolXML(t *testing.T) {
 	indented := "<tool>\n  <name>search</name>\n  <parameters>\n    <q>raw</q>\n  </parameters>\n</tool>"
 	jsonArgs := "<tool>\n<name>search</name>\n<arguments>{\"q\": \"go\"}</arguments>\n</tool>"
 	unknown := "<tool><name>curl</name><arguments><url>x</url></arguments></tool>"
+	// llxprt-code's TextToolCallParser tests ("Generic XML format").
+	llxprt := "<tool>\n  <name>search</name>\n  <arguments>\n    <query>TypeScript tutorials</query>\n    <limit>10</limit>\n  </arguments>\n</tool>"
 	for _, f := range []detect.Format{detect.XML, detect.Auto} {
 		opts := detect.Options{Taught: f, Known: known}
 		runSteps(t, []stepCase{
+			{name: string(f) + ": llxprt-code's call", opts: opts, steps: []step{feed("Let me search for that.\n"+llxprt, "Let me search for that.\n", call(detect.XML, "search", `{"query":"TypeScript tutorials","limit":"10"}`, llxprt)), end("")}},
 			{name: string(f) + ": one call", opts: opts, steps: []step{feed("a "+one+" b", "a  b", call(detect.XML, "get_weather", `{"city":"Paris","days":"3"}`, one)), end("")}},
 			{name: string(f) + ": <parameters>, indented", opts: opts, steps: []step{feed(indented, "", call(detect.XML, "search", `{"q":"raw"}`, indented)), end("")}},
 			{name: string(f) + ": arguments as JSON", opts: opts, steps: []step{feed(jsonArgs, "", call(detect.XML, "search", `{"q":"go"}`, jsonArgs)), end("")}},

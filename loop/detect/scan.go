@@ -58,6 +58,7 @@ var markers = []marker{
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
+	{open: trBracketOpen, syn: &synTRBracket, fence: true},
 	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
 	{open: "<tool>", syn: &synWrapTool, fence: true},
 	{open: "<tools>", syn: &synWrapTools, fence: true},

@@ -184,6 +184,14 @@ func TestBareInvoke(t *testing.T) {
 	one := "<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>"
 	two := "<invoke name=\"search\"><parameter name=\"q\">go</parameter></invoke>"
 	unknown := "<invoke name=\"rm\"><parameter name=\"path\">/</parameter></invoke>"
+	// llxprt-code's TextToolCallParser tests (Claude-style XML, no wrapper).
+	llxprt := "<invoke name=\"set_temperature\">\n<parameter name=\"value\">23.5</parameter>\n<parameter name=\"celsius\">true</parameter>\n<parameter name=\"room_id\">42</parameter>\n</invoke>"
+	temp := func(name string) bool { return name == "set_temperature" }
+	runSteps(t, []stepCase{{
+		name:  "auto: llxprt-code's bare invoke",
+		opts:  detect.Options{Taught: detect.Auto, Known: temp},
+		steps: []step{feed(llxprt, "", call(detect.XML, "set_temperature", `{"value":"23.5","celsius":"true","room_id":"42"}`, llxprt)), end("")},
+	}})
 	prose := "The <invoke> element, <invoker> and <invoke name=<b>x</b>."
 	// A tag left open is held (at most 160 bytes) until the stream shows
 	// it is not one.
