@@ -6,7 +6,9 @@
 // machine: scan.go for prose, <think> and code fences; block.go for a block
 // being read; balance.go for blocks that end at a balancing bracket;
 // fence.go for fence lines; trail.go for a wrapper's close after a block;
-// one body parser per format and dialect. The marker formats and the
+// one body parser per format and dialect, and one file per variant that
+// other servers accept (hermeswrap.go, toolxml.go, functag.go,
+// functools.go, trbracket.go). The marker formats and the
 // dialects with a distinctive marker are always looked for; json only when
 // it is the taught format; llama3_json and pythonic (which have no marker)
 // only when taught or under Auto, and only where a line starts.
@@ -20,6 +22,8 @@
 //   - a code fence opening a line ("```lang" and the blank lines after it),
 //     at most 160 bytes, until what follows shows whether the fence holds a
 //     tool block;
+//   - in json mode and under Auto, a piece's end that may still become
+//     "functools[" (at most 9 bytes, functools.go);
 //   - an incomplete UTF-8 sequence at the end of a piece;
 //   - the blank run right after a removed block, until the next non-blank
 //     byte shows how many of its line breaks may go (blank.go);
