@@ -23,7 +23,7 @@
 //     at most 160 bytes, until what follows shows whether the fence holds a
 //     tool block;
 //   - in json mode and under Auto, a piece's end that may still become
-//     "functools[" (at most 9 bytes, functools.go);
+//     "functools[" where a line starts (functools.go);
 //   - an incomplete UTF-8 sequence at the end of a piece;
 //   - the blank run right after a removed block, until the next non-blank
 //     byte shows how many of its line breaks may go (blank.go);
@@ -268,7 +268,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
 	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) &&
-		(!d.functools || functoolsTail(text, 0) < 0) {
+		(!d.functools || functoolsTail(text, 0, d.lead) < 0) {
 		d.lead = leadAfter(d.lead, text)
 		d.shown(text)
 		return text, nil

@@ -8,10 +8,14 @@ import "strings"
 //
 //	functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]
 //
-// ending at the bracket that balances its first. The word is no marker
-// byte ('<' or '['), so it is found at the '[' or '{' after it, while that
-// is in the same window; a piece ending in a prefix of the word is held
-// (at most 9 bytes) until the next piece shows what follows. Outside json
+// ending at the bracket that balances its first. FireFunction writes it
+// first in its reply, so like llama3_json and pythonic it is looked for
+// only where a line starts (after at most three spaces). The word is no
+// marker byte ('<' or '['), so it is found at the '[' or '{' after it,
+// while that is in the same window; a piece ending in a prefix of the
+// word at the start of a line is held (at most 9 bytes) until the next
+// piece shows what follows. (Held anywhere, "of" and "if" at the end of
+// half the pieces of prose cost the fast path.) Outside json
 // a call is taken only for a tool the turn can run (rule 6); a list that is
 // not a call stays text, byte for byte.
 
@@ -27,20 +31,24 @@ var synFunctools = syntax{
 }
 
 // functoolsBefore reports whether the bracket w[i] follows the word, all
-// of it in w[p:i] (not yet released).
-func functoolsBefore(w string, p, i int) bool {
-	return i-len(functools) >= p && w[i-len(functools):i] == functools
+// of it in w[p:i] (not yet released), where a line starts.
+func (d *Detector) functoolsBefore(w string, p, i int) bool {
+	j := i - len(functools)
+	return j >= p && w[j:i] == functools && d.leadAt(w, j) >= 0
 }
 
 // functoolsTail returns where a suffix of w[p:] that is a prefix of the
 // word starts (the whole word included, whose bracket may come next), or
-// -1.
-func functoolsTail(w string, p int) int {
+// -1; lead is the line state before w.
+func functoolsTail(w string, p, lead int) int {
 	if len(w) == p || strings.IndexByte("functols", w[len(w)-1]) < 0 {
 		return -1
 	}
 	for k := min(len(functools), len(w)-p); k > 0; k-- {
 		if strings.HasSuffix(w, functools[:k]) {
+			if leadAfter(lead, w[:len(w)-k]) < 0 {
+				return -1
+			}
 			return len(w) - k
 		}
 	}

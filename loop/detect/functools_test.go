@@ -9,7 +9,7 @@ import (
 // TestFunctools replays FireFunction's functools[…] as llama.cpp's
 // tests/test-chat.cpp feeds it (FireFunction v2, tool special_function,
 // with its leading space) and the single object Dynamo's phi4 parser test
-// reads, under json and auto.
+// reads, under json and auto; where a line starts only.
 func TestFunctools(t *testing.T) {
 	kn := func(name string) bool { return name == "special_function" || name == "get_current_weather" }
 	list := `functools[{"name": "special_function", "arguments": {"arg1": 1}}]`
@@ -33,7 +33,7 @@ func TestFunctools(t *testing.T) {
 				name: string(f) + ": two calls, the word split across pieces",
 				opts: opts,
 				steps: []step{
-					feed("Sure. func", "Sure. "),
+					feed("Sure.\nfunc", "Sure.\n"),
 					feed("tools", ""),
 					feed(two[len(functools):], "",
 						call(detect.JSON, "special_function", `{"arg1":1}`, two),
@@ -44,11 +44,17 @@ func TestFunctools(t *testing.T) {
 			{
 				name:  string(f) + ": prose naming the module",
 				opts:  opts,
-				steps: []step{feed("Python's functools [docs] and functools.partial; of", "Python's functools [docs] and functools.partial; o"), end("f")},
+				steps: []step{feed("Python's functools [docs] and functools.partial; of", "Python's functools [docs] and functools.partial; of"), end("")},
 			},
 		})
 	}
+	mid := `See functools[{"name": "special_function", "arguments": {"arg1": 1}}]`
 	runSteps(t, []stepCase{
+		{
+			name:  "auto: not where a line starts, text",
+			opts:  detect.Options{Taught: detect.Auto, Known: kn},
+			steps: []step{feed(mid, mid), end("")},
+		},
 		{
 			name:  "json: taught, an unknown tool is a call (TOOL_NOT_FOUND)",
 			opts:  detect.Options{Taught: detect.JSON, Known: kn},

@@ -187,7 +187,7 @@ func (d *Detector) scanText(w string, p int) int {
 			m, more := d.matchMarker(w[i:], false)
 			if more {
 				h := i
-				if d.functools && functoolsBefore(w, p, i) {
+				if d.functools && d.functoolsBefore(w, p, i) {
 					h -= len(functools) // "functools[" may open a list
 				}
 				d.emit(w[p:h])
@@ -195,7 +195,7 @@ func (d *Detector) scanText(w string, p int) int {
 				return len(w)
 			}
 			if m == nil {
-				if d.functools && functoolsBefore(w, p, i) {
+				if d.functools && d.functoolsBefore(w, p, i) {
 					return d.openFunctools(w, p, i)
 				}
 				if c == '[' && (d.json || d.pythonic && d.leadAt(w, i) >= 0) {
@@ -237,7 +237,7 @@ func (d *Detector) scanText(w string, p int) int {
 				return q
 			}
 		case '{':
-			if d.functools && functoolsBefore(w, p, i) {
+			if d.functools && d.functoolsBefore(w, p, i) {
 				return d.openFunctools(w, p, i)
 			}
 			if d.json || d.llama3 && d.leadAt(w, i) >= 0 {
@@ -246,7 +246,7 @@ func (d *Detector) scanText(w string, p int) int {
 		}
 	}
 	if d.functools {
-		if k := functoolsTail(w, p); k >= 0 {
+		if k := functoolsTail(w, p, d.winLead); k >= 0 {
 			d.emit(w[p:k])
 			d.holdFrom(w, k)
 			return len(w)
