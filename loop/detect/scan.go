@@ -47,7 +47,7 @@ var markers = []marker{
 	{open: "<<<[TOOL_REQUEST]>>>", syn: &synToolRequest, fence: true},
 	{open: qwenFunction, syn: &synQwenFunction, fence: true},
 	{open: functionName, syn: &synFunctionName, fence: true},
-	{open: "<invoke", syn: &synXMLInvoke, fence: true},
+	{open: xmlInvokeOpen, syn: &synXMLInvoke, fence: true},
 	{open: dsCallsBegin, syn: &synDeepSeek, fence: true},
 	{open: dsCallsBeginVariants[0], syn: &synDeepSeek, fence: true},
 	{open: dsCallsBeginVariants[1], syn: &synDeepSeek, fence: true},

@@ -26,6 +26,10 @@ var (
 	synXMLMiniMax       = xmlSyntax("</minimax:tool_call>")
 )
 
+// xmlInvokeOpen opens a bare invoke: with its blank, so that "<invoke>"
+// in prose and XML costs no block.
+const xmlInvokeOpen = "<invoke "
+
 // synXMLInvoke is an <invoke name="…">…</invoke> written without a
 // wrapper, as models taught the MiniMax or Anthropic form drop it. It is
 // never taught (prose and XML write <invoke> too): a call only for a tool
@@ -37,14 +41,14 @@ var synXMLInvoke = syntax{
 	fail:     kmp("</invoke>"),
 	start:    invokeStart,
 	parse: func(body string) parsed {
-		return parseXML("<invoke" + body + "</invoke>")
+		return parseXML(xmlInvokeOpen + body + "</invoke>")
 	},
-	sniff: func(body string) parsed { return sniffXML("<invoke" + body) },
+	sniff: func(body string) parsed { return sniffXML(xmlInvokeOpen + body) },
 }
 
 // invokeStart wants the rest of an <invoke …> tag with a name attribute
-// (s starts past the blank after "<invoke"): "the <invoke> element" stays
-// prose.
+// (s starts past the blanks after "<invoke "): "the <invoke x> element"
+// stays prose.
 func invokeStart(s string) (res, at int) {
 	gt := strings.IndexByte(s, '>')
 	if lt := strings.IndexByte(s, '<'); lt >= 0 && (gt < 0 || lt < gt) {
