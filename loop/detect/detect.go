@@ -89,6 +89,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -268,7 +269,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
 	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) &&
-		(!d.functools || functoolsTail(text, 0, d.lead) < 0) {
+		(!d.functools || !d.mayStartLine(text) || functoolsTail(text, 0, d.lead) < 0) {
 		d.lead = leadAfter(d.lead, text)
 		d.shown(text)
 		return text, nil
@@ -287,6 +288,13 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.lead = leadAfter(d.lead, text)
 	d.scan(w)
 	return d.output(false), d.calls
+}
+
+// mayStartLine reports whether a suffix of s may be where a line starts:
+// the text before it ended where one does, or s holds a line break. Most
+// pieces of prose do neither, and skip the functools check (functools.go).
+func (d *Detector) mayStartLine(s string) bool {
+	return d.lead >= 0 || strings.IndexByte(s, '\n') >= 0
 }
 
 // plain reports whether s holds no byte that could open a marker, fence or

@@ -39,20 +39,18 @@ func (d *Detector) functoolsBefore(w string, p, i int) bool {
 
 // functoolsTail returns where a suffix of w[p:] that is a prefix of the
 // word starts (the whole word included, whose bracket may come next), or
-// -1; lead is the line state before w.
+// -1; lead is the line state before w. It runs on every piece of prose
+// under json and auto, so it reads the trailing run of lower-case letters
+// once: a shorter suffix would follow a letter, not a line's start.
 func functoolsTail(w string, p, lead int) int {
-	if len(w) == p || strings.IndexByte("functols", w[len(w)-1]) < 0 {
+	i := len(w)
+	for i > p && len(w)-i < len(functools) && 'a' <= w[i-1] && w[i-1] <= 'z' {
+		i--
+	}
+	if i == len(w) || !strings.HasPrefix(functools, w[i:]) || leadAfter(lead, w[:i]) < 0 {
 		return -1
 	}
-	for k := min(len(functools), len(w)-p); k > 0; k-- {
-		if strings.HasSuffix(w, functools[:k]) {
-			if leadAfter(lead, w[:len(w)-k]) < 0 {
-				return -1
-			}
-			return len(w) - k
-		}
-	}
-	return -1
+	return i
 }
 
 // openFunctools opens the list at the bracket w[i], the word before it.
