@@ -213,6 +213,12 @@ func coerceString(want jsonschema.Types, s string) (any, bool) {
 		if v, err := decodeJSON([]byte(t)); err == nil {
 			return v, true
 		}
+		// Python's syntax for the same value, as Qwen3-Coder writes it.
+		if js, ok := pythonLiteralJSON(t); ok {
+			if v, err := decodeJSON(js); err == nil {
+				return v, true
+			}
+		}
 	}
 	return nil, false
 }

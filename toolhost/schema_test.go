@@ -71,6 +71,12 @@ func TestCoercion(t *testing.T) {
 		{"empty arguments are {}", ``, `{}`},
 		{"null arguments are {}", `null`, `{}`},
 		{"double-encoded object", `"{\"days\":\"2\"}"`, `{"days":2}`},
+		// Qwen3-Coder writes array and object values in Python's syntax
+		// (vLLM's qwen3coder parser falls back to ast.literal_eval).
+		{"Python list to array", `{"tags":"[1, '2']"}`, `{"tags":[1,2]}`},
+		{"Python dict to object", `{"filter":"{'limit': '5', 'exact': True}"}`, `{"filter":{"exact":true,"limit":5}}`},
+		{"Python quotes inside strings", `{"pair":"['it\\'s \"x\"', 1]"}`, `{"pair":["it's \"x\"",1]}`},
+		{"a string parameter keeps its quotes", `{"city":"['a']"}`, `{"city":"['a']"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +107,8 @@ func TestCoercionLeavesUncoercible(t *testing.T) {
 			`parameter "metric": expected boolean, got string "yes"`},
 		{"broken JSON for array", `{"tags":"[1,"}`, `{"tags":"[1,"}`,
 			`parameter "tags": expected array, got string "[1,"`},
+		{"Python string left open for array: refused, never closed", `{"tags":"['a, 1]"}`, `{"tags":"['a, 1]"}`,
+			`parameter "tags": expected array, got string "['a, 1]"`},
 		{"object text for array", `{"tags":"{}"}`, `{"tags":"{}"}`,
 			`parameter "tags": expected array, got string "{}"`},
 		{"hex is not a number", `{"temp":"0x10"}`, `{"temp":"0x10"}`,

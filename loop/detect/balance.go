@@ -183,6 +183,7 @@ var (
 	synMistral = syntax{
 		format: Mistral,
 		bal:    balMistral,
+		trail:  mistralClose,
 		start:  mistralStart,
 		parse:  parseMistral,
 		sniff:  sniffMistral,

@@ -330,7 +330,7 @@ func (d *Detector) scanDrop(w string, p int) int {
 func (d *Detector) closeBlock(w string, p int) int {
 	b := &d.blk
 	calls := d.decide(b.syn, b.syn.parse(string(d.block[b.bodyStart:b.bodyEnd])))
-	if calls != nil && b.kind == kMarker && b.syn.trail != "" {
+	if calls != nil && b.kind != kJSONFence && b.syn.trail != "" {
 		d.st, b.calls, b.tk = stTrail, calls, 0
 		return p
 	}
@@ -443,6 +443,12 @@ func (d *Detector) endBlock() {
 			b.bodyEnd, b.closeEnd, closed = b.fl.tickStart, b.fl.markEnd, true
 		} else if json.Valid([]byte(body)) {
 			b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
+		}
+	case b.kind == kMarker && b.fence == 0 && b.syn.lastClose != "":
+		// Every call in it closed; only the section's close is missing.
+		if t := strings.TrimRight(body, " \t\r\n"); strings.HasSuffix(t, b.syn.lastClose) {
+			end := b.bodyStart + len(t)
+			b.bodyEnd, b.closeEnd, closed = end, end, true
 		}
 	case b.kind == kBalanced:
 		var end int

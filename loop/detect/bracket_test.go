@@ -29,28 +29,29 @@ func TestMistral(t *testing.T) {
 			name: "v3: two calls, brackets inside strings, arguments as a string",
 			opts: mistralTaught,
 			steps: []step{
-				feed(v3two, "",
+				// At the end of the input the block waits for a
+				// [/TOOL_CALLS] that may still follow.
+				feed(v3two, ""),
+				end("",
 					call(detect.Mistral, "search", `{"q":"a]"}`, v3two),
 					call(detect.Mistral, "get_weather", `{"city":"Oslo"}`, v3two)),
-				end(""),
 			},
 		},
 		{
 			name: "v11: NAME[ARGS]{…}, one marker per call",
 			opts: mistralTaught,
 			steps: []step{
-				feed(v11+v11b, "",
-					call(detect.Mistral, "get_weather", `{"city":"Paris"}`, v11),
-					call(detect.Mistral, "search", `{"q":"x"}`, v11b)),
-				end(""),
+				feed(v11+v11b, "", call(detect.Mistral, "get_weather", `{"city":"Paris"}`, v11)),
+				end("", call(detect.Mistral, "search", `{"q":"x"}`, v11b)),
 			},
 		},
 		{
 			name: "native mode: the marker is looked for, known tools only",
 			opts: native,
 			steps: []step{
-				feed(v11, "", call(detect.Mistral, "get_weather", `{"city":"Paris"}`, v11)),
-				feed(`[TOOL_CALLS]rm[ARGS]{"path": "/"}`, `[TOOL_CALLS]rm[ARGS]{"path": "/"}`),
+				feed(v11, ""),
+				feed(`[TOOL_CALLS]rm[ARGS]{"path": "/"}`, `[TOOL_CALLS]rm[ARGS]{"path": "/"}`,
+					call(detect.Mistral, "get_weather", `{"city":"Paris"}`, v11)),
 				end(""),
 			},
 		},
@@ -73,6 +74,67 @@ func TestMistral(t *testing.T) {
 			steps: []step{feed("see [1] and [TOOL] or [x](y)", "see [1] and [TOOL] or [x](y)"), end("")},
 		},
 	})
+}
+
+// TestMistralClose: the [/TOOL_CALLS] some templates and servers write
+// after the list is part of the block, under mistral and under auto.
+func TestMistralClose(t *testing.T) {
+	kn := func(name string) bool { return name == "get_weather" || name == "get_time" || name == "web_search" }
+	// Dynamo's tool-calling parser tests (cross-parser compatibility).
+	dynamo := "[TOOL_CALLS][\n" +
+		`    {"name": "get_weather", "arguments": {"city": "Dallas", "unit": "fahrenheit"}},` + "\n" +
+		`    {"name": "get_weather", "arguments": {"city": "Orlando", "unit": "fahrenheit"}}` + "\n" +
+		"][/TOOL_CALLS]"
+	// Dynamo's jailed-stream test: the close split across chunks, text after.
+	jail := `[TOOL_CALLS][{"name":"get_time","arguments":{}}][/TOOL_CALLS]`
+	// An MLX server's parser test: blanks around the list.
+	mlx := `[TOOL_CALLS] [{"name": "web_search", "arguments": {"query": "MLX Framework"}}] [/TOOL_CALLS]`
+	// LocalAI's Mistral template: one object, blanks around it.
+	localai := `[TOOL_CALLS] {"name": "get_weather", "arguments": {"city": "Paris"}} [/TOOL_CALLS]`
+	unknown := `[TOOL_CALLS][{"name": "rm", "arguments": {}}][/TOOL_CALLS]`
+	for _, f := range []detect.Format{detect.Mistral, detect.Auto} {
+		opts := detect.Options{Taught: f, Known: kn}
+		runSteps(t, []stepCase{
+			{
+				name: string(f) + ": Dynamo's list with the close",
+				opts: opts,
+				steps: []step{feed(dynamo+"\nDone.", "\nDone.",
+					call(detect.Mistral, "get_weather", `{"city":"Dallas","unit":"fahrenheit"}`, dynamo),
+					call(detect.Mistral, "get_weather", `{"city":"Orlando","unit":"fahrenheit"}`, dynamo)), end("")},
+			},
+			{
+				name: string(f) + ": the close split across chunks",
+				opts: opts,
+				steps: []step{
+					feed(jail[:len(jail)-len("[/TOOL_CALLS]")], ""),
+					feed("[/TOOL_CA", ""),
+					feed("LLS]", "", call(detect.Mistral, "get_time", `{}`, jail)),
+					feed(" terminé 🧪", " terminé 🧪"),
+					end(""),
+				},
+			},
+			{
+				name:  string(f) + ": blanks around the list",
+				opts:  opts,
+				steps: []step{feed("I will call the search tool. "+mlx, "I will call the search tool. ", call(detect.Mistral, "web_search", `{"query":"MLX Framework"}`, mlx)), end("")},
+			},
+			{
+				name:  string(f) + ": one object and the close",
+				opts:  opts,
+				steps: []step{feed(localai+"\n", "", call(detect.Mistral, "get_weather", `{"city":"Paris"}`, localai)), end("\n")},
+			},
+			{
+				name:  string(f) + ": a lone close in prose is text",
+				opts:  opts,
+				steps: []step{feed("the [/TOOL_CALLS] token", "the [/TOOL_CALLS] token"), end("")},
+			},
+		})
+	}
+	runSteps(t, []stepCase{{
+		name:  "auto: an unknown tool stays text, its close too",
+		opts:  detect.Options{Taught: detect.Auto, Known: kn},
+		steps: []step{feed(unknown+" ok", unknown+" ok"), end("")},
+	}})
 }
 
 func TestLlama3JSON(t *testing.T) {

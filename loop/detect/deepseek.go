@@ -22,7 +22,9 @@ import "strings"
 // <｜tool\_calls\_begin｜>, <｜tool▁calls｜>), always closed by the real
 // token; <｜tool▁call▁begin｜> left out inside the section; a call whose
 // <｜tool▁call▁end｜> is missing ends at the next call or the section's
-// end; a call written without the section (its <｜tool▁calls▁end｜> after
+// end; a section whose <｜tool▁calls▁end｜> R1 left out, complete when
+// the reply ends right after a call's end (syntax.lastClose); a call
+// written without the section (its <｜tool▁calls▁end｜> after
 // it is swallowed, see trail.go); white space around every part; the
 // arguments fenced or not in either form, repaired leniently.
 const (
@@ -41,12 +43,13 @@ var dsCallsBeginVariants = []string{
 var (
 	// synDeepSeek is the section.
 	synDeepSeek = syntax{
-		format: DeepSeek,
-		close:  dsCallsEnd,
-		fail:   kmp(dsCallsEnd),
-		start:  deepSeekStart,
-		parse:  parseDeepSeek,
-		sniff:  sniffDeepSeek,
+		format:    DeepSeek,
+		close:     dsCallsEnd,
+		fail:      kmp(dsCallsEnd),
+		lastClose: dsCallEnd,
+		start:     deepSeekStart,
+		parse:     parseDeepSeek,
+		sniff:     sniffDeepSeek,
 	}
 	// synDeepSeekCall is one call written without the section.
 	synDeepSeekCall = syntax{

@@ -224,6 +224,61 @@ func TestDeepSeekErrors(t *testing.T) {
 	})
 }
 
+// TestDeepSeekR1 replays DeepSeek-R1's form, function<｜tool▁sep｜>NAME
+// with a fenced JSON body, as llama.cpp's tests/test-chat.cpp writes it
+// (its special_function tool), under deepseek and under auto.
+func TestDeepSeekR1(t *testing.T) {
+	r1Known := func(name string) bool { return name == "special_function" }
+	body := "function" + dsSep + "special_function\n```json\n{\"arg1\": 1}\n```" + dsCE
+	// test-chat.cpp: the whole section.
+	whole := dsB + dsCB + body + dsE
+	// test-chat.cpp: the short opening without <｜tool▁call▁begin｜>.
+	short := "<｜tool▁calls｜>" + body + dsE
+	// test-chat.cpp: "Look what's not here: <｜tool▁calls▁end｜>" — R1
+	// stops after the call's end.
+	noSectionEnd := dsB + dsCB + body
+	// test-chat.cpp (test_parser_with_streaming): spaces before, a newline after.
+	spaced := "                    " + whole + "\n"
+	// test-chat.cpp: after the reasoning.
+	thought := "<think>I'm\nthinking</think>\n\n" + whole
+	want := func(raw string) detect.Call { return call(detect.DeepSeek, "special_function", `{"arg1":1}`, raw) }
+	for _, f := range []detect.Format{detect.DeepSeek, detect.Auto} {
+		opts := detect.Options{Taught: f, Known: r1Known}
+		runSteps(t, []stepCase{
+			{name: string(f) + ": section", opts: opts, steps: []step{feed(whole, "", want(whole)), end("")}},
+			{name: string(f) + ": short opening", opts: opts, steps: []step{feed(short, "", want(short)), end("")}},
+			{
+				name:  string(f) + ": the section's end left out at the end of the reply",
+				opts:  opts,
+				steps: []step{feed(noSectionEnd, ""), end("", want(noSectionEnd))},
+			},
+			{
+				name:  string(f) + ": the section's end left out, blank space after the call",
+				opts:  opts,
+				steps: []step{feed(noSectionEnd+"\n\n", ""), end("\n\n", want(noSectionEnd))},
+			},
+			{name: string(f) + ": spaces before, a newline after", opts: opts, steps: []step{feed(spaced, "                    ", want(whole)), end("\n")}},
+			{name: string(f) + ": after <think>", opts: opts, steps: []step{feed(thought, "<think>I'm\nthinking</think>\n\n", want(whole)), end("")}},
+		})
+	}
+	// The call cut inside its fence is still unclosed: the section's end
+	// is forgiven only after a call that closed.
+	cut := dsB + dsCB + "function" + dsSep + "special_function\n```json\n{\"arg1\": 1}\n```"
+	unknownOpen := dsB + dsCB + "function" + dsSep + "rm\n```json\n{}\n```" + dsCE
+	runSteps(t, []stepCase{
+		{
+			name:  "deepseek: cut before the call's end",
+			opts:  detect.Options{Taught: detect.DeepSeek, Known: r1Known},
+			steps: []step{feed(cut, ""), end("", errCall(detect.DeepSeek, "special_function", cut, detect.ErrUnclosed))},
+		},
+		{
+			name:  "auto: the section's end left out, unknown tool: text",
+			opts:  detect.Options{Taught: detect.Auto, Known: r1Known},
+			steps: []step{feed(unknownOpen, ""), end(unknownOpen)},
+		},
+	})
+}
+
 func FuzzDeepSeek(f *testing.F) { fuzzDetector(f, taughtWithLimit(detect.DeepSeek)) }
 
 func BenchmarkFeedPlainDeepSeek(b *testing.B)   { benchFeed(b, prose, deepseekTaught) }

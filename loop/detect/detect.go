@@ -6,7 +6,9 @@
 // machine: scan.go for prose, <think> and code fences; block.go for a block
 // being read; balance.go for blocks that end at a balancing bracket;
 // fence.go for fence lines; trail.go for a wrapper's close after a block;
-// one body parser per format and dialect. The marker formats and the
+// one body parser per format and dialect, and one file per variant that
+// other servers accept (hermeswrap.go, toolxml.go, functag.go,
+// functools.go, trbracket.go). The marker formats and the
 // dialects with a distinctive marker are always looked for; json only when
 // it is the taught format; llama3_json and pythonic (which have no marker)
 // only when taught or under Auto, and only where a line starts.
@@ -20,6 +22,8 @@
 //   - a code fence opening a line ("```lang" and the blank lines after it),
 //     at most 160 bytes, until what follows shows whether the fence holds a
 //     tool block;
+//   - in json mode and under Auto, a piece's end that may still become
+//     "functools[" where a line starts (functools.go);
 //   - an incomplete UTF-8 sequence at the end of a piece;
 //   - the blank run right after a removed block, until the next non-blank
 //     byte shows how many of its line breaks may go (blank.go);
@@ -74,7 +78,9 @@
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
 //     or text under rule 6, except that a json object cut right after a
 //     complete value is parsed as if its closing braces were there (the
-//     documented "missing closing brace"), and a
+//     documented "missing closing brace"), a DeepSeek section that
+//     ends right after a call's <｜tool▁call▁end｜> is complete (R1 leaves
+//     its <｜tool▁calls▁end｜> out), and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect
@@ -83,6 +89,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -183,6 +190,7 @@ type Detector struct {
 	json      bool         // JSON is taught: bare objects and fenced JSON are blocks
 	llama3    bool         // a '{' starting a line may open a llama3_json call
 	pythonic  bool         // a '[' starting a line may open a pythonic call list
+	functools bool         // FireFunction's functools[…] is looked for (functools.go)
 	markers   *markerTable // the markers looked for (see markersFor)
 	spec      *[256]bool   // bytes that need a look in prose (see scanText)
 
@@ -232,6 +240,7 @@ func New(opts Options) *Detector {
 		json:      t == JSON,
 		llama3:    t == Llama3JSON || t == Auto,
 		pythonic:  t == Pythonic || t == Auto,
+		functools: t == JSON || t == Auto,
 		markers:   markerSets[t],
 		spec:      &specialText,
 		lead:      0, // the stream starts at the start of a line
@@ -259,7 +268,8 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.calls = nil
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
-	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
+	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) &&
+		(!d.functools || !d.mayStartLine(text) || functoolsTail(text, 0, d.lead) < 0) {
 		d.lead = leadAfter(d.lead, text)
 		d.shown(text)
 		return text, nil
@@ -278,6 +288,13 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.lead = leadAfter(d.lead, text)
 	d.scan(w)
 	return d.output(false), d.calls
+}
+
+// mayStartLine reports whether a suffix of s may be where a line starts:
+// the text before it ended where one does, or s holds a line break. Most
+// pieces of prose do neither, and skip the functools check (functools.go).
+func (d *Detector) mayStartLine(s string) bool {
+	return d.lead >= 0 || strings.IndexByte(s, '\n') >= 0
 }
 
 // plain reports whether s holds no byte that could open a marker, fence or

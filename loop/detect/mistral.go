@@ -18,8 +18,14 @@ import "strings"
 // marker; a server that drops special tokens leaves NAME{…}, which vLLM's
 // parser reads, and so do we. Arguments may be an object or a string
 // holding one; the JSON is repaired leniently.
+//
+// Some templates and servers close the list with [/TOOL_CALLS]
+// (LocalAI's Mistral template writes "[TOOL_CALLS] {…} [/TOOL_CALLS]";
+// Dynamo's and MLX servers' parser tests feed it): after blank space it is
+// part of the block (a trail, trail.go), never left in the text.
 
 const (
+	mistralClose  = "[/TOOL_CALLS]"
 	mistralCallID = "[CALL_ID]"
 	mistralArgs   = "[ARGS]"
 )

@@ -35,6 +35,9 @@ var synQwenFunction = syntax{
 	trail:  "</tool_call>",
 	start:  qwenFunctionStart,
 	parse: func(body string) parsed {
+		if name, rest, ok := tagValue(body); ok && strings.HasPrefix(trimBlankLeft(rest), "{") {
+			return parseFunctionJSON(name, rest)
+		}
 		pr := parseQwenFunction(body)
 		pr.format = Qwen3Coder
 		return pr
@@ -46,7 +49,8 @@ var synQwenFunction = syntax{
 }
 
 // qwenFunctionStart wants "NAME>" then <parameter= or </function>, so that
-// "write <function=x> in the prompt" stays prose.
+// "write <function=x> in the prompt" stays prose; or "NAME>" then '{', the
+// JSON body of Llama 3.1's and Functionary's function tag (functag.go).
 func qwenFunctionStart(s string) (res, at int) {
 	i := strings.IndexAny(s[:min(len(s), maxToolName)], ">\n<")
 	switch {
@@ -56,6 +60,9 @@ func qwenFunctionStart(s string) (res, at int) {
 		return startMore, 0
 	case s[i] != '>' || strings.TrimSpace(s[:i]) == "":
 		return startNo, i
+	}
+	if j := skipBlanks(s, i+1); j < len(s) && s[j] == '{' {
+		return startOK, 0
 	}
 	return tagAt(s, skipBlanks(s, i+1), qwenParam, qwenFunctionEnd)
 }

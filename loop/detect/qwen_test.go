@@ -169,3 +169,19 @@ func FuzzQwen3Coder(f *testing.F) { fuzzDetector(f, taughtWithLimit(detect.Qwen3
 
 func BenchmarkFeedPlainQwen3Coder(b *testing.B)   { benchFeed(b, prose, qwenTaught) }
 func BenchmarkFeedDenseLTQwen3Coder(b *testing.B) { benchFeed(b, denseLT, qwenTaught) }
+
+// TestQwen3CoderPythonValues: a parameter value in Python's syntax
+// (['a', 'b'], {'k': True}) reaches the tool host as written, where the
+// tool's schema turns it into an array or object (toolhost's
+// pythonLiteralJSON), and a string parameter keeps it; under qwen3_coder
+// and auto alike.
+func TestQwen3CoderPythonValues(t *testing.T) {
+	block := "<tool_call>\n<function=search>\n<parameter=q>\n['a', \"b\"]\n</parameter>\n<parameter=opts>\n{'exact': True}\n</parameter>\n</function>\n</tool_call>"
+	for _, f := range []detect.Format{detect.Qwen3Coder, detect.Auto} {
+		runSteps(t, []stepCase{{
+			name:  string(f),
+			opts:  detect.Options{Taught: f, Known: known},
+			steps: []step{feed(block, "", call(detect.Qwen3Coder, "search", `{"q":"['a', \"b\"]","opts":"{'exact': True}"}`, block)), end("")},
+		}})
+	}
+}

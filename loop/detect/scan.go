@@ -46,6 +46,8 @@ var markers = []marker{
 	{open: "<minimax:tool_call>", syn: &synXMLMiniMax, fence: true},
 	{open: "<<<[TOOL_REQUEST]>>>", syn: &synToolRequest, fence: true},
 	{open: qwenFunction, syn: &synQwenFunction, fence: true},
+	{open: functionName, syn: &synFunctionName, fence: true},
+	{open: xmlInvokeOpen, syn: &synXMLInvoke, fence: true},
 	{open: dsCallsBegin, syn: &synDeepSeek, fence: true},
 	{open: dsCallsBeginVariants[0], syn: &synDeepSeek, fence: true},
 	{open: dsCallsBeginVariants[1], syn: &synDeepSeek, fence: true},
@@ -56,6 +58,12 @@ var markers = []marker{
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
+	{open: trBracketOpen, syn: &synTRBracket, fence: true},
+	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
+	{open: "<tool>", syn: &synWrapTool, fence: true},
+	{open: "<tools>", syn: &synWrapTools, fence: true},
+	{open: "<json>", syn: &synWrapJSON, fence: true},
+	{open: "<response>", syn: &synWrapResponse, fence: true},
 	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
 	{open: "<think>"},
 }
@@ -178,11 +186,18 @@ func (d *Detector) scanText(w string, p int) int {
 		case '<', '[':
 			m, more := d.matchMarker(w[i:], false)
 			if more {
-				d.emit(w[p:i])
-				d.holdFrom(w, i)
+				h := i
+				if d.functools && d.functoolsBefore(w, p, i) {
+					h -= len(functools) // "functools[" may open a list
+				}
+				d.emit(w[p:h])
+				d.holdFrom(w, h)
 				return len(w)
 			}
 			if m == nil {
+				if d.functools && d.functoolsBefore(w, p, i) {
+					return d.openFunctools(w, p, i)
+				}
 				if c == '[' && (d.json || d.pythonic && d.leadAt(w, i) >= 0) {
 					return d.openBracket(w, p, i)
 				}
@@ -222,9 +237,19 @@ func (d *Detector) scanText(w string, p int) int {
 				return q
 			}
 		case '{':
+			if d.functools && d.functoolsBefore(w, p, i) {
+				return d.openFunctools(w, p, i)
+			}
 			if d.json || d.llama3 && d.leadAt(w, i) >= 0 {
 				return d.openBracket(w, p, i)
 			}
+		}
+	}
+	if d.functools {
+		if k := functoolsTail(w, p, d.winLead); k >= 0 {
+			d.emit(w[p:k])
+			d.holdFrom(w, k)
+			return len(w)
 		}
 	}
 	d.emit(w[p:])

@@ -19,9 +19,17 @@ type syntax struct {
 	allKnown bool
 	// trail, when set, is a closing marker that may follow a closed block
 	// after blank space: the close of a wrapper whose opening the model
-	// left out ("</function>\n</tool_call>"). It is then part of the
-	// block (trail.go).
+	// left out ("</function>\n</tool_call>"), or an optional close of a
+	// bracket block ("][/TOOL_CALLS]"). It is then part of the block
+	// (trail.go).
 	trail string
+	// lastClose, when set, is a marker that ends the last item of a block
+	// whose own close models leave out: a block open at the end of the
+	// stream whose body ends with it (blank space after it aside) is
+	// complete, not unclosed. DeepSeek-R1 ends its section with
+	// <｜tool▁call▁end｜> and stops (llama.cpp's test-chat.cpp: "Look
+	// what's not here: <｜tool▁calls▁end｜>").
+	lastClose string
 	// start looks at the body from its first non-blank byte (s is not
 	// empty) and tells whether it starts like one: startOK, startMore (s
 	// is too short to tell), or startNo with the index of the byte that

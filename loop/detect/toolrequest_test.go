@@ -138,3 +138,54 @@ func TestToolRequestErrors(t *testing.T) {
 		steps: []step{feed(open, ""), end("", errCall(detect.ToolRequest, "search", open, detect.ErrUnclosed))},
 	}})
 }
+
+// TestToolRequestBracket replays the [TOOL_REQUEST] form from llxprt-code's
+// TextToolCallParser tests (Gemma), under tool_request and auto.
+func TestToolRequestBracket(t *testing.T) {
+	kn := func(name string) bool { return name == "list_directory" }
+	one := "[TOOL_REQUEST]\nlist_directory {\"path\": \"/home\"}\n[TOOL_REQUEST_END]"
+	usr := "[TOOL_REQUEST]\nlist_directory {\"path\": \"/usr\"}\n[TOOL_REQUEST_END]"
+	tmp := "[TOOL_REQUEST]\nlist_directory {\"path\": \"/tmp\"}\n[TOOL_REQUEST_END]"
+	// llxprt-code: "should handle malformed JSON gracefully"; here repaired.
+	bad := "[TOOL_REQUEST]\nlist_directory {path: '/home'}\n[TOOL_REQUEST_END]"
+	unknown := "[TOOL_REQUEST] rm {\"path\": \"/\"} [TOOL_REQUEST_END]"
+	for _, f := range []detect.Format{detect.ToolRequest, detect.Auto} {
+		opts := detect.Options{Taught: f, Known: kn}
+		runSteps(t, []stepCase{
+			{
+				name:  string(f) + ": single call",
+				opts:  opts,
+				steps: []step{feed("Here is the result:\n"+one, "Here is the result:\n", call(detect.ToolRequest, "list_directory", `{"path":"/home"}`, one)), end("")},
+			},
+			{
+				name: string(f) + ": two calls with text between",
+				opts: opts,
+				steps: []step{feed("Files in different places:\n"+usr+"\nMore files:\n"+tmp, "Files in different places:\n\nMore files:\n",
+					call(detect.ToolRequest, "list_directory", `{"path":"/usr"}`, usr),
+					call(detect.ToolRequest, "list_directory", `{"path":"/tmp"}`, tmp)), end("")},
+			},
+			{
+				name:  string(f) + ": unquoted key repaired",
+				opts:  opts,
+				steps: []step{feed(bad, "", call(detect.ToolRequest, "list_directory", `{"path":"/home"}`, bad)), end("")},
+			},
+			{
+				name:  string(f) + ": prose naming the marker",
+				opts:  opts,
+				steps: []step{feed("The [TOOL_REQUEST] marker and [TOOL_REQUEST_END].", "The [TOOL_REQUEST] marker and [TOOL_REQUEST_END]."), end("")},
+			},
+		})
+	}
+	runSteps(t, []stepCase{
+		{
+			name:  "tool_request: taught, an unknown tool is a call",
+			opts:  detect.Options{Taught: detect.ToolRequest, Known: kn},
+			steps: []step{feed(unknown, "", call(detect.ToolRequest, "rm", `{"path":"/"}`, unknown)), end("")},
+		},
+		{
+			name:  "auto: an unknown tool stays text",
+			opts:  detect.Options{Taught: detect.Auto, Known: kn},
+			steps: []step{feed(unknown, unknown), end("")},
+		},
+	})
+}

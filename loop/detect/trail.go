@@ -7,8 +7,9 @@ package detect
 //	<function=get_weather>…</function>
 //	</tool_call>
 //
-// When it comes it is part of the block (Raw) and never reaches the client.
-// Anything else ends the block at its own close, and the bytes held while
+// or a close some writers add after a block that ends at its bracket,
+// Mistral's "[…][/TOOL_CALLS]". When it comes it is part of the block
+// (Raw) and never reaches the client. Anything else ends the block at its own close, and the bytes held while
 // waiting are scanned again: they may open the next block
 // ("<｜tool▁call▁end｜><｜tool▁call▁begin｜>" shares a prefix with the trail
 // "<｜tool▁calls▁end｜>"). The calls are reported once that is known.

@@ -26,6 +26,46 @@ var (
 	synXMLMiniMax       = xmlSyntax("</minimax:tool_call>")
 )
 
+// xmlInvokeOpen opens a bare invoke: with its blank, so that "<invoke>"
+// in prose and XML costs no block.
+const xmlInvokeOpen = "<invoke "
+
+// synXMLInvoke is an <invoke name="…">…</invoke> written without a
+// wrapper, as models taught the MiniMax or Anthropic form drop it. It is
+// never taught (prose and XML write <invoke> too): a call only for a tool
+// the turn can run, under xml, auto or any other format.
+var synXMLInvoke = syntax{
+	format:   XML,
+	taughtBy: []Format{},
+	close:    "</invoke>",
+	fail:     kmp("</invoke>"),
+	start:    invokeStart,
+	parse: func(body string) parsed {
+		return parseXML(xmlInvokeOpen + body + "</invoke>")
+	},
+	sniff: func(body string) parsed { return sniffXML(xmlInvokeOpen + body) },
+}
+
+// invokeStart wants the rest of an <invoke …> tag with a name attribute
+// (s starts past the blanks after "<invoke "): "the <invoke x> element"
+// stays prose.
+func invokeStart(s string) (res, at int) {
+	gt := strings.IndexByte(s, '>')
+	if lt := strings.IndexByte(s, '<'); lt >= 0 && (gt < 0 || lt < gt) {
+		return startNo, lt
+	}
+	switch {
+	case gt < 0 && len(s) > maxToolName+32:
+		return startNo, len(s) - 1
+	case gt < 0:
+		return startMore, 0
+	}
+	if _, _, ok := nameAttr(" " + s[:gt+1]); !ok {
+		return startNo, gt
+	}
+	return startOK, 0
+}
+
 func xmlSyntax(close string) syntax {
 	return syntax{
 		format: XML,

@@ -176,3 +176,42 @@ func TestXMLQuirks(t *testing.T) {
 		}})
 	}
 }
+
+// TestBareInvoke: an <invoke> whose wrapper the model left out, as vLLM's
+// MiniMax-M2 parser tests write it inside <minimax:tool_call>, under xml
+// and auto; known tools only, since <invoke> is common XML.
+func TestBareInvoke(t *testing.T) {
+	one := "<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>"
+	two := "<invoke name=\"search\"><parameter name=\"q\">go</parameter></invoke>"
+	unknown := "<invoke name=\"rm\"><parameter name=\"path\">/</parameter></invoke>"
+	// llxprt-code's TextToolCallParser tests (Claude-style XML, no wrapper).
+	llxprt := "<invoke name=\"set_temperature\">\n<parameter name=\"value\">23.5</parameter>\n<parameter name=\"celsius\">true</parameter>\n<parameter name=\"room_id\">42</parameter>\n</invoke>"
+	temp := func(name string) bool { return name == "set_temperature" }
+	runSteps(t, []stepCase{{
+		name:  "auto: llxprt-code's bare invoke",
+		opts:  detect.Options{Taught: detect.Auto, Known: temp},
+		steps: []step{feed(llxprt, "", call(detect.XML, "set_temperature", `{"value":"23.5","celsius":"true","room_id":"42"}`, llxprt)), end("")},
+	}})
+	prose := "The <invoke> element, <invoker> and <invoke name=<b>x</b>."
+	// A tag left open is held (at most 160 bytes) until the stream shows
+	// it is not one.
+	open := "and <invoke name=x without a close."
+	for _, f := range []detect.Format{detect.XML, detect.Auto} {
+		opts := detect.Options{Taught: f, Known: known}
+		runSteps(t, []stepCase{
+			{
+				name: string(f) + ": two bare invokes",
+				opts: opts,
+				steps: []step{
+					feed("Checking.\n"+one+"\n"+two+"\nDone.", "Checking.\n\nDone.",
+						call(detect.XML, "get_weather", `{"city":"Paris","days":"3"}`, one),
+						call(detect.XML, "search", `{"q":"go"}`, two)),
+					end(""),
+				},
+			},
+			{name: string(f) + ": unknown tool stays text", opts: opts, steps: []step{feed(unknown, unknown), end("")}},
+			{name: string(f) + ": prose", opts: opts, steps: []step{feed(prose, prose), end("")}},
+			{name: string(f) + ": an open tag", opts: opts, steps: []step{feed(open, "and "), end(open[4:])}},
+		})
+	}
+}

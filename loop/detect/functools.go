@@ -1,0 +1,62 @@
+package detect
+
+import "strings"
+
+// FireFunction's call list (json, and under auto), as llama.cpp's
+// FireFunction v2 parser and Dynamo's phi4 parser read it: the word
+// functools, then a JSON list of calls or one call object,
+//
+//	functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]
+//
+// ending at the bracket that balances its first. FireFunction writes it
+// first in its reply, so like llama3_json and pythonic it is looked for
+// only where a line starts (after at most three spaces). The word is no
+// marker byte ('<' or '['), so it is found at the '[' or '{' after it,
+// while that is in the same window; a piece ending in a prefix of the
+// word at the start of a line is held (at most 9 bytes) until the next
+// piece shows what follows. (Held anywhere, "of" and "if" at the end of
+// half the pieces of prose cost the fast path.) Outside json
+// a call is taken only for a tool the turn can run (rule 6); a list that is
+// not a call stays text, byte for byte.
+
+const functools = "functools"
+
+// synFunctools is the list after the word.
+var synFunctools = syntax{
+	format: JSON,
+	bal:    balJSON,
+	start:  jsonStart,
+	parse:  parseJSON,
+	sniff:  sniffJSON,
+}
+
+// functoolsBefore reports whether the bracket w[i] follows the word, all
+// of it in w[p:i] (not yet released), where a line starts.
+func (d *Detector) functoolsBefore(w string, p, i int) bool {
+	j := i - len(functools)
+	return j >= p && w[j:i] == functools && d.leadAt(w, j) >= 0
+}
+
+// functoolsTail returns where a suffix of w[p:] that is a prefix of the
+// word starts (the whole word included, whose bracket may come next), or
+// -1; lead is the line state before w. It runs on every piece of prose
+// under json and auto, so it reads the trailing run of lower-case letters
+// once: a shorter suffix would follow a letter, not a line's start.
+func functoolsTail(w string, p, lead int) int {
+	i := len(w)
+	for i > p && len(w)-i < len(functools) && 'a' <= w[i-1] && w[i-1] <= 'z' {
+		i--
+	}
+	if i == len(w) || !strings.HasPrefix(functools, w[i:]) || leadAfter(lead, w[:i]) < 0 {
+		return -1
+	}
+	return i
+}
+
+// openFunctools opens the list at the bracket w[i], the word before it.
+func (d *Detector) openFunctools(w string, p, i int) int {
+	j := i - len(functools)
+	d.emit(w[p:j])
+	d.openMarker(&synFunctools, functools, functools, 0, d.leadAt(w, j))
+	return i
+}
