@@ -35,7 +35,7 @@ func (c *Config) warnings() []Problem {
 // at their root or under another path.
 func versionWarning(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || hasVersionPath(u.Path) {
+	if err != nil || HasVersionPath(u.Path) {
 		return ""
 	}
 	// Scheme, host and path only: a query may carry a key.
@@ -43,12 +43,12 @@ func versionWarning(raw string) string {
 	return fmt.Sprintf("%s has no version path such as /v1; OpenAI-compatible servers serve their API under one — did you mean %s/v1?", base, base)
 }
 
-// hasVersionPath reports whether a URL path has a segment like "v1" or
+// HasVersionPath reports whether a URL path has a segment like "v1" or
 // "v1beta" anywhere: "/v1", "/api/v1", "/openai/v1" and Gemini's
-// "/v1beta/openai" have one; "", "/" and "/api" do not. It is the rule
-// the proxy uses to explain an upstream's 404, so that check warns
-// exactly where a 404 would be blamed on the path.
-func hasVersionPath(p string) bool {
+// "/v1beta/openai" have one; "", "/" and "/api" do not. check warns by
+// it, and the proxy explains an upstream's 404 by it, so the two agree
+// on where a path is to blame.
+func HasVersionPath(p string) bool {
 	for seg := range strings.SplitSeq(p, "/") {
 		if len(seg) >= 2 && seg[0] == 'v' && seg[1] >= '0' && seg[1] <= '9' {
 			return true

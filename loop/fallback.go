@@ -43,10 +43,16 @@ func CannotStart(err error) bool {
 		return u.Unstarted()
 	}
 	var ue *UpstreamError
-	if !errors.As(err, &ue) {
-		return false
-	}
-	switch ue.Status {
+	return errors.As(err, &ue) && StatusUnstarted(ue.Status)
+}
+
+// StatusUnstarted reports whether an answer's status says the server did
+// not start on the request: overloaded (429, 503, 529 — Anthropic's
+// "overloaded"), failing (500) or behind a gateway that failed (502, 504),
+// before any body. Such a request may go again, to the same server, another
+// of its pool or a fallback; the upstream client retries by the same list.
+func StatusUnstarted(code int) bool {
+	switch code {
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout, 529:
 		return true

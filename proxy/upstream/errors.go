@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 )
 
@@ -116,20 +117,8 @@ func (c *Client) Explain(ue *loop.UpstreamError, rel string) error {
 	switch {
 	case ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden:
 		return &AuthError{UE: ue, KeySet: c.cfg.APIKey.Value() != "", KeyHint: c.keyHint}
-	case ue.Status == http.StatusNotFound && !hasVersionPath(c.servers[0].base.Path):
+	case ue.Status == http.StatusNotFound && !config.HasVersionPath(c.servers[0].base.Path):
 		return &PathError{UE: ue, Path: rel, Base: c.servers[0].base.Redacted()}
 	}
 	return ue
-}
-
-// hasVersionPath reports whether a base_url path has a segment like "v1"
-// or "v1beta": "/v1", "/api/v1", "/openai/v1" and Gemini's
-// "/v1beta/openai" have one; "" and "/api" do not.
-func hasVersionPath(p string) bool {
-	for seg := range strings.SplitSeq(p, "/") {
-		if len(seg) >= 2 && seg[0] == 'v' && seg[1] >= '0' && seg[1] <= '9' {
-			return true
-		}
-	}
-	return false
 }

@@ -16,18 +16,6 @@ func (c *Client) backoff(attempt int) time.Duration {
 	return d/2 + time.Duration(rand.Int64N(int64(d)+1))
 }
 
-// retryableStatus reports the statuses a server answers before starting
-// on a request: overloaded (429, 503, 529 — Anthropic's "overloaded"),
-// failing (500) or behind a gateway that failed (502, 504).
-func retryableStatus(code int) bool {
-	switch code {
-	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout, 529:
-		return true
-	}
-	return false
-}
-
 // retryAfter parses Retry-After as seconds or an HTTP date.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/upstream/internal/h1"
 )
 
@@ -72,7 +73,7 @@ func (c *Client) post(ctx context.Context, rel string, body []byte, accept strin
 			clear(tried)
 			continue
 		}
-		if attempt+1 < attempts && retryableStatus(resp.StatusCode) {
+		if attempt+1 < attempts && loop.StatusUnstarted(resp.StatusCode) {
 			wait, ok := retryAfter(resp.Header, time.Now())
 			if !ok {
 				wait = c.backoff(attempt)
