@@ -37,21 +37,7 @@ func TestCrashMidCallIsOutcomeUnknown(t *testing.T) {
 	t.Cleanup(up.Close)
 
 	dir := t.TempDir()
-	file := filepath.Join(dir, "toolstream.yaml")
-	writeFile(t, file, `listen: 127.0.0.1:0
-auth:
-  admin_keys: ["sk-admin"]
-storage:
-  path: `+filepath.Join(dir, "data")+`
-upstreams:
-  - name: up
-    base_url: `+up.URL+`
-    models: ["*"]
-    tool_mode: text
-tools:
-  - name: create_task
-    webhook: {url: "`+hook.URL+`/create_task"}
-`)
+	file := createTaskConfig(t, dir, up.URL, hook.URL+"/create_task", "")
 
 	first := startServe(t, file)
 	go func() {
@@ -111,22 +97,7 @@ func TestCrashDuringApprovalKeepsTheCall(t *testing.T) {
 	t.Cleanup(up.Close)
 
 	dir := t.TempDir()
-	file := filepath.Join(dir, "toolstream.yaml")
-	writeFile(t, file, `listen: 127.0.0.1:0
-auth:
-  admin_keys: ["sk-admin"]
-storage:
-  path: `+filepath.Join(dir, "data")+`
-upstreams:
-  - name: up
-    base_url: `+up.URL+`
-    models: ["*"]
-    tool_mode: text
-tools:
-  - name: create_task
-    approval: always
-    webhook: {url: "`+hook.URL+`"}
-`)
+	file := createTaskConfig(t, dir, up.URL, hook.URL, "approval: always")
 
 	first := startServe(t, file)
 	s := first.open(t, "add gym")
@@ -185,4 +156,31 @@ func adminGet(t *testing.T, url string, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// createTaskConfig writes, in dir, a config with storage in dir/data, a
+// text-mode upstream at upURL and a create_task webhook at hookURL;
+// toolKey, when set, is one more key of the tool's entry. It returns the
+// file.
+func createTaskConfig(t *testing.T, dir, upURL, hookURL, toolKey string) string {
+	t.Helper()
+	if toolKey != "" {
+		toolKey = "    " + toolKey + "\n"
+	}
+	file := filepath.Join(dir, "toolstream.yaml")
+	writeFile(t, file, `listen: 127.0.0.1:0
+auth:
+  admin_keys: ["sk-admin"]
+storage:
+  path: `+filepath.Join(dir, "data")+`
+upstreams:
+  - name: up
+    base_url: `+upURL+`
+    models: ["*"]
+    tool_mode: text
+tools:
+  - name: create_task
+`+toolKey+`    webhook: {url: "`+hookURL+`"}
+`)
+	return file
 }
