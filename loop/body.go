@@ -41,11 +41,27 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		a.Reset()
 		arenaPool.Put(a)
 	}()
+	if !tr.native && !tr.framed {
+		// Once per turn (and per fallback upstream): the client's tool
+		// calls and results in the text format's syntax and frames.
+		framed, err := textHistory(tr.base, tr.t.Request.Body, tr.t.Format, tr.t.Loop.ResultRole)
+		if err != nil {
+			return nil, err
+		}
+		tr.base, tr.framed = framed, true
+	}
 	v, err := p.ParseBytes(tr.base)
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
 	v.Del("toolstream")
+	if !tr.native {
+		// The client's tools are taught, not sent: a text-mode upstream
+		// rejects a tools field or ignores it.
+		v.Del("tools")
+		v.Del("tool_choice")
+		v.Del("parallel_tool_calls")
+	}
 	v.Set("stream", a.NewTrue())
 	if !tr.t.Request.Stream {
 		// The client waits for one JSON answer, which carries usage:
@@ -60,13 +76,17 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	var add []any
 	prompt, quoted := "", ""
 	if !final && !tr.native {
-		prompt, quoted = textmode.PromptJSON(tr.t.Format, tr.t.Tools)
+		prompt, quoted = textmode.PromptJSON(tr.t.Format, tr.taught())
 	}
-	if !final && len(tr.t.Tools) == 0 {
+	if !final && len(tr.t.Tools) == 0 && len(tr.t.Unavailable) > 0 {
 		// Every server tool is unavailable now: the model hears why, in
 		// any mode, instead of being left to call a tool it knows from
 		// earlier turns.
-		prompt = unavailableNote(tr.t.Unavailable)
+		note := unavailableNote(tr.t.Unavailable)
+		if prompt != "" { // under the taught client tools' heading
+			note = strings.TrimPrefix(note, "# Tools\n\n")
+		}
+		prompt = joinSections(prompt, note)
 		q, _ := json.Marshal(prompt) // a string always encodes
 		quoted = string(q)
 	}
@@ -167,6 +187,24 @@ func unavailableNote(down []Unavailable) string {
 	return b.String()
 }
 
+// taught are the tools text mode teaches: the server tools, then the
+// client's own. One prompt for both, in one syntax: a model taught two
+// would mix them.
+func (tr *turnRun) taught() []toolhost.Tool {
+	defs := tr.clientToolDefs()
+	if len(defs) == 0 {
+		return tr.t.Tools
+	}
+	return append(tr.t.Tools[:len(tr.t.Tools):len(tr.t.Tools)], defs...)
+}
+
+func joinSections(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
 func isString(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeString }
 
 // joinQuoted is the JSON string of content + "\n\n" + the prompt whose JSON
@@ -213,6 +251,10 @@ type nativeMessage struct {
 	Content    any               `json:"content"`
 	ToolCalls  []openai.ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string            `json:"tool_call_id,omitempty"`
+	// Name is the tool of a "tool" message that a text-mode turn stores
+	// (see lastMessages): its call is in the model's text, not in a
+	// tool_calls list the name could be found in.
+	Name string `json:"name,omitempty"`
 }
 
 // toolContent is a result as a role "tool" message carries it: the
@@ -260,7 +302,7 @@ func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
 }
 
 func isSystem(m *fastjson.Value) bool {
-	r := string(m.GetStringBytes("role"))
+	r := rawString(m.Get("role"))
 	return r == "system" || r == "developer"
 }
 
@@ -268,7 +310,7 @@ func isSystem(m *fastjson.Value) bool {
 // appended: to its text, or as one more text part when its content is an
 // array of parts.
 func mergedSystem(m *fastjson.Value, prompt string) message {
-	role := string(m.GetStringBytes("role"))
+	role := rawString(m.Get("role"))
 	c := m.Get("content")
 	switch {
 	case c != nil && c.Type() == fastjson.TypeString:

@@ -75,6 +75,9 @@ func (tr *turnRun) fallBackUpstream(ctx context.Context, n int, err error) (bool
 	tr.t.Upstream, tr.t.UpstreamName = fb.Upstream, fb.Name
 	tr.t.Mode, tr.t.Format, tr.t.ImplicitThink = fb.Mode, fb.Format, fb.ImplicitThink
 	tr.t.Request.Rename(fb.Model)
+	if tr.plain && teachesClientTools(tr.t) {
+		tr.toolTurn() // the client's tools are taught there
+	}
 	if err := tr.chooseMode(ctx); err != nil {
 		return false, err
 	}
@@ -86,7 +89,7 @@ func (tr *turnRun) fallBackUpstream(ctx context.Context, n int, err error) (bool
 	if serr != nil {
 		return false, serr
 	}
-	tr.base = base
+	tr.base, tr.framed = base, false
 	tr.rep.Upstream = fb.Name
 	return true, tr.event(Event{Event: "upstream.fallback", Round: n, From: from, To: fb.Name, Reason: fallbackReason(err)})
 }

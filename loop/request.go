@@ -31,6 +31,9 @@ type Request struct {
 	// ClientTools are the names of the functions in the client's own
 	// "tools": the client runs those (docs/tool-calls.md).
 	ClientTools []string
+	// clientTools is the request's "tools" as the client wrote them,
+	// kept for text mode, which teaches them (see [Request.ClientToolDefs]).
+	clientTools []byte
 	// Overrides are the request's "toolstream" object (docs/configuration.md).
 	Overrides Overrides
 	// hasExtension says Body holds a "toolstream" object, which is ours and
@@ -100,6 +103,11 @@ func ParseRequest(body []byte) (*Request, error) {
 		if b := v.Get("chat_template_kwargs", k); b != nil && b.Type() == fastjson.TypeFalse {
 			r.ThinkingOff = true
 		}
+	}
+	if tv := v.Get("tools"); tv != nil && tv.Type() == fastjson.TypeArray && len(tv.GetArray()) > 0 {
+		// Marshalled before anything in it is read: fastjson writes an
+		// unread string as it came, escapes and all.
+		r.clientTools = tv.MarshalTo(nil)
 	}
 	for _, t := range v.GetArray("tools") {
 		if name := t.GetStringBytes("function", "name"); len(name) > 0 {

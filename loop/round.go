@@ -83,7 +83,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		// A tool that cannot run now is still read as a call: its
 		// markup is removed and the model hears why (notFound).
 		Known: func(name string) bool {
-			return tr.known[name] || tr.down[name] != "" || tr.native && tr.clientTools[name]
+			return tr.known[name] || tr.down[name] != "" || tr.clientTools[name]
 		},
 	}
 	if !tr.native {
@@ -102,11 +102,10 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	if !tr.plain {
 		// Whatever is not the client's own tool is handled here: a server
 		// tool runs, an unknown name gets TOOL_NOT_FOUND. In text mode
-		// too: the client's tools go to the upstream natively, and a
-		// server with a tool parser of its own turns the model's markup
-		// into delta.tool_calls — for the client's tools and for the
-		// taught server tools alike. Left to pass, a client call ended
-		// with "stop" and a server call was dropped unseen.
+		// too: a server with a tool parser of its own turns the model's
+		// markup into delta.tool_calls — for the taught client tools and
+		// server tools alike. Left to pass, a client call ended with
+		// "stop" and a server call was dropped unseen.
 		ro.native = newNativeCalls(func(name string) bool { return !tr.clientTools[name] }, func() string { return tr.r.newID("call_") })
 	}
 	var text strings.Builder
@@ -288,13 +287,14 @@ func (tr *turnRun) startKeepalive() (stop func()) {
 
 // startCalls gives each found text call an id and starts it: malformed
 // blocks and tools this turn cannot run get their error result at once, a
-// client tool's call in native mode goes to the client as a native
-// tool-call delta, the rest go to the executor. In the last round (final)
+// client tool's call goes to the client as a native tool-call delta (in
+// text mode too, where the client's tools are taught), the rest go to the
+// executor. In the last round (final)
 // no server call runs: each gets ROUND_LIMIT, and the turn ends after it.
 func (tr *turnRun) startCalls(found []detect.Call, round int, final bool, ro *roundOutcome, ex *calls) error {
 	for _, c := range found {
 		id := tr.r.newID("call_")
-		if c.Err == nil && tr.native && tr.clientTools[c.Name] && !tr.known[c.Name] {
+		if c.Err == nil && tr.clientTools[c.Name] && !tr.known[c.Name] {
 			if err := tr.toClient(ro, id, c.Name, string(c.Arguments)); err != nil {
 				return err
 			}

@@ -31,8 +31,14 @@ type turnRun struct {
 	// native says rounds run in native mode (docs/tool-calls.md); auto that
 	// native may still fall back to text.
 	native, auto bool
-	// clientTools are the names of the client's own tools (native mode).
+	// clientTools are the names of the client's own tools; a call of one
+	// goes to the client. clientDefs are their definitions, which text
+	// mode teaches beside the server tools.
 	clientTools map[string]bool
+	clientDefs  []toolhost.Tool
+	// framed says base's tool traffic is in the text format's frames
+	// (see textHistory); a fallback upstream reads base afresh.
+	framed bool
 	// visible is everything the client read as content this turn: its
 	// fingerprint finds the turn again in a later request (docs/operations.md).
 	visible strings.Builder
@@ -80,10 +86,21 @@ type roundRecord struct {
 }
 
 func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
-	if len(t.Tools) == 0 && len(t.Unavailable) == 0 {
-		return &turnRun{r: r, t: t, s: s, plain: true}
+	tr := &turnRun{r: r, t: t, s: s, plain: true}
+	if len(t.Tools) > 0 || len(t.Unavailable) > 0 || teachesClientTools(t) {
+		tr.toolTurn()
 	}
-	tr := &turnRun{r: r, t: t, s: s, id: r.newID("turn_"), known: map[string]bool{}, clientTools: map[string]bool{}, down: map[string]string{}}
+	return tr
+}
+
+// toolTurn makes tr a turn with tools to watch for: from the start, or
+// when a plain turn turns out to need text mode for the client's own
+// tools (see clientText).
+func (tr *turnRun) toolTurn() {
+	t := tr.t
+	tr.plain = false
+	tr.id = tr.r.newID("turn_")
+	tr.known, tr.clientTools, tr.down = map[string]bool{}, map[string]bool{}, map[string]string{}
 	for _, u := range t.Unavailable {
 		tr.reasons = append(tr.reasons, u.Reason)
 		for _, n := range u.Names {
@@ -94,10 +111,13 @@ func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
 		tr.known[tool.Name] = true
 		tr.names = append(tr.names, tool.Name)
 	}
-	for _, name := range t.Request.ClientTools {
-		tr.clientTools[name] = true
+	if !t.Request.ToolChoiceNone {
+		// tool_choice "none": the client wants no call of its tools, so
+		// none is taught or taken.
+		for _, name := range t.Request.ClientTools {
+			tr.clientTools[name] = true
+		}
 	}
-	return tr
 }
 
 // run is the rounds loop (docs/tool-calls.md): a round that called server tools
@@ -108,6 +128,7 @@ func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {
 func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	tr.rememberedText(ctx)
 	if err := tr.chooseMode(ctx); err != nil {
 		return tr.rep, err
 	}
@@ -154,6 +175,16 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 			if moved {
 				n-- // the same round, on the fallback
 				again = true
+				continue
+			}
+			if n == 1 && tr.clientText(err) {
+				if err := tr.fallBack(ctx, err); err != nil {
+					return tr.rep, err
+				}
+				if tr.base, err = Stitch(ctx, tr.t.History, tr.t.Request.Body); err != nil {
+					return tr.rep, err
+				}
+				n = 0 // the turn starts over in text mode
 				continue
 			}
 			if n == 1 && tr.native && rejectsTools(err) {

@@ -73,7 +73,7 @@ func Stitch(ctx context.Context, history HistoryStore, body []byte) ([]byte, err
 		used    = map[string]bool{}
 	)
 	for _, m := range msgs {
-		if string(m.GetStringBytes("role")) != "assistant" {
+		if rawString(m.Get("role")) != "assistant" {
 			out = append(out, m)
 			continue
 		}
@@ -218,7 +218,16 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 // text-mode round with native calls: see record).
 func (tr *turnRun) lastMessages(ro *roundOutcome) []any {
 	if !tr.native && !ro.native.named() {
-		return []any{message{Role: "assistant", Content: ro.text}}
+		out := []any{message{Role: "assistant", Content: ro.text}}
+		if ro.clientCalls > 0 {
+			// Server calls ran beside the client's: their results are
+			// kept as "tool" messages, which textHistory frames together
+			// with the client's results when they come.
+			for _, p := range ro.calls {
+				out = append(out, nativeMessage{Role: "tool", ToolCallID: p.call.ID, Name: p.call.Name, Content: toolContent(p.result)})
+			}
+		}
+		return out
 	}
 	rec := tr.record(ro)
 	return tr.messages(rec, false)

@@ -154,18 +154,38 @@ func TestStitchMarkdownCard(t *testing.T) {
 // call and its result back in place, in a valid history.
 func TestStitchNativeMixed(t *testing.T) {
 	cfg := strings.Replace(turnConfig(""), "tool_mode: text", "tool_mode: native", 1)
-	stitchNativeMixed(t, cfg, []string{"user", "assistant", "tool", "tool"})
+	msgs := stitchNativeMixed(t, cfg, []string{"user", "assistant", "tool", "tool"})
+	msgs = msgs[len(msgs)-3:] // the assistant's round and its results
+	var ids []string
+	for _, c := range msgs[0]["tool_calls"].([]any) {
+		ids = append(ids, c.(map[string]any)["id"].(string))
+	}
+	if want := []string{"call_srv", "call_cli"}; !cmp.Equal(ids, want) {
+		t.Errorf("assistant tool_calls %v, want %v", ids, want)
+	}
+	if msgs[1]["tool_call_id"] != "call_srv" || !strings.Contains(msgs[1]["content"].(string), `"ok":true`) {
+		t.Errorf("server result not in place: %v", msgs[1])
+	}
+	checkToolHistory(t, msgs)
 }
 
 // TestStitchNativeMixedTextUpstream: the same round from a text-mode
-// upstream that parses calls itself is stored as native mode stores it.
-// Stored as the round's text alone, the client's result followed an
-// assistant message without its call.
+// upstream that parses calls itself. The model reads it back as a
+// text-mode model reads its history: both calls in the taught syntax, and
+// both results, the server's and the client's, in one frame, in order.
 func TestStitchNativeMixedTextUpstream(t *testing.T) {
-	stitchNativeMixed(t, turnConfig(""), []string{"system", "user", "assistant", "tool", "tool"})
+	msgs := stitchNativeMixed(t, turnConfig(""), []string{"system", "user", "assistant", "user"})
+	calls := msgs[2]["content"].(string)
+	if a, b := strings.Index(calls, `{"name": "create_task", "arguments": {"title": "Gym"}}`), strings.Index(calls, `{"name": "get_location", "arguments": {}}`); a < 0 || b < a || strings.Count(calls, "<tool_call>") != 2 {
+		t.Errorf("calls not in the taught syntax, in order: %q", calls)
+	}
+	frame := msgs[3]["content"].(string)
+	if a, b := strings.Index(frame, `"call_id":"call_srv","content":{"arguments":{"title":"Gym"},"ok":true}`), strings.Index(frame, `"call_id":"call_cli","content":{"city":"Paris"}`); a < 0 || b < a || strings.Count(frame, "<tool_response>") != 2 {
+		t.Errorf("results not framed together, in order: %q", frame)
+	}
 }
 
-func stitchNativeMixed(t *testing.T, cfg string, wantRoles []string) {
+func stitchNativeMixed(t *testing.T, cfg string, wantRoles []string) []map[string]any {
 	t.Helper()
 	r1 := upstreamtest.Round{Events: []string{
 		upstreamtest.Chunk("m1", "m", `{"role":"assistant","content":null}`, ""),
@@ -190,18 +210,7 @@ func stitchNativeMixed(t *testing.T, cfg string, wantRoles []string) {
 	if got := roles(msgs); !cmp.Equal(got, wantRoles) {
 		t.Fatalf("roles %v, want %v: %v", got, wantRoles, msgs)
 	}
-	msgs = msgs[len(msgs)-3:] // the assistant's round and its results
-	var ids []string
-	for _, c := range msgs[0]["tool_calls"].([]any) {
-		ids = append(ids, c.(map[string]any)["id"].(string))
-	}
-	if want := []string{"call_srv", "call_cli"}; !cmp.Equal(ids, want) {
-		t.Errorf("assistant tool_calls %v, want %v", ids, want)
-	}
-	if msgs[1]["tool_call_id"] != "call_srv" || !strings.Contains(msgs[1]["content"].(string), `"ok":true`) {
-		t.Errorf("server result not in place: %v", msgs[1])
-	}
-	checkToolHistory(t, msgs)
+	return msgs
 }
 
 // TestStitchAfterRestart: turn records and the auto-mode memory live in

@@ -125,59 +125,123 @@ func exampleString(name, format string) string {
 // docs/tool-calls.md as each family's chat template renders it (see
 // dialects).
 func workedExample(f detect.Format, t toolhost.Tool) string {
-	args := exampleArgs(parseSchema(t.Parameters))
+	return callsText(f, []call{{name: t.Name, args: exampleArgs(parseSchema(t.Parameters))}})
+}
+
+// call is one call to write: the tool's name and its arguments in order.
+type call struct {
+	name string
+	args []arg
+}
+
+// callsText writes calls as one reply of a model taught f would: in the
+// formats with a section or list around calls (xml, json, pythonic,
+// mistral, deepseek, kimi_k2) all of them in one, elsewhere one block per
+// call on lines of their own.
+func callsText(f detect.Format, calls []call) string {
 	var b strings.Builder
 	switch f {
 	case detect.XML:
-		b.WriteString("<tool_use>\n<invoke name=\"" + t.Name + "\">\n")
-		for _, a := range args {
-			b.WriteString("<parameter name=\"" + a.name + "\">" + text(a.value) + "</parameter>\n")
+		b.WriteString("<tool_use>\n")
+		for _, c := range calls {
+			b.WriteString("<invoke name=\"" + c.name + "\">\n")
+			for _, a := range c.args {
+				b.WriteString("<parameter name=\"" + a.name + "\">" + text(a.value) + "</parameter>\n")
+			}
+			b.WriteString("</invoke>\n")
 		}
-		b.WriteString("</invoke>\n</tool_use>")
-	case detect.ToolRequest:
-		b.WriteString("<<<[TOOL_REQUEST]>>>\ntool_name:「始」" + t.Name + "「末」")
-		for _, a := range args {
-			b.WriteString(",\n" + a.name + ":" + delimit(text(a.value)))
-		}
-		b.WriteString("\n<<<[END_TOOL_REQUEST]>>>")
+		b.WriteString("</tool_use>")
 	case detect.JSON:
-		b.WriteString("```json\n{\"tool_calls\": [" + callText(t.Name, args) + "]}\n```")
-	case detect.Qwen3Coder:
-		// Each value on lines of its own: the detector strips the one
-		// newline on each side that the template adds.
-		b.WriteString("<tool_call>\n<function=" + t.Name + ">\n")
-		for _, a := range args {
-			b.WriteString("<parameter=" + a.name + ">\n" + text(a.value) + "\n</parameter>\n")
-		}
-		b.WriteString("</function>\n</tool_call>")
-	case detect.Llama3JSON:
-		b.WriteString(`{"name": ` + quote(t.Name) + `, "parameters": ` + objectText(args, ": ", ", ") + "}")
-	case detect.Pythonic:
-		b.WriteString("[" + t.Name + "(")
-		for i, a := range args {
+		b.WriteString("```json\n{\"tool_calls\": [")
+		for i, c := range calls {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(a.name + "=" + pyLiteral(a.value))
+			b.WriteString(callText(c.name, c.args))
 		}
-		b.WriteString(")]")
+		b.WriteString("]}\n```")
+	case detect.Llama3JSON:
+		for i, c := range calls {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(`{"name": ` + quote(c.name) + `, "parameters": ` + objectText(c.args, ": ", ", ") + "}")
+		}
+	case detect.Pythonic:
+		b.WriteString("[")
+		for i, c := range calls {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(c.name + "(")
+			for j, a := range c.args {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(a.name + "=" + pyLiteral(a.value))
+			}
+			b.WriteString(")")
+		}
+		b.WriteString("]")
 	case detect.Mistral:
-		b.WriteString("[TOOL_CALLS][" + callText(t.Name, args) + "]")
+		b.WriteString("[TOOL_CALLS][")
+		for i, c := range calls {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(callText(c.name, c.args))
+		}
+		b.WriteString("]")
 	case detect.DeepSeek:
-		b.WriteString(dsCallsBegin + dsCallBegin + t.Name + dsSep + objectText(args, ": ", ", ") + dsCallEnd + dsCallsEnd)
+		b.WriteString(dsCallsBegin)
+		for _, c := range calls {
+			b.WriteString(dsCallBegin + c.name + dsSep + objectText(c.args, ": ", ", ") + dsCallEnd)
+		}
+		b.WriteString(dsCallsEnd)
 	case detect.KimiK2:
-		b.WriteString(kimiSectionBegin + kimiCallBegin + "functions." + t.Name + ":0" + kimiArgBegin +
-			objectText(args, ": ", ", ") + kimiCallEnd + kimiSectionEnd)
+		b.WriteString(kimiSectionBegin)
+		for i, c := range calls {
+			b.WriteString(kimiCallBegin + "functions." + c.name + ":" + strconv.Itoa(i) + kimiArgBegin +
+				objectText(c.args, ": ", ", ") + kimiCallEnd)
+		}
+		b.WriteString(kimiSectionEnd)
+	default:
+		for i, c := range calls {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			blockText(&b, f, c)
+		}
+	}
+	return b.String()
+}
+
+// blockText writes c as one block of a format that has a block per call.
+func blockText(b *strings.Builder, f detect.Format, c call) {
+	switch f {
+	case detect.ToolRequest:
+		b.WriteString("<<<[TOOL_REQUEST]>>>\ntool_name:「始」" + c.name + "「末」")
+		for _, a := range c.args {
+			b.WriteString(",\n" + a.name + ":" + delimit(text(a.value)))
+		}
+		b.WriteString("\n<<<[END_TOOL_REQUEST]>>>")
+	case detect.Qwen3Coder:
+		// Each value on lines of its own: the detector strips the one
+		// newline on each side that the template adds.
+		b.WriteString("<tool_call>\n<function=" + c.name + ">\n")
+		for _, a := range c.args {
+			b.WriteString("<parameter=" + a.name + ">\n" + text(a.value) + "\n</parameter>\n")
+		}
+		b.WriteString("</function>\n</tool_call>")
 	case detect.GLM:
-		b.WriteString("<tool_call>" + t.Name + "\n")
-		for _, a := range args {
+		b.WriteString("<tool_call>" + c.name + "\n")
+		for _, a := range c.args {
 			b.WriteString("<arg_key>" + a.name + "</arg_key>\n<arg_value>" + text(a.value) + "</arg_value>\n")
 		}
 		b.WriteString("</tool_call>")
 	default: // detect.Hermes, and detect.Auto, which is taught as hermes
-		b.WriteString("<tool_call>\n" + callText(t.Name, args) + "\n</tool_call>")
+		b.WriteString("<tool_call>\n" + callText(c.name, c.args) + "\n</tool_call>")
 	}
-	return b.String()
 }
 
 // delimit wraps a tool_request value, in the escape form when the value
