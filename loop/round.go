@@ -89,6 +89,9 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	if !tr.native {
 		opts.Taught = tr.t.Format
 	}
+	if n > 1 {
+		opts.Joined, opts.JoinedNL = true, trailingBreaks(tr.visible.String())
+	}
 	var det *detect.Detector
 	if !tr.plain {
 		det = detect.New(opts)
@@ -454,4 +457,19 @@ func (tr *turnRun) keepalive() error {
 	}
 	out.wrote = false
 	return nil
+}
+
+// trailingBreaks counts the line breaks in the blank run that ends s.
+func trailingBreaks(s string) int {
+	n := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case '\n':
+			n++
+		case ' ', '\t', '\r':
+		default:
+			return n
+		}
+	}
+	return n
 }

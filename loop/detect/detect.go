@@ -162,6 +162,14 @@ type Options struct {
 	// reported as a Call with Err as soon as it passes the limit; the rest
 	// of it is dropped up to its closing marker. Zero or less means 1MiB.
 	MaxBlockBytes int
+	// Joined says the round continues a reply the client is already
+	// reading, after the calls of the round before it: the blank run that
+	// opens this round is held as after a removed block (blank.go), and
+	// JoinedNL is the number of line breaks the text shown so far ends
+	// with. A model's "\n\n" after its results would otherwise add a
+	// second blank line to the one before its calls.
+	Joined   bool
+	JoinedNL int
 }
 
 // Errors a [Call] can carry, for errors.Is.
@@ -253,6 +261,9 @@ func New(opts Options) *Detector {
 	}
 	if d.json || d.llama3 {
 		d.spec = &specialBrace
+	}
+	if opts.Joined {
+		d.cutRun, d.tailNL = true, opts.JoinedNL
 	}
 	return d
 }
