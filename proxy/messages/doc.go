@@ -1,7 +1,8 @@
 // Package messages reads Anthropic Messages API requests (POST /v1/messages)
 // and turns each into the chat-completions request the turn runner takes:
 // every round upstream stays a chat-completions request, whatever the
-// client speaks. It knows the request side only; the answer's events are
+// client speaks. It also writes errors in Anthropic's shape ([ErrorBody],
+// [ErrorType]). It knows the request side only; the answer's events are
 // encoded elsewhere.
 //
 // What maps to what:
