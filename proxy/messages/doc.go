@@ -1,0 +1,52 @@
+// Package messages reads Anthropic Messages API requests (POST /v1/messages)
+// and turns each into the chat-completions request the turn runner takes:
+// every round upstream stays a chat-completions request, whatever the
+// client speaks. It also writes errors in Anthropic's shape ([ErrorBody],
+// [ErrorType]). It knows the request side only; the answer's events are
+// encoded elsewhere.
+//
+// What maps to what:
+//
+//	Messages request                       chat-completions body
+//	-------------------------------------  --------------------------------------------
+//	model                                  model
+//	system: "text" or text blocks,         one system message, first: every piece
+//	  and role "system" messages             joined with a blank line
+//	user content "text"                    {role: user, content: "text"}
+//	user blocks text, image                a user message: one text is a string,
+//	                                         more parts stay a list; an image is
+//	                                         {type: image_url, image_url: {url}}, base64
+//	                                         data as a data: URL
+//	user block tool_result                 {role: tool, tool_call_id: tool_use_id,
+//	  (string or text/image blocks,          content: its text joined, or "error" for an
+//	  is_error)                              empty error}, placed before the user's
+//	                                         other blocks; its images go in that user
+//	                                         message (chat tool messages hold text)
+//	assistant blocks text, tool_use        one assistant message: the texts joined,
+//	                                         and tool calls {id, type: function,
+//	                                         function: {name, arguments: JSON of input}}
+//	thinking, redacted_thinking            dropped
+//	mcp_tool_use, mcp_tool_result          not sent: listed in Request.Restored, and
+//	                                         replaced by the stored rounds through
+//	                                         Request.Restore (never run again)
+//	tools [{name, description,             tools [{type: function, function: {name,
+//	  input_schema, type: custom}]           description, parameters: input_schema}}]
+//	tool_choice auto / any / none          "auto" / "required" / "none"
+//	tool_choice {type: tool, name}         {type: function, function: {name}}
+//	  disable_parallel_tool_use: true        parallel_tool_calls: false
+//	max_tokens (required)                  max_tokens
+//	temperature, top_p                     the same, digits as sent
+//	stop_sequences                         stop
+//	stream                                 stream, with stream_options.include_usage
+//	metadata.user_id                       user
+//	toolstream                             toolstream
+//	thinking                               not sent: Request.Thinking says it is on
+//
+// Refused with a 400 naming the field, in Anthropic's words: a missing
+// max_tokens ("max_tokens: Field required"), tools of Anthropic's server
+// types (web_search_…, bash_…, text_editor_…, computer_…), and blocks this
+// proxy cannot pass on (documents, file sources). Unknown fields and block
+// properties — cache_control, context_management, output_config,
+// defer_loading, citations, top_k, fields newer than this package — are
+// ignored: Claude Code sends them.
+package messages

@@ -1,0 +1,70 @@
+package messages_test
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/messages"
+)
+
+// FuzzToChat feeds the Messages reader arbitrary bodies, seeded with the
+// golden requests: it never panics, a refusal is an *messages.Error with
+// a message, and an accepted body is JSON the chat turn runner takes once
+// its restored blocks are in place.
+func FuzzToChat(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range ar.Files {
+			if s.Name == "request.json" {
+				f.Add(s.Data)
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"model":"m","max_tokens":1,"messages":[{"role":"assistant","content":[{"type":"mcp_tool_use","id":"x"}]}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"bash_20250124","name":"bash"}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"system","content":"s"}]}`,
+		`{}`, `[]`, `{`, "\x00", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"\ud800"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := messages.ToChat(body)
+		if err != nil {
+			var e *messages.Error
+			if !errors.As(err, &e) || e.Message == "" {
+				t.Fatalf("error %T %v, want a *messages.Error with a message", err, err)
+			}
+			return
+		}
+		if !json.Valid(r.Chat) {
+			t.Fatalf("chat body is not JSON: %q", r.Chat)
+		}
+		if r.Model == "" || r.MaxTokens < 1 {
+			t.Fatalf("accepted a request without a model or max_tokens: %q", body)
+		}
+		if err := r.Restore(func(messages.Restored) ([]json.RawMessage, error) { return nil, nil }); err != nil {
+			t.Fatalf("Restore: %v", err)
+		}
+		if !hasMessages(t, r.Chat) {
+			// Only restored blocks, restored to nothing: the caller's
+			// store supplies the messages, which this test has not got.
+			if len(r.Restored) == 0 {
+				t.Fatalf("accepted a request with nothing to answer: %q", body)
+			}
+			return
+		}
+		if _, err := loop.ParseRequest(r.Chat); err != nil {
+			t.Fatalf("loop.ParseRequest refused %q (from %q): %v", r.Chat, body, err)
+		}
+	})
+}

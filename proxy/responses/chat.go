@@ -1,0 +1,178 @@
+package responses
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// chatRequest is the chat-completions body a Responses request becomes.
+// Field order is the order the upstream reads them in; values that came
+// from the client unchanged stay raw.
+type chatRequest struct {
+	Model             string            `json:"model"`
+	Messages          []json.RawMessage `json:"messages"`
+	Tools             []chatTool        `json:"tools,omitempty"`
+	ToolChoice        json.RawMessage   `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
+	MaxTokens         int               `json:"max_tokens,omitempty"`
+	Temperature       json.RawMessage   `json:"temperature,omitempty"`
+	TopP              json.RawMessage   `json:"top_p,omitempty"`
+	ResponseFormat    json.RawMessage   `json:"response_format,omitempty"`
+	ReasoningEffort   string            `json:"reasoning_effort,omitempty"`
+	User              string            `json:"user,omitempty"`
+	Stream            bool              `json:"stream,omitempty"`
+	StreamOptions     *streamOptions    `json:"stream_options,omitempty"`
+	Toolstream        json.RawMessage   `json:"toolstream,omitempty"`
+}
+
+// streamOptions asks a streaming upstream for usage: a Responses answer
+// always reports it (response.completed carries usage).
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// chatMessage is one chat message. Content is a string, a list of
+// chatParts, or nil (written as null: an assistant message that only
+// calls tools).
+type chatMessage struct {
+	Role       string         `json:"role"`
+	Content    any            `json:"content"`
+	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type chatPart struct {
+	Type     string        `json:"type"`
+	Text     *string       `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+}
+
+type chatImageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function chatCallFunc `json:"function"`
+}
+
+type chatCallFunc struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// entry is one place in the conversation: a chat message, or an item
+// sent back as input that the caller restores (see [Request.Restore]).
+type entry struct {
+	msg     *chatMessage    // built from the input
+	raw     json.RawMessage // given by the caller (stored or restored)
+	restore *Restored
+}
+
+// build writes r.Chat from r's entries; restore placeholders not yet
+// replaced are left out.
+func (r *Request) build() error {
+	msgs := make([]json.RawMessage, 0, len(r.entries))
+	for _, e := range r.entries {
+		switch {
+		case e.msg != nil:
+			b, err := marshal(e.msg)
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, b)
+		case e.raw != nil:
+			msgs = append(msgs, e.raw)
+		}
+	}
+	r.chat.Messages = msgs
+	b, err := marshal(&r.chat)
+	if err != nil {
+		return err
+	}
+	r.Chat = b
+	return nil
+}
+
+// errNotMessage is a stored or restored chat message that is not a JSON
+// object.
+var errNotMessage = errors.New("responses: a chat message must be a JSON object")
+
+// checkMessages makes sure each message the caller hands in is an object,
+// so the body built from them stays valid JSON.
+func checkMessages(msgs []json.RawMessage) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		c := compact(m)
+		if len(c) == 0 || c[0] != '{' || !json.Valid(c) {
+			return nil, errNotMessage
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// Prepend puts a stored conversation's chat messages before the request's
+// own, after the system message made from "instructions" when there is
+// one: with previous_response_id the new request's instructions apply and
+// the earlier ones do not (as OpenAI documents), so the stored messages
+// should not hold them. Chat is rebuilt.
+func (r *Request) Prepend(stored []json.RawMessage) error {
+	msgs, err := checkMessages(stored)
+	if err != nil {
+		return err
+	}
+	at := 0
+	if r.Instructions != "" {
+		at = 1
+	}
+	add := make([]entry, len(msgs))
+	for i, m := range msgs {
+		add[i] = entry{raw: m}
+	}
+	r.entries = append(r.entries[:at:at], append(add, r.entries[at:]...)...)
+	return r.build()
+}
+
+// Restore replaces every item of [Request.Restored] that is still to be
+// restored with the chat messages fn returns for it — the rounds that
+// item stands for, from the stored turn — in its place in the
+// conversation, so an earlier server-tool call is known to the model and
+// never run again. An error from fn is returned unchanged and leaves r as
+// it was. Chat is rebuilt.
+func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
+	out := make([]entry, 0, len(r.entries))
+	for _, e := range r.entries {
+		if e.restore == nil {
+			out = append(out, e)
+			continue
+		}
+		got, err := fn(*e.restore)
+		if err != nil {
+			return err
+		}
+		msgs, err := checkMessages(got)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			out = append(out, entry{raw: m})
+		}
+	}
+	r.entries = out
+	return r.build()
+}

@@ -1,0 +1,41 @@
+package responses
+
+import "fmt"
+
+// Error is a Responses request refused before anything is sent upstream:
+// HTTP 400 with OpenAI's invalid_request_error, the same shape the chat
+// route answers with, so one error writer serves both routes.
+type Error struct {
+	// Param names the offending field as OpenAI does ("input[2].content[0].type",
+	// "tools[1].type"); "" when the body as a whole is wrong.
+	Param string
+	// Code is OpenAI's machine-readable code, such as "unsupported_tool_type"
+	// or "unsupported_parameter"; "" is written as null.
+	Code string
+	// Message says what is wrong and how to fix it.
+	Message string
+}
+
+// Error returns the message for the client.
+func (e *Error) Error() string { return e.Message }
+
+// Codes this package sets on [Error].
+const (
+	// CodeUnsupportedToolType is a tool of a type other than "function":
+	// hosted tools (web_search, file_search, mcp, …) are not run here.
+	CodeUnsupportedToolType = "unsupported_tool_type"
+	// CodeUnsupportedParameter is a field that would change the answer
+	// and is not built (background, conversation, prompt).
+	CodeUnsupportedParameter = "unsupported_parameter"
+	// CodeUnsupportedInput is an input item, content part or tool_choice
+	// this proxy cannot pass on faithfully.
+	CodeUnsupportedInput = "unsupported_input"
+)
+
+func invalid(param, format string, args ...any) *Error {
+	return &Error{Param: param, Message: fmt.Sprintf(format, args...)}
+}
+
+func unsupported(param, code, format string, args ...any) *Error {
+	return &Error{Param: param, Code: code, Message: fmt.Sprintf(format, args...)}
+}

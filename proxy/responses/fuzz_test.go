@@ -1,0 +1,76 @@
+package responses_test
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/responses"
+)
+
+// FuzzToChat feeds the Responses reader arbitrary bodies, seeded with the
+// golden requests: it never panics, a refusal is an *responses.Error with
+// a message, and an accepted body is JSON the chat turn runner takes —
+// once its restored items are in place and, if it only continues a
+// stored response, a stored message is prepended.
+func FuzzToChat(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range ar.Files {
+			if s.Name == "request.json" {
+				f.Add(s.Data)
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"model":"m","input":[{"type":"mcp_call","id":"x"}],"toolstream":{"events":true}}`,
+		`{"model":"m","input":"hi","tools":[{"type":"file_search"}]}`,
+		`{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"u"}]}]}`,
+		`{}`, `[]`, `{`, "\x00", `{"model":"m","input":"\ud800"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := responses.ToChat(body)
+		if err != nil {
+			var e *responses.Error
+			if !errors.As(err, &e) || e.Message == "" {
+				t.Fatalf("error %T %v, want a *responses.Error with a message", err, err)
+			}
+			return
+		}
+		if !json.Valid(r.Chat) {
+			t.Fatalf("chat body is not JSON: %q", r.Chat)
+		}
+		if r.Model == "" {
+			t.Fatalf("accepted a request without a model: %q", body)
+		}
+		if err := r.Restore(func(responses.Restored) ([]json.RawMessage, error) { return nil, nil }); err != nil {
+			t.Fatalf("Restore: %v", err)
+		}
+		if r.PreviousResponseID != "" {
+			if err := r.Prepend([]json.RawMessage{json.RawMessage(`{"role":"user","content":"earlier"}`)}); err != nil {
+				t.Fatalf("Prepend: %v", err)
+			}
+		}
+		if !hasMessages(t, r.Chat) {
+			// Only restored items, restored to nothing: the caller's
+			// store supplies the messages, which this test has not got.
+			if len(r.Restored) == 0 {
+				t.Fatalf("accepted a request with nothing to answer: %q", body)
+			}
+			return
+		}
+		if _, err := loop.ParseRequest(r.Chat); err != nil {
+			t.Fatalf("loop.ParseRequest refused %q (from %q): %v", r.Chat, body, err)
+		}
+	})
+}

@@ -1,0 +1,285 @@
+package responses
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// readInput turns "input" into chat messages: a string is one user
+// message; items map one by one, in order (see the package doc).
+func (r *Request) readInput(raw json.RawMessage) error {
+	if isNull(raw) {
+		return nil
+	}
+	if raw[0] == '"' {
+		s, err := readString(raw, "input")
+		if err != nil || s == "" {
+			return err
+		}
+		r.entries = append(r.entries, entry{msg: &chatMessage{Role: "user", Content: s}})
+		return nil
+	}
+	if raw[0] != '[' {
+		return invalid("input", "input must be a string or an array of items, not %s", kind(raw))
+	}
+	items, err := readArray(raw, "input")
+	if err != nil {
+		return err
+	}
+	// open is the assistant message that function_call items join: a run
+	// of calls, and the text said just before them, are one chat message,
+	// as the model wrote them in one round.
+	var open *chatMessage
+	for i, raw := range items {
+		param := fmt.Sprintf("input[%d]", i)
+		it, err := readObject(raw, param)
+		if err != nil {
+			return err
+		}
+		typ, err := itemType(it, param)
+		if err != nil {
+			return err
+		}
+		switch typ {
+		case "message":
+			m, err := readMessage(it, param)
+			if err != nil {
+				return err
+			}
+			r.entries = append(r.entries, entry{msg: m})
+			open = nil
+			if m.Role == "assistant" {
+				open = m
+			}
+		case "function_call":
+			call, err := readCall(it, param)
+			if err != nil {
+				return err
+			}
+			if open == nil {
+				open = &chatMessage{Role: "assistant"}
+				r.entries = append(r.entries, entry{msg: open})
+			}
+			if open.Content == "" {
+				open.Content = nil
+			}
+			open.ToolCalls = append(open.ToolCalls, call)
+		case "function_call_output":
+			m, err := readOutput(it, param)
+			if err != nil {
+				return err
+			}
+			r.entries = append(r.entries, entry{msg: m})
+			open = nil
+		case "reasoning":
+			// Dropped: a reasoning item is the model's own earlier
+			// thinking; chat upstreams are not sent it back.
+		case "mcp_call", "mcp_approval_request":
+			id, err := readString(it["id"], param+".id")
+			if err != nil {
+				return err
+			}
+			if id == "" {
+				return invalid(param+".id", "%s.id is required: it names the earlier %s", param, typ)
+			}
+			rs := Restored{Type: typ, ID: id, Item: compact(raw)}
+			r.Restored = append(r.Restored, rs)
+			r.entries = append(r.entries, entry{restore: &rs})
+			open = nil
+		default:
+			return unsupported(param+".type", CodeUnsupportedInput,
+				"input items of type %q are not supported by this server; send messages, function_call, function_call_output, reasoning, or the mcp_call and mcp_approval_request items it answered with", typ)
+		}
+	}
+	return nil
+}
+
+// itemType is an item's "type"; an item with a role and no type is a
+// message (the shorthand {"role": "user", "content": "…"}).
+func itemType(it object, param string) (string, error) {
+	typ, err := readString(it["type"], param+".type")
+	if err != nil {
+		return "", err
+	}
+	if typ == "" {
+		if isNull(it["role"]) {
+			return "", invalid(param+".type", "%s.type is required (or a role, for a message)", param)
+		}
+		typ = "message"
+	}
+	return typ, nil
+}
+
+// readMessage maps a message item. developer becomes system: chat
+// upstreams' templates know system, and most do not know developer.
+func readMessage(it object, param string) (*chatMessage, error) {
+	role, err := readString(it["role"], param+".role")
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case "user", "assistant", "system":
+	case "developer":
+		role = "system"
+	default:
+		return nil, invalid(param+".role", "%s.role must be \"user\", \"assistant\", \"system\" or \"developer\", not %q", param, role)
+	}
+	c := it["content"]
+	if isNull(c) {
+		return nil, invalid(param+".content", "%s.content is required", param)
+	}
+	if c[0] == '"' {
+		s, err := readString(c, param+".content")
+		if err != nil {
+			return nil, err
+		}
+		return &chatMessage{Role: role, Content: s}, nil
+	}
+	parts, err := readParts(c, param+".content", role == "user")
+	if err != nil {
+		return nil, err
+	}
+	return &chatMessage{Role: role, Content: partsContent(parts, role == "user")}, nil
+}
+
+// partsContent is the chat content for parts: a user's list stays a
+// list unless it is one text; for the other roles, whose chat content
+// upstream templates expect as a string, the texts are joined.
+func partsContent(parts []chatPart, user bool) any {
+	if user && (len(parts) != 1 || parts[0].Text == nil) {
+		return parts
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Text != nil {
+			b.WriteString(*p.Text)
+		}
+	}
+	return b.String()
+}
+
+// readParts maps content parts: input_text, output_text and refusal are
+// text; input_image is an image_url part, by URL or data URL. Images are
+// taken only where images may be (a user message).
+func readParts(raw json.RawMessage, param string, images bool) ([]chatPart, error) {
+	list, err := readArray(raw, param)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]chatPart, 0, len(list))
+	for i, p := range list {
+		pp := fmt.Sprintf("%s[%d]", param, i)
+		o, err := readObject(p, pp)
+		if err != nil {
+			return nil, err
+		}
+		typ, err := readString(o["type"], pp+".type")
+		if err != nil {
+			return nil, err
+		}
+		switch typ {
+		case "input_text", "output_text", "refusal":
+			key := "text"
+			if typ == "refusal" {
+				key = "refusal"
+			}
+			s, err := readString(o[key], pp+"."+key)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, chatPart{Type: "text", Text: &s})
+		case "input_image":
+			if !images {
+				return nil, unsupported(pp+".type", CodeUnsupportedInput, "%s: images are accepted in user messages only", pp)
+			}
+			img, err := readImage(o, pp)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, chatPart{Type: "image_url", ImageURL: img})
+		default:
+			if typ == "" {
+				return nil, invalid(pp+".type", "%s.type is required", pp)
+			}
+			return nil, unsupported(pp+".type", CodeUnsupportedInput,
+				"content parts of type %q are not supported by this server; send input_text, output_text or input_image", typ)
+		}
+	}
+	return parts, nil
+}
+
+// readImage reads an input_image part. A file_id names a file uploaded to
+// OpenAI, which this proxy cannot fetch.
+func readImage(o object, param string) (*chatImageURL, error) {
+	url, err := readString(o["image_url"], param+".image_url")
+	if err != nil {
+		return nil, err
+	}
+	if url == "" {
+		if !isNull(o["file_id"]) {
+			return nil, unsupported(param+".file_id", CodeUnsupportedInput, "%s: images by file_id are not supported by this server; send image_url (a URL or a data URL)", param)
+		}
+		return nil, invalid(param+".image_url", "%s.image_url is required", param)
+	}
+	detail, err := readString(o["detail"], param+".detail")
+	if err != nil {
+		return nil, err
+	}
+	return &chatImageURL{URL: url, Detail: detail}, nil
+}
+
+// readCall maps a function_call item to a chat tool call under its
+// call_id, which the matching function_call_output names.
+func readCall(it object, param string) (chatToolCall, error) {
+	id, err := readString(it["call_id"], param+".call_id")
+	if err != nil {
+		return chatToolCall{}, err
+	}
+	if id == "" {
+		return chatToolCall{}, invalid(param+".call_id", "%s.call_id is required", param)
+	}
+	name, err := readString(it["name"], param+".name")
+	if err != nil {
+		return chatToolCall{}, err
+	}
+	if name == "" {
+		return chatToolCall{}, invalid(param+".name", "%s.name is required", param)
+	}
+	args, err := readString(it["arguments"], param+".arguments")
+	if err != nil {
+		return chatToolCall{}, err
+	}
+	if args == "" {
+		args = "{}" // chat templates parse arguments as JSON
+	}
+	return chatToolCall{ID: id, Type: "function", Function: chatCallFunc{Name: name, Arguments: args}}, nil
+}
+
+// readOutput maps a function_call_output item to a tool message. An
+// output given as content parts is their text, joined.
+func readOutput(it object, param string) (*chatMessage, error) {
+	id, err := readString(it["call_id"], param+".call_id")
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, invalid(param+".call_id", "%s.call_id is required", param)
+	}
+	out := it["output"]
+	var content string
+	switch {
+	case isNull(out):
+	case out[0] == '[':
+		parts, err := readParts(out, param+".output", false)
+		if err != nil {
+			return nil, err
+		}
+		content = partsContent(parts, false).(string)
+	default:
+		if content, err = readString(out, param+".output"); err != nil {
+			return nil, err
+		}
+	}
+	return &chatMessage{Role: "tool", Content: content, ToolCallID: id}, nil
+}
