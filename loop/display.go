@@ -34,6 +34,9 @@ type Event struct {
 	Error     *toolhost.ToolError `json:"error,omitempty"`
 	// DurationMS is the call's wall time (tool.finished).
 	DurationMS *int64 `json:"duration_ms,omitempty"`
+	// Full is the whole result (tool.finished), for an [EventSink]; chat
+	// chunks carry the excerpt in Result.
+	Full *toolhost.Result `json:"-"`
 	// From, To and Reason describe a mode.fallback (the tool modes and the
 	// upstream's refusal) or an upstream.fallback (the upstreams' names,
 	// and what the first answered or that it could not be reached).
@@ -96,6 +99,9 @@ func (tr *turnRun) event(ev Event) error {
 	if tr.t.Loop.Display != config.DisplayEvents {
 		return nil
 	}
+	if tr.s.out.events != nil {
+		return tr.s.out.sendEvent(&ev)
+	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return err
@@ -113,7 +119,7 @@ func (tr *turnRun) showFinished(p *pending) error {
 		d := r.Duration.Milliseconds()
 		return tr.event(Event{
 			Event: "tool.finished", CallID: p.call.ID, Name: p.call.Name, Round: p.call.Round,
-			Status: r.Status, Result: result, Truncated: truncated, Error: r.Err, DurationMS: &d,
+			Status: r.Status, Result: result, Truncated: truncated, Error: r.Err, DurationMS: &d, Full: &r,
 		})
 	case config.DisplayMarkdown:
 		return tr.sendContent(nil, card(p, result))

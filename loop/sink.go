@@ -6,9 +6,10 @@ import (
 	"github.com/valyala/fastjson"
 )
 
-// Sink receives what the client sees of a turn. proxy implements it over
-// SSE; [Collector] gathers a non-streaming answer. Sends happen from one
-// goroutine, in order.
+// Sink receives what the client sees of a turn as chat chunks. proxy
+// implements it over SSE; [Collector] gathers a non-streaming answer.
+// Sends happen from one goroutine, in order. [Events] makes a Sink of an
+// [EventSink], which gets the turn as typed events instead.
 type Sink interface {
 	// Send delivers one complete chat.completion.chunk JSON object. The
 	// slice is only valid during the call.
@@ -43,6 +44,8 @@ type clientSink struct {
 	out Sink
 	// values is out when it takes chunks already parsed.
 	values valueSink
+	// events is the EventSink behind out, when the client reads events.
+	events EventSink
 	// wrote is set by every write; the keepalive timer clears it.
 	// committed is set once anything reached the client.
 	wrote, committed bool
@@ -93,8 +96,17 @@ type valueSink interface {
 }
 
 func newClientSink(out Sink) clientSink {
+	if a, ok := out.(*eventSink); ok {
+		return clientSink{out: a, values: a, events: a.out}
+	}
 	vs, _ := out.(valueSink)
 	return clientSink{out: out, values: vs}
+}
+
+// sendEvent hands ev to an EventSink as it is.
+func (c *clientSink) sendEvent(ev *Event) error {
+	c.wrote, c.committed = true, true
+	return gone(c.events.Event(ev))
 }
 
 func gone(err error) error {

@@ -1,0 +1,149 @@
+package loop
+
+import (
+	"encoding/json"
+
+	"github.com/valyala/fastjson"
+)
+
+// EventSink receives a turn as typed events instead of chat chunks: the
+// encoders of the other client protocols (Responses, Messages) implement
+// it. The turn runs the same either way — one chunk path, the upstream's
+// chunks parsed once — and a sink of either kind reads what the client
+// would see: text without markup, the client's own tool calls, toolstream's
+// events, one finish, the turn's usage. Calls come from one goroutine, in
+// order. An error ends the turn as a client gone ([ErrClientGone]).
+type EventSink interface {
+	// Text is visible assistant text.
+	Text(text string) error
+	// Reasoning is the model's reasoning (reasoning_content, reasoning, or
+	// an implicit <think> split off).
+	Reasoning(text string) error
+	// ToolCall is a fragment of a call of one of the client's own tools,
+	// as a chat stream carries it: the first fragment of a call has its
+	// ID and Name, later ones add to Arguments.
+	ToolCall(f ToolCallDelta) error
+	// Event is tool activity: tool.started, tool.finished (with the whole
+	// result in Event.Full), approval.requested, approval.resolved,
+	// round.started, mode.fallback, upstream.fallback. Only with display:
+	// events.
+	Event(ev *Event) error
+	// Finish is the turn's finish_reason, once.
+	Finish(reason string) error
+	// Usage is the turn's usage, summed over its rounds (its raw JSON, as
+	// the upstream named the fields), when the upstream reported any.
+	Usage(u json.RawMessage) error
+	// Keepalive says the turn is alive but has had nothing to send for
+	// loop.keepalive.
+	Keepalive() error
+	// Done ends a turn that finished.
+	Done() error
+}
+
+// ToolCallDelta is one fragment of a client tool call.
+type ToolCallDelta struct {
+	// Index is the call's place among the turn's client calls, from 0.
+	Index int
+	// ID and Name are set on a call's first fragment.
+	ID, Name string
+	// Arguments is the next piece of the call's arguments (JSON text).
+	Arguments string
+}
+
+// Events returns the Sink to run a turn with for a client that reads it as
+// events.
+func Events(out EventSink) Sink { return &eventSink{out: out} }
+
+// eventSink adapts an [EventSink] to the chunk path: the turn sends it
+// chunks, parsed ones where it has them ([valueSink]), and it hands their
+// parts on as events. Events the turn makes itself go to it directly
+// (turnRun.event), never through JSON.
+type eventSink struct {
+	out EventSink
+	p   fastjson.Parser
+	rp  fastjson.Parser // for values set as raw JSON
+	raw []byte
+}
+
+func (e *eventSink) Send(b []byte) error {
+	v, err := e.p.ParseBytes(b)
+	if err != nil {
+		return err
+	}
+	return e.sendValue(v)
+}
+
+func (e *eventSink) Comment(string) error { return e.out.Keepalive() }
+
+func (e *eventSink) Done() error { return e.out.Done() }
+
+// sendValue hands one chunk's parts to the sink in the order a reader of
+// the chunk meets them: reasoning, text, tool calls, finish, usage.
+func (e *eventSink) sendValue(v *fastjson.Value) error {
+	if c := v.GetArray("choices"); len(c) > 0 {
+		if err := e.choice(c[0]); err != nil {
+			return err
+		}
+	}
+	if u := e.resolve(v.Get("usage")); u != nil && u.Type() == fastjson.TypeObject {
+		return e.out.Usage(json.RawMessage(u.MarshalTo(nil)))
+	}
+	return nil
+}
+
+func (e *eventSink) choice(c0 *fastjson.Value) error {
+	if delta := c0.Get("delta"); delta != nil {
+		for _, k := range [...]string{"reasoning_content", "reasoning"} {
+			if s := e.resolve(delta.Get(k)); s != nil && s.Type() == fastjson.TypeString && len(s.GetStringBytes()) > 0 {
+				if err := e.out.Reasoning(string(s.GetStringBytes())); err != nil {
+					return err
+				}
+			}
+		}
+		if s := e.resolve(delta.Get("content")); s != nil && s.Type() == fastjson.TypeString && len(s.GetStringBytes()) > 0 {
+			if err := e.out.Text(string(s.GetStringBytes())); err != nil {
+				return err
+			}
+		}
+		if tcs := e.resolve(delta.Get("tool_calls")); tcs != nil && tcs.Type() == fastjson.TypeArray {
+			for _, tc := range tcs.GetArray() {
+				f := ToolCallDelta{
+					Index:     tc.GetInt("index"),
+					ID:        string(tc.GetStringBytes("id")),
+					Name:      string(tc.GetStringBytes("function", "name")),
+					Arguments: string(tc.GetStringBytes("function", "arguments")),
+				}
+				if err := e.out.ToolCall(f); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if f := c0.GetStringBytes("finish_reason"); len(f) > 0 {
+		return e.out.Finish(string(f))
+	}
+	return nil
+}
+
+// resolve reads a value the turn set as raw JSON ([rawValue], which looks
+// like a number) as the value it encodes; others are returned as they are.
+// What it returns is valid until the next call.
+func (e *eventSink) resolve(v *fastjson.Value) *fastjson.Value {
+	if v == nil || v.Type() != fastjson.TypeNumber {
+		return v
+	}
+	e.raw = v.MarshalTo(e.raw[:0])
+	if len(e.raw) == 0 || e.raw[0] != '"' && e.raw[0] != '[' && e.raw[0] != '{' {
+		return v // a number
+	}
+	r, err := e.rp.ParseBytes(e.raw)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+var (
+	_ Sink      = (*eventSink)(nil)
+	_ valueSink = (*eventSink)(nil)
+)
