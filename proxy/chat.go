@@ -30,22 +30,10 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		return err
 	}
 	st := s.stateOf(c)
-	up, target, err := st.route(req.Model)
-	var mnf *modelNotFound
-	if errors.As(err, &mnf) {
-		s.log.LogAttrs(c.Request().Context(), slog.LevelWarn, "no upstream for model", slog.String("model", req.Model),
-			slog.String("hint", "add it to an upstream's models, or set default_upstream"))
-	}
+	turn, up, err := s.prepareTurn(c, st, req)
 	if err != nil {
 		return err
 	}
-	req.Rename(target)
-	turn, err := s.newTurn(st, req, up, c.Request().Header)
-	if err != nil {
-		return err
-	}
-	keyID, _ := c.Get(ctxKeyID).(string)
-	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
 	ctx := c.Request().Context()
 	if !req.Stream {
 		if len(turn.Tools) == 0 {
@@ -73,6 +61,29 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		c.Response().Header().Set("X-Should-Retry", "false")
 	}
 	return s.endStream(c, out, err)
+}
+
+// prepareTurn routes a parsed chat request and gathers its turn: every
+// client protocol's route runs its turns through here, so routing,
+// overrides, tools and the audit origin are decided once.
+func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loop.Turn, *upstream.Client, error) {
+	up, target, err := st.route(req.Model)
+	var mnf *modelNotFound
+	if errors.As(err, &mnf) {
+		s.log.LogAttrs(c.Request().Context(), slog.LevelWarn, "no upstream for model", slog.String("model", req.Model),
+			slog.String("hint", "add it to an upstream's models, or set default_upstream"))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Rename(target)
+	turn, err := s.newTurn(st, req, up, c.Request().Header)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyID, _ := c.Get(ctxKeyID).(string)
+	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
+	return turn, up, nil
 }
 
 // newTurn gathers what the turn runs with: the upstream, its tool mode,
