@@ -77,6 +77,9 @@ type entry struct {
 	msg     *chatMessage    // built from the request
 	raw     json.RawMessage // given by the caller (restored)
 	restore *Restored
+	// group numbers the entries of one assistant message that holds
+	// restored blocks (from 1); 0 for every other entry.
+	group int
 }
 
 // build writes r.Chat from r's entries; restore placeholders not yet
@@ -107,33 +110,82 @@ func (r *Request) build() error {
 // errNotMessage is a restored chat message that is not a JSON object.
 var errNotMessage = errors.New("messages: a chat message must be a JSON object")
 
-// Restore replaces every block of [Request.Restored] that is still to be
-// restored with the chat messages fn returns for it — the rounds that
-// block stands for, from the stored turn — in its place in the
-// conversation, so an earlier server-tool call is known to the model and
-// never run again. An mcp_tool_use block and its mcp_tool_result are two
-// entries: fn may give the whole round for the first and nothing for the
-// second. An error from fn is returned unchanged and leaves r as it was.
-// Chat is rebuilt.
+// Restore puts the stored rounds of an earlier answer in place of the
+// blocks of [Request.Restored], so an earlier server-tool call is known to
+// the model and never run again. fn is asked for each block still to be
+// restored, in order, and returns the chat messages it stands for — from
+// the stored turn. An mcp_tool_use block and its mcp_tool_result are two
+// blocks: fn may give the whole round for the first and nothing for the
+// second.
+//
+// An assistant message holding such blocks was one answer of toolstream's,
+// and the stored turn holds all of it — its text and its tool calls as the
+// model wrote them — so when fn gives messages for any of its blocks, they
+// replace the whole message. When fn gives nothing for all of them, the
+// message keeps its text and tool_use blocks, split where the restored
+// blocks were. An error from fn is returned unchanged and leaves r as it
+// was. Chat is rebuilt.
 func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
 	out := make([]entry, 0, len(r.entries))
-	for _, e := range r.entries {
-		if e.restore == nil {
-			out = append(out, e)
+	for i := 0; i < len(r.entries); {
+		e := r.entries[i]
+		if e.group == 0 {
+			// A chat message kept as it is, or a restored block outside
+			// an answer (in a user message), restored in its place.
+			i++
+			if e.restore == nil {
+				out = append(out, e)
+				continue
+			}
+			got, err := restoreAll([]entry{e}, fn)
+			if err != nil {
+				return err
+			}
+			out = append(out, got...)
 			continue
 		}
-		got, err := fn(*e.restore)
+		j := i + 1
+		for j < len(r.entries) && r.entries[j].group == e.group {
+			j++
+		}
+		got, err := restoreAll(r.entries[i:j], fn)
 		if err != nil {
 			return err
 		}
-		for _, m := range got {
-			c := compact(m)
-			if len(c) == 0 || c[0] != '{' || !json.Valid(c) {
-				return errNotMessage
+		if len(got) > 0 {
+			out = append(out, got...) // the whole answer
+		} else {
+			for _, k := range r.entries[i:j] {
+				if k.restore == nil {
+					out = append(out, k)
+				}
 			}
-			out = append(out, entry{raw: c})
 		}
+		i = j
 	}
 	r.entries = out
 	return r.build()
+}
+
+// restoreAll asks fn for each restored block among es and returns what it
+// gave, as entries.
+func restoreAll(es []entry, fn func(Restored) ([]json.RawMessage, error)) ([]entry, error) {
+	var got []entry
+	for _, e := range es {
+		if e.restore == nil {
+			continue
+		}
+		msgs, err := fn(*e.restore)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			c := compact(m)
+			if len(c) == 0 || c[0] != '{' || !json.Valid(c) {
+				return nil, errNotMessage
+			}
+			got = append(got, entry{raw: c})
+		}
+	}
+	return got, nil
 }

@@ -100,6 +100,7 @@ func (r *Request) readContent(role string, content json.RawMessage, param string
 		return invalid(param, "Input should be a string or a list of content blocks")
 	}
 	t := &turn{role: role}
+	first, restored := len(r.entries), len(r.Restored)
 	for i, b := range blocks {
 		p := fmt.Sprintf("%s.%d", param, i)
 		o, err := readObject(b, p)
@@ -115,6 +116,13 @@ func (r *Request) readContent(role string, content json.RawMessage, param string
 		}
 	}
 	t.flush(r)
+	if role == "assistant" && len(r.Restored) > restored {
+		// One answer of toolstream's: Restore may replace it whole.
+		r.groups++
+		for i := first; i < len(r.entries); i++ {
+			r.entries[i].group = r.groups
+		}
+	}
 	return nil
 }
 
@@ -222,7 +230,8 @@ func readImage(o object, p string) (chatPart, error) {
 }
 
 // readUse maps a tool_use block to a chat tool call whose arguments are
-// the JSON of its input, as the client sent it.
+// the JSON of its input, as the client sent it, and whose id is the call
+// id the block id names ([CallID]).
 func readUse(o object, p string) (chatToolCall, error) {
 	id, err := readString(o["id"], p+".id")
 	if err != nil {
@@ -245,10 +254,11 @@ func readUse(o object, p string) (chatToolCall, error) {
 		}
 		args = string(compact(in))
 	}
-	return chatToolCall{ID: id, Type: "function", Function: chatCallFunc{Name: name, Arguments: args}}, nil
+	return chatToolCall{ID: CallID(id), Type: "function", Function: chatCallFunc{Name: name, Arguments: args}}, nil
 }
 
-// readResult maps a tool_result block to a tool message. Its content is a
+// readResult maps a tool_result block to a tool message for the call its
+// tool_use_id names ([CallID]). Its content is a
 // string or blocks: text blocks are joined; images cannot be in a chat
 // tool message, so they are returned to go in the user message that
 // follows. An error result with nothing to say says "error", so the model
@@ -314,5 +324,5 @@ func readResult(o object, p string) (*chatMessage, []chatPart, error) {
 	if text == "" && isErr != nil && *isErr {
 		text = "error"
 	}
-	return &chatMessage{Role: "tool", Content: text, ToolCallID: id}, images, nil
+	return &chatMessage{Role: "tool", Content: text, ToolCallID: CallID(id)}, images, nil
 }

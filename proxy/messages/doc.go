@@ -17,18 +17,19 @@
 //	                                         more parts stay a list; an image is
 //	                                         {type: image_url, image_url: {url}}, base64
 //	                                         data as a data: URL
-//	user block tool_result                 {role: tool, tool_call_id: tool_use_id,
+//	user block tool_result                 {role: tool, tool_call_id: the call id,
 //	  (string or text/image blocks,          content: its text joined, or "error" for an
 //	  is_error)                              empty error}, placed before the user's
 //	                                         other blocks; its images go in that user
 //	                                         message (chat tool messages hold text)
 //	assistant blocks text, tool_use        one assistant message: the texts joined,
-//	                                         and tool calls {id, type: function,
+//	                                         and tool calls {id: the call id, type: function,
 //	                                         function: {name, arguments: JSON of input}}
 //	thinking, redacted_thinking            dropped
-//	mcp_tool_use, mcp_tool_result          not sent: listed in Request.Restored, and
-//	                                         replaced by the stored rounds through
-//	                                         Request.Restore (never run again)
+//	mcp_tool_use, mcp_tool_result          not sent: listed in Request.Restored; the
+//	                                         stored rounds replace the answer that held
+//	                                         them through Request.Restore (never run
+//	                                         again)
 //	tools [{name, description,             tools [{type: function, function: {name,
 //	  input_schema, type: custom}]           description, parameters: input_schema}}]
 //	tool_choice auto / any / none          "auto" / "required" / "none"
@@ -37,7 +38,8 @@
 //	max_tokens (required)                  max_tokens
 //	temperature, top_p                     the same, digits as sent
 //	stop_sequences                         stop
-//	stream                                 stream, with stream_options.include_usage
+//	stream                                 Request.Stream; the upstream always streams,
+//	                                         with stream_options.include_usage
 //	metadata.user_id                       user
 //	toolstream                             toolstream
 //	thinking                               not sent: Request.Thinking says it is on
@@ -49,4 +51,8 @@
 // properties — cache_control, context_management, output_config,
 // defer_loading, citations, top_k, fields newer than this package — are
 // ignored: Claude Code sends them.
+//
+// A block id is the call id with Anthropic's prefix ("toolu_" + id,
+// "mcptoolu_" + id; see [CallID]): a tool_use or tool_result sent back
+// names the call id the turn stored, which history stitching finds.
 package messages

@@ -15,6 +15,7 @@ type Request struct {
 	// Model is the model the client asked for; the answer names it.
 	Model string
 	// Stream is the client's "stream": events, or one message object.
+	// Chat asks the upstream to stream either way.
 	Stream bool
 	// MaxTokens is the client's max_tokens, also in Chat.
 	MaxTokens int
@@ -38,6 +39,7 @@ type Request struct {
 	chat    chatRequest
 	entries []entry
 	system  []string
+	groups  int // assistant messages holding restored blocks so far
 }
 
 // Restored is a content block that toolstream produced in an earlier
@@ -65,7 +67,10 @@ func ToChat(body []byte) (*Request, error) {
 	if err != nil {
 		return nil, &Error{Message: "request body must be a JSON object"}
 	}
-	r := &Request{}
+	// The upstream always streams, with usage: the turn runner reads
+	// rounds as streams, and the answer is encoded from the turn's events
+	// whether the client reads them as a stream or as one message.
+	r := &Request{chat: chatRequest{Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}}}
 	if err := r.readModel(top); err != nil {
 		return nil, err
 	}
@@ -212,10 +217,7 @@ func (r *Request) readFlags(top object) error {
 	if err != nil {
 		return err
 	}
-	if stream != nil && *stream {
-		r.Stream, r.chat.Stream = true, true
-		r.chat.StreamOptions = &streamOptions{IncludeUsage: true}
-	}
+	r.Stream = stream != nil && *stream
 	if raw := top["thinking"]; !isNull(raw) {
 		th, err := readObject(raw, "thinking")
 		if err != nil {

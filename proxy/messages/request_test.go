@@ -97,7 +97,8 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// TestRestore puts the stored rounds of each restored block in its place.
+// TestRestore puts the stored rounds in place of the whole answer that
+// held the restored blocks: the stored turn holds its text too.
 func TestRestore(t *testing.T) {
 	t.Parallel()
 	r, err := messages.ToChat([]byte(`{"model":"m","max_tokens":10,"messages":[
@@ -127,15 +128,47 @@ func TestRestore(t *testing.T) {
 	if strings.Join(seen, ",") != "mcp_tool_use mcptoolu_1,mcp_tool_result mcptoolu_1" {
 		t.Errorf("Restore asked for %q", seen)
 	}
-	want := `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","content":"a"},` +
+	want := `{"model":"m","messages":[{"role":"user","content":"go"},` +
 		`{"role":"assistant","content":null,"tool_calls":[{"id":"mcptoolu_1","type":"function","function":{"name":"search","arguments":"{}"}}]},` +
 		`{"role":"tool","tool_call_id":"mcptoolu_1","content":"x"},` +
-		`{"role":"assistant","content":"b"},{"role":"user","content":"next"}],"max_tokens":10}`
+		`{"role":"user","content":"next"}],"max_tokens":10,"stream":true,"stream_options":{"include_usage":true}}`
 	if string(r.Chat) != want {
 		t.Errorf("Chat after Restore:\n got %s\nwant %s", r.Chat, want)
 	}
 	if _, err := loop.ParseRequest(r.Chat); err != nil {
 		t.Errorf("loop.ParseRequest: %v", err)
+	}
+}
+
+// TestRestoreNothing keeps an answer's text and client calls, split where
+// its restored blocks were, when the caller restores them to nothing; a
+// restored block in a user message is restored in its place.
+func TestRestoreNothing(t *testing.T) {
+	t.Parallel()
+	r, err := messages.ToChat([]byte(`{"model":"m","max_tokens":10,"messages":[
+		{"role":"user","content":[{"type":"text","text":"go"},{"type":"mcp_tool_result","tool_use_id":"mcptoolu_0","content":[]}]},
+		{"role":"assistant","content":[{"type":"text","text":"a"},
+			{"type":"mcp_tool_use","id":"mcptoolu_1","name":"search","server_name":"toolstream","input":{}},
+			{"type":"text","text":"b"},{"type":"tool_use","id":"toolu_call_2","name":"open","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_call_2","content":"ok"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Restore(func(b messages.Restored) ([]json.RawMessage, error) {
+		if b.ID == "mcptoolu_0" {
+			return []json.RawMessage{json.RawMessage(`{"role":"user","content":"was 0"}`)}, nil
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"user","content":"was 0"},` +
+		`{"role":"assistant","content":"a"},` +
+		`{"role":"assistant","content":"b","tool_calls":[{"id":"call_2","type":"function","function":{"name":"open","arguments":"{}"}}]},` +
+		`{"role":"tool","content":"ok","tool_call_id":"call_2"}],"max_tokens":10,"stream":true,"stream_options":{"include_usage":true}}`
+	if string(r.Chat) != want {
+		t.Errorf("Chat after Restore:\n got %s\nwant %s", r.Chat, want)
 	}
 }
 
