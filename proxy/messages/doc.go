@@ -2,8 +2,7 @@
 // and turns each into the chat-completions request the turn runner takes:
 // every round upstream stays a chat-completions request, whatever the
 // client speaks. It also writes errors in Anthropic's shape ([ErrorBody],
-// [ErrorType]). It knows the request side only; the answer's events are
-// encoded elsewhere.
+// [ErrorType]), and encodes the answer from the turn's events.
 //
 // What maps to what:
 //

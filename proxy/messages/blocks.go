@@ -1,0 +1,138 @@
+package messages
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The content blocks of an answer, as content_block_start carries them and
+// the message object lists them. Each type is its own struct so that every
+// field a client requires is written, empty or not: the AI SDK's schema
+// requires "text" on a text block and "thinking" on a thinking block, and
+// "content" as a list on mcp_tool_result.
+
+type textBlock struct {
+	Type string `json:"type"` // "text"
+	Text string `json:"text"`
+}
+
+type thinkingBlock struct {
+	Type     string `json:"type"` // "thinking"
+	Thinking string `json:"thinking"`
+	// Signature is always empty: the thinking came from another model,
+	// and a thinking block sent back is dropped, never verified.
+	Signature string `json:"signature"`
+}
+
+// toolUseBlock is a tool_use block (a client call) or an mcp_tool_use
+// block (a server call, with ServerName).
+type toolUseBlock struct {
+	Type       string          `json:"type"`
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	ServerName string          `json:"server_name,omitempty"`
+	Input      json.RawMessage `json:"input"`
+}
+
+type toolResultBlock struct {
+	Type      string      `json:"type"` // "mcp_tool_result"
+	ToolUseID string      `json:"tool_use_id"`
+	IsError   bool        `json:"is_error"`
+	Content   []textBlock `json:"content"`
+}
+
+// emptyInput is the input a tool_use block starts with; its
+// input_json_delta events carry the arguments, as Anthropic streams them.
+var emptyInput = json.RawMessage(`{}`)
+
+// inputOf is args as a block's input: a JSON object, or {} when the model
+// wrote none or wrote something else.
+func inputOf(args []byte) json.RawMessage {
+	c := compact(args)
+	if len(c) == 0 || c[0] != '{' || !json.Valid(c) {
+		return emptyInput
+	}
+	return c
+}
+
+// Delta types of content_block_delta.
+const (
+	deltaText     = "text_delta"
+	deltaThinking = "thinking_delta"
+	deltaInput    = "input_json_delta"
+)
+
+// deltaField is the field a delta type carries its piece in.
+func deltaField(kind string) string {
+	switch kind {
+	case deltaThinking:
+		return "thinking"
+	case deltaInput:
+		return "partial_json"
+	}
+	return "text"
+}
+
+// appendDelta appends the data of one content_block_delta event. It is
+// the event every token becomes, so it is written by hand rather than
+// through encoding/json:
+//
+//	{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}
+func appendDelta(dst []byte, index int, kind, piece string) []byte {
+	dst = append(dst, `{"type":"content_block_delta","index":`...)
+	dst = strconv.AppendInt(dst, int64(index), 10)
+	dst = append(dst, `,"delta":{"type":"`...)
+	dst = append(dst, kind...)
+	dst = append(dst, `","`...)
+	dst = append(dst, deltaField(kind)...)
+	dst = append(dst, `":`...)
+	dst = appendString(dst, piece)
+	return append(dst, "}}"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Like encoding/json it writes
+// invalid UTF-8 as U+FFFD; unlike it, it leaves < > & as they are (the
+// model's text reaches the client unchanged).
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
