@@ -40,6 +40,14 @@ type EventSink interface {
 	Done() error
 }
 
+// StopSequencer is an [EventSink] that also hears which of the client's
+// stop sequences ended the answer, when the upstream names it (vLLM's
+// choices say it in "stop_reason", SGLang's in "matched_stop"); chat
+// completions have no field for it. It is told before Finish.
+type StopSequencer interface {
+	StopSequence(s string) error
+}
+
 // ToolCallDelta is one fragment of a client tool call.
 type ToolCallDelta struct {
 	// Index is the call's place among the turn's client calls, from 0.
@@ -120,7 +128,26 @@ func (e *eventSink) choice(c0 *fastjson.Value) error {
 		}
 	}
 	if f := c0.GetStringBytes("finish_reason"); len(f) > 0 {
+		if err := e.stopSequence(c0, string(f)); err != nil {
+			return err
+		}
 		return e.out.Finish(string(f))
+	}
+	return nil
+}
+
+// stopSequence tells a [StopSequencer] the stop sequence the upstream
+// named for an answer that finished with "stop". A number there is a stop
+// token's id, not a sequence the client sent.
+func (e *eventSink) stopSequence(c0 *fastjson.Value, finish string) error {
+	ss, ok := e.out.(StopSequencer)
+	if !ok || finish != "stop" {
+		return nil
+	}
+	for _, k := range [...]string{"stop_reason", "matched_stop"} {
+		if v := e.resolve(c0.Get(k)); v != nil && v.Type() == fastjson.TypeString && len(v.GetStringBytes()) > 0 {
+			return ss.StopSequence(string(v.GetStringBytes()))
+		}
 	}
 	return nil
 }

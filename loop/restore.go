@@ -1,0 +1,34 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// Restoring an earlier answer by its calls. A client of another protocol
+// sends back blocks that stand for server calls (the Messages API's
+// mcp_tool_use and mcp_tool_result): its route checks that the stored turn
+// is there ([FindCall]) and puts a [Placeholder] where the answer was,
+// which [Stitch] replaces with the stored rounds before every upstream
+// request. Stitch stays the one place that expands a turn, so the stored
+// rounds of a native turn, whose calls are keys of that turn too, are not
+// expanded a second time.
+
+// FindCall looks up the stored turn that made the call callID.
+func FindCall(ctx context.Context, history HistoryStore, callID string) (store.TurnRecord, bool, error) {
+	return history.FindTurn(ctx, "call:"+callID)
+}
+
+// Placeholder is an assistant message that [Stitch] replaces with the
+// stored turn that made the call callID (name is the tool's):
+//
+//	{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"create_task","arguments":"{}"}}]}
+func Placeholder(callID, name string) json.RawMessage {
+	b, _ := json.Marshal(nativeMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: callID, Type: openai.ToolTypeFunction,
+		Function: openai.FunctionCall{Name: name, Arguments: "{}"}}}})
+	return b
+}
