@@ -54,8 +54,9 @@ func (ks keySet) check(key string) bool {
 	return found == 1
 }
 
-// presentedKey takes the key from "Authorization: Bearer" or, as Azure-style
-// clients send it, "api-key".
+// presentedKey takes the key from "Authorization: Bearer", or "api-key" as
+// Azure-style clients send it, or "x-api-key" as Anthropic's SDKs and
+// Claude Code send it (with ANTHROPIC_API_KEY).
 func presentedKey(c echo.Context) string {
 	h := c.Request().Header
 	if a := h.Get("Authorization"); a != "" {
@@ -64,7 +65,10 @@ func presentedKey(c echo.Context) string {
 		}
 		return ""
 	}
-	return strings.TrimSpace(h.Get("api-key"))
+	if k := h.Get("api-key"); k != "" {
+		return strings.TrimSpace(k)
+	}
+	return strings.TrimSpace(h.Get("x-api-key"))
 }
 
 // requireKey is the client-key middleware. With no keys configured it lets

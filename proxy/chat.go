@@ -233,18 +233,21 @@ func readRequest(c echo.Context) (*loop.Request, error) {
 // A turn cut by a shutdown (err is [ErrShuttingDown], see cutCause) is
 // not a client that left: the client is still there and is told.
 func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
-	if err == nil {
-		return nil
-	}
-	ae := toAPIError(err)
-	if ae.Status == statusClientClosed || c.Request().Context().Err() != nil && !errors.Is(err, ErrShuttingDown) {
+	if err == nil || clientLeft(c, err) {
 		return nil
 	}
 	if !out.committed {
 		return err // errorHandler writes status and body
 	}
-	_ = out.fail(s.stateOf(c).mask.Bytes(ae.body()))
+	_ = out.fail(s.stateOf(c).mask.Bytes(toAPIError(err).body()))
 	return nil
+}
+
+// clientLeft reports whether a turn's error leaves nobody to tell: the
+// client hung up. A turn cut by a shutdown is not that: its client is
+// still there and is told.
+func clientLeft(c echo.Context, err error) bool {
+	return toAPIError(err).Status == statusClientClosed || c.Request().Context().Err() != nil && !errors.Is(err, ErrShuttingDown)
 }
 
 // relayJSON forwards a non-streaming request without server tools and

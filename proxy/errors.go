@@ -298,9 +298,15 @@ func (s *Server) writeError(c echo.Context, err error) error {
 }
 
 // errorHandler replaces echo's default, which writes {"message": …}, so that
-// every error (echo's own 404 and 405 included) has OpenAI's shape.
+// every error (echo's own 404 and 405 included) has OpenAI's shape — and
+// Anthropic's on the Messages route, whose clients read only that, the key
+// middleware's and the body limit's errors included.
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
+		return
+	}
+	if c.Path() == messagesPath {
+		s.writeMessagesError(c, err)
 		return
 	}
 	s.writeError(c, err)

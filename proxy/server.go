@@ -177,6 +177,7 @@ func (s *Server) routes() *echo.Echo {
 
 	v1 := e.Group("/v1", s.requireKey)
 	v1.POST("/chat/completions", s.chatCompletions)
+	v1.POST("/messages", s.messages)
 	v1.GET("/models", s.models)
 	v1.Any("/*", s.passThrough)
 	return e

@@ -134,6 +134,23 @@ func (s *sseSink) event(field string, payload []byte) error {
 	return err
 }
 
+// WriteEvent writes one event with a name, as the Messages API sends
+// every event (messages.Writer); name is one of the protocol's own and
+// holds no line break:
+//
+//	event: content_block_delta
+//	data: {"type":"content_block_delta",…}
+func (s *sseSink) WriteEvent(name string, payload []byte) error {
+	f := frames.Get().(*[]byte)
+	b := append((*f)[:0], "event: "...)
+	b = append(b, name...)
+	b = append(b, '\n')
+	*f = appendEvent(b, "data: ", payload)
+	err := s.write(*f)
+	frames.Put(f)
+	return err
+}
+
 // Done writes "data: [DONE]".
 func (s *sseSink) Done() error {
 	return s.write(doneFrame)
