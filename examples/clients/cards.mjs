@@ -86,7 +86,7 @@ export class Cards {
     this.started.delete(ev.call_id);
     this.cards++;
     const mark = marks[ev.status] ?? ev.status;
-    let head = `${this.expand ? '▾' : '▸'} ${ev.name} ${mark}`;
+    let head = `${this.expand ? '▾' : '▸'} ${ev.name ?? start?.name} ${mark}`;
     if (ev.error) head += ` ${ev.error.code}: ${ev.error.message}`;
     if (typeof ev.duration_ms === 'number') head += ` ${ev.duration_ms} ms`;
     this.line(head);
@@ -110,6 +110,34 @@ export class Cards {
     if (!this.atLineStart) this.write('\n');
     this.atLineStart = true;
   }
+}
+
+/**
+ * messagesEvent turns a content block of the Anthropic Messages API into
+ * the tool event a card is drawn from, or undefined for other blocks. On
+ * /v1/messages toolstream shows a server tool's call as an mcp_tool_use
+ * block and its result as an mcp_tool_result block, each whole:
+ *
+ *   {"type":"mcp_tool_use","id":"mcptoolu_call_…","name":"create_task","server_name":"toolstream","input":{…}}
+ *   {"type":"mcp_tool_result","tool_use_id":"mcptoolu_call_…","is_error":false,"content":[{"type":"text","text":"{…}"}]}
+ */
+export function messagesEvent(block) {
+  switch (block?.type) {
+    case 'mcp_tool_use':
+      return { event: 'tool.started', call_id: block.id, name: block.name, arguments: block.input };
+    case 'mcp_tool_result': {
+      const text = (block.content ?? []).map((c) => (typeof c === 'string' ? c : c.text ?? '')).join('');
+      const ev = { event: 'tool.finished', call_id: block.tool_use_id, status: block.is_error ? 'error' : 'ok' };
+      if (block.is_error) {
+        const [code, ...rest] = text.split(': ');
+        ev.error = { code, message: rest.join(': ') };
+      } else {
+        ev.result = text;
+      }
+      return ev;
+    }
+  }
+  return undefined;
 }
 
 /** show renders an argument or result value on one line. */
