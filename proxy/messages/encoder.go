@@ -57,6 +57,7 @@ type Encoder struct {
 	servers map[string]string
 
 	buf     []byte // the event being written
+	space   string // white space held before a text block (see Text)
 	started bool
 	n       int    // blocks so far: the next block's index
 	open    string // the open block's type: "", "text", "thinking" or "tool_use"
@@ -112,8 +113,17 @@ func serverNames(tools []toolhost.Tool) map[string]string {
 // only be an error event.
 func (e *Encoder) Started() bool { return e.started }
 
-// Text is visible assistant text: a text_delta in a text block.
+// Text is visible assistant text: a text_delta in a text block. White
+// space that would open a block of its own is held until text follows it,
+// and dropped when another block comes first: a model writes line breaks
+// between its tool calls, and a text block of nothing but "\n" between two
+// tool blocks is noise in every client.
 func (e *Encoder) Text(s string) error {
+	if e.open != "text" && strings.TrimSpace(s) == "" {
+		e.space += s
+		return nil
+	}
+	s, e.space = e.space+s, ""
 	if err := e.openBlock("text", textBlock{Type: "text"}); err != nil {
 		return err
 	}
