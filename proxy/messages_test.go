@@ -298,3 +298,51 @@ func TestMessagesRestoreWithoutStorage(t *testing.T) {
 		t.Errorf("%d upstream requests", n)
 	}
 }
+
+// TestMessagesFailedAfterTool: a non-streamed answer that fails after a
+// server tool ran says x-should-retry: false, so the SDK does not replay
+// the turn and its side effects; the error is still Anthropic's.
+func TestMessagesFailedAfterTool(t *testing.T) {
+	r1 := textRound("c1", "Adding it. ", call("create_task", `{"title":"Gym"}`))
+	r2 := upstreamtest.Round{Status: 400, Body: `{"error":{"message":"context too long","type":"invalid_request_error"}}`}
+	e := newTurnEnv(t, turnConfig(""), []upstreamtest.Round{r1, r2})
+	resp := e.do(t, http.MethodPost, "/v1/messages", `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"add gym"}]}`)
+	body := readAll(t, resp)
+	if resp.StatusCode != 400 || resp.Header.Get("X-Should-Retry") != "false" {
+		t.Fatalf("%d, x-should-retry %q: %s", resp.StatusCode, resp.Header.Get("X-Should-Retry"), body)
+	}
+	if got := decodeAnthropic(t, body); got.Error.Message != "context too long" {
+		t.Errorf("error %+v", got.Error)
+	}
+	if got := e.hooks.received(); len(got) != 1 {
+		t.Errorf("webhook called %d times, want once", len(got))
+	}
+}
+
+// TestMessagesDisplayModes: with display: markdown a server call is a card
+// in the text, with none nothing of it shows; neither sends mcp blocks.
+func TestMessagesDisplayModes(t *testing.T) {
+	for _, tt := range []struct{ display, want string }{
+		{"markdown", `<details type="tool_calls"`},
+		{"none", ""},
+	} {
+		t.Run(tt.display, func(t *testing.T) {
+			r1 := textRound("c1", "Adding it. ", call("create_task", `{"title":"Gym"}`))
+			e := newTurnEnv(t, turnConfig(""), []upstreamtest.Round{r1, textRound("c2", "Added.")})
+			resp := e.do(t, http.MethodPost, "/v1/messages", messagesBody, "X-Toolstream-Display: "+tt.display)
+			answer := streamedMessage(t, readAll(t, resp))
+			var text strings.Builder
+			for _, b := range answer {
+				if b["type"] != "text" {
+					t.Errorf("a %s block with display: %s", b["type"], tt.display)
+					continue
+				}
+				text.WriteString(b["text"].(string))
+			}
+			if got := text.String(); !strings.HasPrefix(got, "Adding it.") || !strings.HasSuffix(got, "Added.") ||
+				tt.want != "" && !strings.Contains(got, tt.want) || tt.want == "" && strings.Contains(got, "<details") {
+				t.Errorf("text %q", got)
+			}
+		})
+	}
+}

@@ -304,4 +304,7 @@ func (e *Encoder) stop() stopFields {
 	return f
 }
 
-var _ loop.EventSink = (*Encoder)(nil)
+var (
+	_ loop.EventSink     = (*Encoder)(nil)
+	_ loop.StopSequencer = (*Encoder)(nil)
+)
