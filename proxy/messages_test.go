@@ -190,8 +190,11 @@ func count(msgs []map[string]any, s string) int {
 }
 
 func mustJSONString(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return b.String()
 }
 
 // TestMessagesHistoryTextMode: the client sends its answer back whole —
@@ -344,5 +347,40 @@ func TestMessagesDisplayModes(t *testing.T) {
 				t.Errorf("text %q", got)
 			}
 		})
+	}
+}
+
+// TestMessagesHistoryTextOnly: a client that keeps only the text blocks of
+// an answer (no mcp blocks) still gets the turn stitched back: the text
+// blocks joined are the text the turn stored, line breaks between tool
+// calls included.
+func TestMessagesHistoryTextOnly(t *testing.T) {
+	r1 := textRound("c1", "Adding both.\n", call("create_task", `{"title":"Gym"}`), "\n", call("create_task", `{"title":"Run"}`), "\n")
+	r2 := textRound("c2", "Added them.")
+	r3 := textRound("c3", "Gym and Run.")
+	e := newTurnEnvStore(t, turnConfig(""), []upstreamtest.Round{r1, r2, r3}, memStore(t))
+	first := `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"add gym and run"}]}`
+	answer := streamedMessage(t, readAll(t, e.do(t, http.MethodPost, "/v1/messages", first)))
+	var texts []any
+	for _, b := range answer {
+		if b["type"] == "text" {
+			texts = append(texts, map[string]any{"type": "text", "text": b["text"]})
+			if strings.TrimSpace(b["text"].(string)) == "" {
+				t.Errorf("a text block of white space: %v", b)
+			}
+		}
+	}
+	if len(texts) != 2 {
+		t.Fatalf("text blocks %v, want 2: %v", texts, answer)
+	}
+	next := `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"add gym and run"},` +
+		`{"role":"assistant","content":` + mustMarshal(t, texts) + `},{"role":"user","content":"which?"}]}`
+	readAll(t, e.do(t, http.MethodPost, "/v1/messages", next))
+	msgs := upstreamMessages(t, e, 2)
+	if n := count(msgs[1:], "<tool_call>"); n != 1 { // the first teaches the syntax
+		t.Errorf("the stored round with its calls in %d messages, want 1: %v", n, msgs)
+	}
+	if n := count(msgs, "Adding both."); n != 1 {
+		t.Errorf("round 1's text in %d messages, want 1", n)
 	}
 }

@@ -61,9 +61,6 @@ func (e *Encoder) start(typ string, b any) error {
 		return err
 	}
 	e.open = typ
-	if typ != "text" {
-		e.space = "" // held before a text block that did not come
-	}
 	kind := ""
 	switch typ {
 	case "text":

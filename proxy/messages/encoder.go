@@ -57,7 +57,7 @@ type Encoder struct {
 	servers map[string]string
 
 	buf     []byte // the event being written
-	space   string // white space held before a text block (see Text)
+	space   string // white space held for the next text block (see Text)
 	started bool
 	n       int    // blocks so far: the next block's index
 	open    string // the open block's type: "", "text", "thinking" or "tool_use"
@@ -114,10 +114,13 @@ func serverNames(tools []toolhost.Tool) map[string]string {
 func (e *Encoder) Started() bool { return e.started }
 
 // Text is visible assistant text: a text_delta in a text block. White
-// space that would open a block of its own is held until text follows it,
-// and dropped when another block comes first: a model writes line breaks
-// between its tool calls, and a text block of nothing but "\n" between two
-// tool blocks is noise in every client.
+// space that would open a block of its own is held until text follows,
+// and goes out in front of it: a model writes line breaks between its tool
+// calls, and a text block of nothing but "\n" between two tool blocks is
+// noise in every client. Nothing is dropped but white space at the very
+// end, so the text blocks joined are still the text the turn stored, which
+// history stitching recognises when a client sends the text back without
+// the tool blocks.
 func (e *Encoder) Text(s string) error {
 	if e.open != "text" && strings.TrimSpace(s) == "" {
 		e.space += s

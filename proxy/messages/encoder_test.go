@@ -108,7 +108,7 @@ func TestEncoderStream(t *testing.T) {
 			`content_block_start {"type":"content_block_start","index":4,"content_block":{"type":"mcp_tool_result","tool_use_id":"mcptoolu_call_1","is_error":true,"content":[{"type":"text","text":"DENIED: the user said no"}]}}`,
 			`content_block_stop {"type":"content_block_stop","index":4}`,
 			`content_block_start {"type":"content_block_start","index":5,"content_block":{"type":"text","text":""}}`,
-			`content_block_delta {"type":"content_block_delta","index":5,"delta":{"type":"text_delta","text":" Done."}}`,
+			`content_block_delta {"type":"content_block_delta","index":5,"delta":{"type":"text_delta","text":"\n\n\n Done."}}`,
 			`content_block_delta {"type":"content_block_delta","index":5,"delta":{"type":"text_delta","text":"\n"}}`,
 			`content_block_stop {"type":"content_block_stop","index":5}`,
 			`message_delta {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":0,"output_tokens":0}}`,
