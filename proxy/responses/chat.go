@@ -176,3 +176,27 @@ func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
 	r.entries = out
 	return r.build()
 }
+
+// Conversation returns the conversation Chat holds, as chat messages,
+// without the system message made from "instructions": what a stored
+// response keeps for a request that continues it, whose own instructions
+// apply (see [Request.Prepend]). Placeholders not yet restored are left
+// out.
+func (r *Request) Conversation() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	for i, e := range r.entries {
+		switch {
+		case i == 0 && r.Instructions != "" && e.msg != nil:
+			// the instructions
+		case e.msg != nil:
+			b, err := marshal(e.msg)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		case e.raw != nil:
+			out = append(out, e.raw)
+		}
+	}
+	return out, nil
+}
