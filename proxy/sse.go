@@ -134,6 +134,23 @@ func (s *sseSink) event(field string, payload []byte) error {
 	return err
 }
 
+// Event writes one named event, as the Responses API frames its stream:
+//
+//	event: response.output_text.delta
+//	data: {"type":"response.output_text.delta","sequence_number":4,…}
+//
+// name is ours and holds no line break.
+func (s *sseSink) Event(name string, payload []byte) error {
+	f := frames.Get().(*[]byte)
+	b := append((*f)[:0], "event: "...)
+	b = append(b, name...)
+	b = append(b, '\n')
+	*f = appendEvent(b, "data: ", payload)
+	err := s.write(*f)
+	frames.Put(f)
+	return err
+}
+
 // Done writes "data: [DONE]".
 func (s *sseSink) Done() error {
 	return s.write(doneFrame)
