@@ -68,6 +68,10 @@ func (s *Server) createResponse(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// A Responses conversation comes whole: from a stored response, or
+	// from items restored one by one. History stitching would expand a
+	// call it recognises into its whole turn a second time.
+	turn.History = nil
 
 	opts := responses.Options{ID: s.newID("resp_"), Created: s.now().Unix(), NewID: s.newID, Tools: turn.Tools}
 	if r.Store && s.responses != nil {

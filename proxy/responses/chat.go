@@ -169,12 +169,39 @@ func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
 		if err != nil {
 			return err
 		}
+		if len(msgs) > 0 && len(out) > 0 && joinCalls(out[len(out)-1].msg, msgs[0]) {
+			msgs = msgs[1:]
+		}
 		for _, m := range msgs {
 			out = append(out, entry{raw: m})
 		}
 	}
 	r.entries = out
 	return r.build()
+}
+
+// joinCalls adds the tool calls of raw, an assistant message that only
+// calls tools, to prev, the assistant message just before it, and
+// reports whether it did: the model wrote its text and its calls as one
+// message, and chat templates that require roles to alternate refuse two
+// assistant messages in a row.
+func joinCalls(prev *chatMessage, raw json.RawMessage) bool {
+	if prev == nil || prev.Role != "assistant" {
+		return false
+	}
+	var m struct {
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		ToolCalls []chatToolCall  `json:"tool_calls"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role != "assistant" || len(m.ToolCalls) == 0 || !isNull(m.Content) {
+		return false
+	}
+	if s, ok := prev.Content.(string); ok && s == "" {
+		prev.Content = nil
+	}
+	prev.ToolCalls = append(prev.ToolCalls, m.ToolCalls...)
+	return true
 }
 
 // Conversation returns the conversation Chat holds, as chat messages,
