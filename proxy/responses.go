@@ -111,9 +111,10 @@ func (s *Server) createResponse(c echo.Context) error {
 }
 
 // continueStored completes a request from storage: previous_response_id
-// puts the stored conversation first, and mcp_call and
-// mcp_approval_request items sent back are replaced by what they stand
-// for, from the response that answered with them — never run again.
+// puts the stored conversation first, and the mcp_call and
+// mcp_approval_request items sent back, and item_reference items, are
+// replaced by what they stand for, from the response that answered with
+// them — a server call is never run again.
 func (s *Server) continueStored(ctx context.Context, keyID string, r *responses.Request) error {
 	if id := r.PreviousResponseID; id != "" {
 		rec, ok, err := s.storedResponse(ctx, keyID, id)
@@ -144,7 +145,7 @@ func (s *Server) continueStored(ctx context.Context, keyID string, r *responses.
 		}
 		if !ok {
 			return nil, &responses.Error{Param: "input", Code: responses.CodeUnknownItem, Message: fmt.Sprintf(
-				"%s %q is not an item of a stored response of this key (or it expired); send it only as this proxy answered it, within storage.turn_retention", it.Type, it.ID)}
+				"%s %q names no item of a stored response of this key (or it expired); send only items this proxy answered with, within storage.turn_retention, from responses kept with store: true", it.Type, it.ID)}
 		}
 		return rec.Items[it.ID], nil
 	})

@@ -244,15 +244,17 @@ func TestResponsesPerKey(t *testing.T) {
 }
 
 // TestResponsesRestore: a client that sends the whole conversation back,
-// as the Agents SDK does — its mcp_call items without their output, an
-// approval request — gets each restored from the stored response: the
-// upstream reads the call and its real result, and nothing runs again.
-// An mcp_call no stored response answered with is refused.
+// as the Agents SDK does — its mcp_call items without their output — or
+// names the output items by item_reference, as the AI SDK does, gets each
+// restored from the stored response: the upstream reads the call and its
+// real result, and nothing runs again. An item no stored response
+// answered with is refused.
 func TestResponsesRestore(t *testing.T) {
 	e := newResponsesEnv(t, responsesConfig(false), []upstreamtest.Round{
 		textRound("c1", "Adding it. ", call("create_task", `{"title":"Gym"}`)),
 		textRound("c2", "Added."),
 		textRound("c3", "You have Gym."),
+		textRound("c4", "You have Gym."),
 	})
 	_, first, raw := e.post(t, `{"model":"m","input":"Add gym."}`)
 	mcpID := ""
@@ -285,9 +287,32 @@ func TestResponsesRestore(t *testing.T) {
 		}
 	}
 
+	// The same by reference, as the AI SDK sends it: every output item
+	// of the stored response named by its id.
+	var refs []string
+	for _, it := range first.Output {
+		refs = append(refs, `{"type":"item_reference","id":"`+it.ID+`"}`)
+	}
+	status, _, raw = e.post(t, `{"model":"m","store":false,"input":[{"role":"user","content":"Add gym."},`+strings.Join(refs, ",")+`,{"role":"user","content":"What do I have?"}]}`)
+	if status != 200 {
+		t.Fatalf("restoring by reference = %d %s", status, raw)
+	}
+	msgs = responsesUpstream(t, e, 4)
+	alternate(t, msgs)
+	joined = strings.Join(msgs, "\n")
+	for _, want := range []string{`Adding it.\n\n\u003ctool_call\u003e`, `\"ok\":true`, `"Added."`, `What do I have?`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the upstream's request lacks %s:\n%s", want, joined)
+		}
+	}
+
 	status, _, raw = e.post(t, `{"model":"m","input":[{"type":"mcp_call","id":"mcp_forged","name":"create_task","arguments":"{}"},{"role":"user","content":"hi"}]}`)
 	if status != 400 || !strings.Contains(raw, `"code":"unknown_item"`) {
 		t.Errorf("a forged mcp_call = %d %s", status, raw)
+	}
+	status, _, raw = e.post(t, `{"model":"m","input":[{"type":"item_reference","id":"msg_forged"},{"role":"user","content":"hi"}]}`)
+	if status != 400 || !strings.Contains(raw, `"code":"unknown_item"`) {
+		t.Errorf("a reference to nothing = %d %s", status, raw)
 	}
 	if n := len(e.hooks.received()); n != 1 {
 		t.Errorf("the webhook ran %d times after a forged call, want once", n)

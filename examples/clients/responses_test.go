@@ -17,8 +17,10 @@ import (
 )
 
 // TestResponsesClients runs responses.mjs (the openai SDK's
-// responses.stream and responses.create) and agents.mjs (an @openai/agents
-// Agent with OpenAIResponsesModel) against /v1/responses in front of a
+// responses.stream and responses.create), ai-sdk-responses.mjs (the AI
+// SDK's openai.responses() with streamText) and agents.mjs (an
+// @openai/agents Agent with OpenAIResponsesModel) against /v1/responses in
+// front of a
 // scripted text-mode model. In each, toolstream runs create_task and the
 // client then runs its own get_location; the client's next request brings
 // its result — the openai SDK with previous_response_id, the Agents SDK
@@ -40,6 +42,10 @@ func TestResponsesClients(t *testing.T) {
 			"  get_location({}) run by the client\nassistant ▸ Done: Gym is on your board for tomorrow, in Paris.\n── completed · output message · usage ",
 			"responses.create:\nassistant ▸ You have one task: Gym, in Paris.\n── completed · output message · usage ",
 			"── retrieved resp_", ": same answer",
+		}},
+		{"ai-sdk-responses.mjs", []string{
+			"assistant ▸ Adding it.\n" + `▸ mcp.create_task ✓ → {"id":1,"title":"Gym"}` + "\nassistant ▸ Where are you?\n  get_location({}) run by the client\n",
+			"assistant ▸ Done: Gym is on your board for tomorrow, in Paris.\n── 2 steps · ",
 		}},
 		{"agents.mjs", []string{
 			"assistant ▸ Adding it.\nassistant ▸ Where are you?\n" +

@@ -79,9 +79,10 @@ type Finished struct {
 	// Messages are the turn's assistant side as chat messages: the
 	// model's rounds as it wrote them, with tool calls and results.
 	Messages []json.RawMessage
-	// Items are the chat messages that stand for each mcp_call and
-	// mcp_approval_request item, by item id: what takes an item's place
-	// when a client sends it back as input.
+	// Items are the chat messages that stand for each output item, by
+	// item id: what takes an item's place when a client sends it back as
+	// input (an mcp_call or mcp_approval_request item) or names it in an
+	// item_reference.
 	Items map[string][]json.RawMessage
 }
 
@@ -473,6 +474,9 @@ func (e *Encoder) closeText() error {
 	if err := e.send(evPartDone, &partEvent{Type: evPartDone, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Part: part}); err != nil {
 		return err
 	}
+	if err := e.restoreAs(t.id, &chatMessage{Role: "assistant", Content: text}); err != nil {
+		return err
+	}
 	return e.done(t.index, messageItem{ID: t.id, Type: "message", Status: StatusCompleted, Role: "assistant", Content: []outputPart{part}})
 }
 
@@ -490,6 +494,7 @@ func (e *Encoder) closeThink() error {
 	if err := e.send(evPartDone, &partEvent{Type: evPartDone, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Part: part}); err != nil {
 		return err
 	}
+	e.items[t.id] = []json.RawMessage{} // reasoning is not sent back upstream
 	return e.done(t.index, reasoningItem{ID: t.id, Type: "reasoning", Summary: []any{}, Content: []reasoningPart{part}})
 }
 
@@ -542,11 +547,26 @@ func (e *Encoder) closeCalls() error {
 		if err := e.send(evArgsDone, &argumentsDone{Type: evArgsDone, Seq: e.next(), ItemID: c.item.ID, OutputIndex: c.index, Arguments: c.item.Arguments}); err != nil {
 			return err
 		}
+		if err := e.restoreAs(c.item.ID, &chatMessage{Role: "assistant", ToolCalls: []chatToolCall{{ID: c.item.CallID, Type: "function",
+			Function: chatCallFunc{Name: c.item.Name, Arguments: c.item.Arguments}}}}); err != nil {
+			return err
+		}
 		if err := e.done(c.index, c.item); err != nil {
 			return err
 		}
 	}
 	e.forder = nil
+	return nil
+}
+
+// restoreAs keeps m as what the item id stands for when a client sends
+// it back, or an item_reference to it.
+func (e *Encoder) restoreAs(id string, m *chatMessage) error {
+	b, err := marshal(m)
+	if err != nil {
+		return err
+	}
+	e.items[id] = []json.RawMessage{b}
 	return nil
 }
 

@@ -237,10 +237,10 @@ type ResponseRecord struct {
 	// as the chat messages an upstream reads (compact JSON): the input's,
 	// then the model's rounds with their tool calls and results.
 	Messages []json.RawMessage `json:"messages"`
-	// Items are the chat messages that stand for each output item of
-	// server-tool activity (mcp_call, mcp_approval_request), by item id:
-	// a client that sends such an item back as input gets them in its
-	// place. Each id also finds the record ([Store.ResponseByItem]).
+	// Items are the chat messages that stand for each output item, by
+	// item id: a client that sends an item back as input (an mcp_call) or
+	// names it (an item_reference) gets them in its place. Each id also
+	// finds the record ([Store.ResponseByItem]).
 	Items map[string][]json.RawMessage `json:"items,omitempty"`
 	// CreatedAt is when the response was saved; SaveResponse sets it when
 	// zero. The record expires storage.turn_retention after it.
