@@ -115,9 +115,7 @@ type Encoder struct {
 	fcalls map[int]*clientCall
 	forder []int
 	// mcp are the server calls by call id.
-	mcp map[string]*serverCall
-	// said is all the text the client read, for a plain turn's message.
-	said       strings.Builder
+	mcp        map[string]*serverCall
 	finish     string
 	transcript []json.RawMessage
 	items      map[string][]json.RawMessage
@@ -174,7 +172,6 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 // trailing blank space waits for the text after it; a stretch of blank
 // space alone makes no item at all.
 func (e *Encoder) Text(s string) error {
-	e.said.WriteString(s)
 	if e.text == nil {
 		if s = strings.TrimLeftFunc(s, unicode.IsSpace); s == "" {
 			return nil

@@ -2,6 +2,7 @@ package responses
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // How the encoder writes: events in sequence, the output items by index,
@@ -215,18 +216,36 @@ func (e *Encoder) keep() error {
 }
 
 // plainMessages is the assistant message of a turn without tools, which
-// sends no transcript: the text the client read is what the model wrote,
-// and its calls are the client's.
+// sends no transcript: the text the client read is what the model wrote
+// (its message items, at most one between the client's calls), and its
+// calls are the client's.
 func (e *Encoder) plainMessages() ([]json.RawMessage, error) {
-	m := &chatMessage{Role: "assistant", Content: e.said.String()}
+	var text strings.Builder
+	m := &chatMessage{Role: "assistant"}
 	for _, s := range e.slots {
-		var fc functionCallItem
-		if s.item == nil || json.Unmarshal(s.item, &fc) != nil || fc.Type != "function_call" {
+		var it struct {
+			Type      string `json:"type"`
+			CallID    string `json:"call_id"`
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+			Content   []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		if s.item == nil || s.hidden || json.Unmarshal(s.item, &it) != nil {
 			continue
 		}
-		m.ToolCalls = append(m.ToolCalls, chatToolCall{ID: fc.CallID, Type: "function", Function: chatCallFunc{Name: fc.Name, Arguments: fc.Arguments}})
+		switch it.Type {
+		case "message":
+			for _, p := range it.Content {
+				text.WriteString(p.Text)
+			}
+		case "function_call":
+			m.ToolCalls = append(m.ToolCalls, chatToolCall{ID: it.CallID, Type: "function", Function: chatCallFunc{Name: it.Name, Arguments: it.Arguments}})
+		}
 	}
-	if len(m.ToolCalls) > 0 && e.said.Len() == 0 {
+	m.Content = text.String()
+	if len(m.ToolCalls) > 0 && text.Len() == 0 {
 		m.Content = nil
 	}
 	b, err := marshal(m)
