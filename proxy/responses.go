@@ -38,30 +38,10 @@ const saveTimeout = 5 * time.Second
 func (s *Server) createResponse(c echo.Context) error {
 	start := time.Now()
 	ctx := c.Request().Context()
-	body, err := io.ReadAll(c.Request().Body)
-	if err != nil {
-		return err
-	}
-	r, err := responses.ToChat(body)
-	if err != nil {
-		return err
-	}
 	keyID, _ := c.Get(ctxKeyID).(string)
-	if err := s.continueStored(ctx, keyID, r); err != nil {
-		return err
-	}
-	conversation, err := r.Conversation()
+	r, req, err := s.readResponse(c, keyID)
 	if err != nil {
 		return err
-	}
-	req, err := loop.ParseRequest(r.Chat)
-	if err != nil {
-		return err
-	}
-	if req.Overrides.Display == "" && c.Request().Header.Get(headerDisplay) == "" {
-		// Server calls become mcp_call items, which are made from the
-		// turn's events; a request may still ask for markdown or none.
-		req.Overrides.Display = config.DisplayEvents
 	}
 	st := s.stateOf(c)
 	turn, up, err := s.prepareTurn(c, st, req)
@@ -72,23 +52,14 @@ func (s *Server) createResponse(c echo.Context) error {
 	// from items restored one by one. History stitching would expand a
 	// call it recognises into its whole turn a second time.
 	turn.History = nil
-
-	opts := responses.Options{ID: s.newID("resp_"), Created: s.now().Unix(), NewID: s.newID, Tools: turn.Tools}
-	if r.Store && s.responses != nil {
-		opts.Keep = func(f responses.Finished) {
-			s.keepResponse(ctx, store.ResponseRecord{ID: opts.ID, KeyID: keyID, Response: f.Response,
-				Messages: append(conversation, f.Messages...), Items: f.Items})
-		}
+	enc, out, err := s.newEncoder(c, st, r, turn, keyID)
+	if err != nil {
+		return err
 	}
-	var out *sseSink
-	if r.Stream {
-		out, _ = newSSESink(c, st.cfg.WriteIdleTimeout)
-		out.bytes = s.metrics.streamBytes
-		opts.Writer = out
+	if out != nil {
 		s.metrics.activeStreams.Inc()
 		defer s.metrics.activeStreams.Dec()
 	}
-	enc := responses.NewEncoder(r, opts)
 	rep, err := s.runner.Run(ctx, turn, loop.Events(enc))
 	err = cutCause(ctx, err)
 	s.logTurn(ctx, req, up, rep, err, time.Since(start))
@@ -97,7 +68,7 @@ func (s *Server) createResponse(c echo.Context) error {
 		// already acted, so the SDK must not replay the request.
 		c.Response().Header().Set("X-Should-Retry", "false")
 	}
-	if r.Stream {
+	if out != nil {
 		return s.endResponses(c, out, enc, err)
 	}
 	if err != nil {
@@ -108,6 +79,61 @@ func (s *Server) createResponse(c echo.Context) error {
 		return err
 	}
 	return c.JSONBlob(http.StatusOK, b)
+}
+
+// readResponse reads the body (bounded by limitBody) as a Responses
+// request, completes it from storage, and parses the chat request it
+// became. The turn displays events unless the request says otherwise:
+// server calls become mcp_call items, which are made from them; a
+// request may still ask for markdown or none.
+func (s *Server) readResponse(c echo.Context, keyID string) (*responses.Request, *loop.Request, error) {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := responses.ToChat(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.continueStored(c.Request().Context(), keyID, r); err != nil {
+		return nil, nil, err
+	}
+	req, err := loop.ParseRequest(r.Chat)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.Overrides.Display == "" && c.Request().Header.Get(headerDisplay) == "" {
+		req.Overrides.Display = config.DisplayEvents
+	}
+	return r, req, nil
+}
+
+// newEncoder makes the encoder of r's answer: streaming through the SSE
+// writer it returns, or collecting when r did not ask to stream (out is
+// nil); with store, it keeps the finished response under keyID.
+func (s *Server) newEncoder(c echo.Context, st *state, r *responses.Request, turn *loop.Turn, keyID string) (*responses.Encoder, *sseSink, error) {
+	opts := responses.Options{ID: s.newID("resp_"), Created: s.now().Unix(), NewID: s.newID, Tools: turn.Tools}
+	if r.Store && s.responses != nil {
+		conversation, err := r.Conversation()
+		if err != nil {
+			return nil, nil, err
+		}
+		ctx := c.Request().Context()
+		opts.Keep = func(f responses.Finished) {
+			s.keepResponse(ctx, store.ResponseRecord{ID: opts.ID, KeyID: keyID, Response: f.Response,
+				Messages: append(conversation, f.Messages...), Items: f.Items})
+		}
+	}
+	var out *sseSink
+	if r.Stream {
+		var err error
+		if out, err = newSSESink(c, st.cfg.WriteIdleTimeout); err != nil {
+			return nil, nil, err
+		}
+		out.bytes = s.metrics.streamBytes
+		opts.Writer = out
+	}
+	return responses.NewEncoder(r, opts), out, nil
 }
 
 // continueStored completes a request from storage: previous_response_id
