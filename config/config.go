@@ -97,8 +97,8 @@ type Storage struct {
 	InMemory bool `yaml:"in_memory"`
 	// AuditRetention is how long audit records live. Default 720h.
 	AuditRetention time.Duration `yaml:"audit_retention"`
-	// TurnRetention is how long history-stitching records live.
-	// Default 168h.
+	// TurnRetention is how long history-stitching records and stored
+	// Responses API answers live. Default 168h.
 	TurnRetention time.Duration `yaml:"turn_retention"`
 }
 

@@ -257,6 +257,11 @@ type nativeMessage struct {
 	Name string `json:"name,omitempty"`
 }
 
+// ToolContent is a server result as the model reads it back in a role
+// "tool" message: what a client protocol that restores an earlier call
+// must send, byte for byte as the turn sent it.
+func ToolContent(r toolhost.Result) string { return toolContent(r) }
+
 // toolContent is a result as a role "tool" message carries it: the
 // result's text (JSON stays JSON), or {"error":{…}} for a failure; our
 // markers are defused, since local models echo results and the detectors

@@ -12,7 +12,10 @@ import (
 // chunks parsed once — and a sink of either kind reads what the client
 // would see: text without markup, the client's own tool calls, toolstream's
 // events, one finish, the turn's usage. Calls come from one goroutine, in
-// order. An error ends the turn as a client gone ([ErrClientGone]).
+// order. An error ends the turn as a client gone ([ErrClientGone]). An
+// EventSink that also has [Batcher]'s Hold and Flush is held and flushed
+// as a chat stream is; one that is a [Transcriber] also gets the turn's
+// rounds.
 type EventSink interface {
 	// Text is visible assistant text.
 	Text(text string) error
@@ -46,6 +49,20 @@ type EventSink interface {
 // completions have no field for it. It is told before Finish.
 type StopSequencer interface {
 	StopSequence(s string) error
+}
+
+// Transcriber is an [EventSink] that also keeps a turn as the upstream
+// must read it again: a client protocol that stores conversations (the
+// Responses API's previous_response_id) continues one from the model's
+// own rounds — its text as written, tool markup or native calls included,
+// and every server result — not from what the client was shown.
+type Transcriber interface {
+	// Transcript is called once, before Done, when a turn with tools
+	// finished: msgs are its assistant side as chat messages (JSON), the
+	// messages history stitching stores. A turn without tools has none:
+	// what the client read is what the model wrote. msgs are the sink's
+	// to keep.
+	Transcript(msgs []json.RawMessage)
 }
 
 // ToolCallDelta is one fragment of a client tool call.
@@ -84,6 +101,30 @@ func (e *eventSink) Send(b []byte) error {
 func (e *eventSink) Comment(string) error { return e.out.Keepalive() }
 
 func (e *eventSink) Done() error { return e.out.Done() }
+
+// holder is an EventSink that writes to a [Batcher] (a streaming
+// encoder): the turn's holding and flushing reach the writer through it,
+// so events read together leave in one write for these clients too.
+type holder interface {
+	Hold(on bool) error
+	Flush() error
+}
+
+// Hold turns holding on or off when the EventSink can hold.
+func (e *eventSink) Hold(on bool) error {
+	if h, ok := e.out.(holder); ok {
+		return h.Hold(on)
+	}
+	return nil
+}
+
+// Flush writes out what the EventSink holds, when it can hold.
+func (e *eventSink) Flush() error {
+	if h, ok := e.out.(holder); ok {
+		return h.Flush()
+	}
+	return nil
+}
 
 // sendValue hands one chunk's parts to the sink in the order a reader of
 // the chunk meets them: reasoning, text, tool calls, finish, usage.
@@ -171,6 +212,6 @@ func (e *eventSink) resolve(v *fastjson.Value) *fastjson.Value {
 }
 
 var (
-	_ Sink      = (*eventSink)(nil)
+	_ Batcher   = (*eventSink)(nil)
 	_ valueSink = (*eventSink)(nil)
 )

@@ -170,11 +170,17 @@ func joinRaw(ms []json.RawMessage) string {
 }
 
 // save stores a turn that had tool activity, so its history can be
-// stitched back later. It runs before [DONE]: a client may send its next
-// request the moment it reads it. A failed write is logged, not fatal: the
-// client already has its answer.
+// stitched back later, and hands the turn's rounds to a [Transcriber]. It
+// runs before [DONE]: a client may send its next request the moment it
+// reads it. A failed write is logged, not fatal: the client already has
+// its answer.
 func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
-	if tr.t.History == nil || tr.rep.ToolCalls == 0 && len(tr.clientCallIDs) == 0 {
+	tx, _ := tr.s.out.events.(Transcriber)
+	if tr.plain {
+		tx = nil // no rounds of its own: the client read what the model wrote
+	}
+	keep := tr.t.History != nil && (tr.rep.ToolCalls > 0 || len(tr.clientCallIDs) > 0)
+	if !keep && tx == nil {
 		return
 	}
 	var msgs []any
@@ -191,6 +197,12 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 			return
 		}
 		rec.Messages = append(rec.Messages, b)
+	}
+	if tx != nil {
+		tx.Transcript(rec.Messages)
+	}
+	if !keep {
+		return
 	}
 	if fp := fingerprint(tr.visible.String()); fp != "" {
 		rec.Keys = append(rec.Keys, fp)

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -89,6 +90,8 @@ func toAPIError(err error) apiError {
 		upe *upstream.PathError
 		pe  *pathError
 		be  *bodyError
+		rqe *responses.Error
+		pnf *previousNotFound
 	)
 	switch {
 	case errors.Is(err, ErrShuttingDown):
@@ -133,6 +136,10 @@ func toAPIError(err error) apiError {
 		return apiError{Status: status, Type: "invalid_request_error", Code: "tools_not_supported", Param: "tools", Message: tre.Error()}
 	case errors.As(err, &re):
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: re.Param, Message: re.Message}
+	case errors.As(err, &rqe):
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: rqe.Code, Param: rqe.Param, Message: rqe.Message}
+	case errors.As(err, &pnf):
+		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "previous_response_not_found", Param: "previous_response_id", Message: pnf.Error()}
 	case errors.As(err, &mnf):
 		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: mnf.Error()}
 	case errors.As(err, &uae):

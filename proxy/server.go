@@ -49,6 +49,9 @@ type Options struct {
 	// History stores turns and stitches them back into later requests
 	// (docs/operations.md); nil does neither.
 	History loop.HistoryStore
+	// Responses keeps the answers of /v1/responses for
+	// previous_response_id and GET /v1/responses/{id}; nil keeps none.
+	Responses Responses
 	// Records serves the actions API and the audit log (GET
 	// /v1/actions, /admin/calls); nil answers them with an error.
 	Records Records
@@ -92,6 +95,7 @@ type Server struct {
 	tools     Tools
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
+	responses Responses
 	records   Records
 	approvals Approvals
 	runtime   RuntimeTools
@@ -119,6 +123,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		tools:     opts.Tools,
 		modes:     opts.Modes,
 		history:   opts.History,
+		responses: opts.Responses,
 		records:   opts.Records,
 		approvals: opts.Approvals,
 		runtime:   opts.RuntimeTools,
@@ -178,6 +183,9 @@ func (s *Server) routes() *echo.Echo {
 	v1 := e.Group("/v1", s.requireKey)
 	v1.POST("/chat/completions", s.chatCompletions)
 	v1.POST("/messages", s.messages)
+	v1.POST("/responses", s.createResponse)
+	v1.GET("/responses/:id", s.getResponse)
+	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)
 	v1.Any("/*", s.passThrough)
 	return e

@@ -134,8 +134,8 @@ func (s *sseSink) event(field string, payload []byte) error {
 	return err
 }
 
-// WriteEvent writes one event with a name, as the Messages API sends
-// every event (messages.Writer); name is one of the protocol's own and
+// WriteEvent writes one event with a name, as the Messages and Responses
+// APIs send every event (messages.Writer, responses' writer); name is one of the protocol's own and
 // holds no line break:
 //
 //	event: content_block_delta

@@ -30,6 +30,7 @@ var (
 	_ proxy.Tools        = (*toolhost.Host)(nil)
 	_ loop.ModeMemory    = store.Store(nil)
 	_ loop.HistoryStore  = store.Store(nil)
+	_ proxy.Responses    = store.Store(nil)
 	_ toolhost.Records   = store.Store(nil)
 	_ proxy.Records      = store.Store(nil)
 	_ proxy.Approvals    = (*toolhost.Host)(nil)
@@ -154,7 +155,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	defer mcps.Close()
 	mcps.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
 	opts := proxy.Options{
-		Logger: log, Tools: host, Modes: st, History: st, Ready: st.Ready,
+		Logger: log, Tools: host, Modes: st, History: st, Responses: st, Ready: st.Ready,
 		StorageErrors: st.WriteFailures,
 		Records:       st, Approvals: host, ApprovalsPending: host.PendingApprovals,
 		RuntimeTools: host, MCPServers: mcpStates(mcps),

@@ -96,7 +96,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer host.Close()
-	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log, Modes: st, History: st, Ready: st.Ready, StorageErrors: st.WriteFailures})
+	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log, Modes: st, History: st, Responses: st, Ready: st.Ready, StorageErrors: st.WriteFailures})
 	if err != nil {
 		return err
 	}

@@ -173,6 +173,112 @@ func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
 			out = append(out, entry{raw: m})
 		}
 	}
-	r.entries = out
+	r.entries = joinCalls(out)
 	return r.build()
+}
+
+// joinCalls makes each assistant message that only calls tools part of
+// the assistant message just before it: restored items stand for one
+// message each, but the model wrote its text and its calls as one, and
+// chat templates that require roles to alternate refuse two assistant
+// messages in a row. A message is copied before it changes.
+func joinCalls(entries []entry) []entry {
+	out := make([]entry, 0, len(entries))
+	for _, e := range entries {
+		if n := len(out); n > 0 {
+			if calls := callsOnly(e); calls != nil {
+				if prev := assistantOf(out[n-1]); prev != nil {
+					if s, ok := prev.Content.(string); ok && s == "" {
+						prev.Content = nil
+					}
+					prev.ToolCalls = append(prev.ToolCalls[:len(prev.ToolCalls):len(prev.ToolCalls)], calls...)
+					out[n-1] = entry{msg: prev}
+					continue
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// assistantOf is a copy of e's message when it is an assistant message
+// whose content is text or null and that has no other fields; nil
+// otherwise.
+func assistantOf(e entry) *chatMessage {
+	if e.msg != nil {
+		if e.msg.Role != "assistant" {
+			return nil
+		}
+		if _, parts := e.msg.Content.([]chatPart); parts {
+			return nil
+		}
+		m := *e.msg
+		return &m
+	}
+	var fields map[string]json.RawMessage
+	if e.raw == nil || json.Unmarshal(e.raw, &fields) != nil {
+		return nil
+	}
+	m := &chatMessage{}
+	for k, v := range fields {
+		var err error
+		switch k {
+		case "role":
+			err = json.Unmarshal(v, &m.Role)
+		case "content":
+			var s *string
+			if err = json.Unmarshal(v, &s); err == nil && s != nil {
+				m.Content = *s
+			}
+		case "tool_calls":
+			err = json.Unmarshal(v, &m.ToolCalls)
+		default:
+			return nil
+		}
+		if err != nil {
+			return nil
+		}
+	}
+	if m.Role != "assistant" {
+		return nil
+	}
+	return m
+}
+
+// callsOnly is the tool calls of e when it is an assistant message that
+// only calls tools; nil otherwise.
+func callsOnly(e entry) []chatToolCall {
+	m := assistantOf(e)
+	if m == nil || len(m.ToolCalls) == 0 {
+		return nil
+	}
+	if s, ok := m.Content.(string); m.Content != nil && (!ok || s != "") {
+		return nil
+	}
+	return m.ToolCalls
+}
+
+// Conversation returns the conversation Chat holds, as chat messages,
+// without the system message made from "instructions": what a stored
+// response keeps for a request that continues it, whose own instructions
+// apply (see [Request.Prepend]). Placeholders not yet restored are left
+// out.
+func (r *Request) Conversation() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	for i, e := range r.entries {
+		switch {
+		case i == 0 && r.Instructions != "" && e.msg != nil:
+			// the instructions
+		case e.msg != nil:
+			b, err := marshal(e.msg)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		case e.raw != nil:
+			out = append(out, e.raw)
+		}
+	}
+	return out, nil
 }

@@ -25,8 +25,10 @@
 //	                                         content: output (parts' text joined)}
 //	input item reasoning                   dropped
 //	input item mcp_call,                   not sent: listed in Request.Restored, and
-//	  mcp_approval_request                   replaced by the stored rounds through
-//	                                         Request.Restore (never run again)
+//	  mcp_approval_request,                  replaced by the stored messages through
+//	  item_reference                         Request.Restore (a call is never run
+//	                                         again); an assistant message that only
+//	                                         calls tools then joins the one before it
 //	tools [{type: function, name,          tools [{type: function, function: {name,
 //	  description, parameters, strict}]      description, parameters, strict}}]
 //	tool_choice "none"|"auto"|"required"   the same

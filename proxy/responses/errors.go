@@ -30,6 +30,10 @@ const (
 	// CodeUnsupportedInput is an input item, content part or tool_choice
 	// this proxy cannot pass on faithfully.
 	CodeUnsupportedInput = "unsupported_input"
+	// CodeUnknownItem is an mcp_call or mcp_approval_request item sent
+	// back that no stored response of the client's key answered with: it
+	// cannot be restored, and is never run.
+	CodeUnknownItem = "unknown_item"
 )
 
 func invalid(param, format string, args ...any) *Error {

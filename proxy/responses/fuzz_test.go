@@ -32,6 +32,7 @@ func FuzzToChat(f *testing.F) {
 	}
 	for _, s := range []string{
 		`{"model":"m","input":[{"type":"mcp_call","id":"x"}],"toolstream":{"events":true}}`,
+		`{"model":"m","input":[{"role":"assistant","content":"a"},{"type":"mcp_call","id":"x"},{"type":"item_reference","id":"y"},{"type":"function_call","call_id":"c","name":"f"}]}`,
 		`{"model":"m","input":"hi","tools":[{"type":"file_search"}]}`,
 		`{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"u"}]}]}`,
 		`{}`, `[]`, `{`, "\x00", `{"model":"m","input":"\ud800"}`,
@@ -53,7 +54,18 @@ func FuzzToChat(f *testing.F) {
 		if r.Model == "" {
 			t.Fatalf("accepted a request without a model: %q", body)
 		}
-		if err := r.Restore(func(responses.Restored) ([]json.RawMessage, error) { return nil, nil }); err != nil {
+		// An mcp_call stands for a call and its result, which join the
+		// assistant text before them; other items for nothing.
+		restore := func(it responses.Restored) ([]json.RawMessage, error) {
+			if it.Type != "mcp_call" {
+				return nil, nil
+			}
+			return []json.RawMessage{
+				json.RawMessage(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}`),
+				json.RawMessage(`{"role":"tool","tool_call_id":"c","content":"ok"}`),
+			}, nil
+		}
+		if err := r.Restore(restore); err != nil {
 			t.Fatalf("Restore: %v", err)
 		}
 		if r.PreviousResponseID != "" {

@@ -75,7 +75,7 @@ func (r *Request) readInput(raw json.RawMessage) error {
 		case "reasoning":
 			// Dropped: a reasoning item is the model's own earlier
 			// thinking; chat upstreams are not sent it back.
-		case "mcp_call", "mcp_approval_request":
+		case "mcp_call", "mcp_approval_request", "item_reference":
 			id, err := readString(it["id"], param+".id")
 			if err != nil {
 				return err
@@ -89,7 +89,7 @@ func (r *Request) readInput(raw json.RawMessage) error {
 			open = nil
 		default:
 			return unsupported(param+".type", CodeUnsupportedInput,
-				"input items of type %q are not supported by this server; send messages, function_call, function_call_output, reasoning, or the mcp_call and mcp_approval_request items it answered with", typ)
+				"input items of type %q are not supported by this server; send messages, function_call, function_call_output, reasoning, or the mcp_call and mcp_approval_request items it answered with, or item_reference to them", typ)
 		}
 	}
 	return nil

@@ -42,9 +42,27 @@ type Request struct {
 	// input order. They are not in Chat: [Request.Restore] puts the
 	// stored rounds in their place.
 	Restored []Restored
+	// Echo is what the response object repeats of the request.
+	Echo Echo
 
 	chat    chatRequest
 	entries []entry
+}
+
+// Echo holds the request fields a response object repeats (its tools,
+// tool_choice, text, sampling), as the client sent them: SDKs read some
+// back (the Agents SDK reads tools and tool_choice), and an answer that
+// named other settings than those asked for would be wrong. Nil fields
+// were not sent.
+type Echo struct {
+	Tools             json.RawMessage
+	ToolChoice        json.RawMessage
+	Text              json.RawMessage
+	Reasoning         json.RawMessage
+	Temperature       json.RawMessage
+	TopP              json.RawMessage
+	MaxOutputTokens   int
+	ParallelToolCalls *bool
 }
 
 // Restored is an input item that toolstream produced in an earlier
@@ -101,6 +119,7 @@ func ToChat(body []byte) (*Request, error) {
 	if err := r.readToolstream(top["toolstream"]); err != nil {
 		return nil, err
 	}
+	r.readEcho(top)
 	if r.empty() {
 		return nil, invalid("input", "input must hold at least one message or item, or previous_response_id must name a stored response")
 	}
@@ -213,4 +232,25 @@ func (r *Request) empty() bool {
 		n--
 	}
 	return n == 0
+}
+
+// readEcho keeps what the response object repeats; the fields were
+// checked by the readers before it.
+func (r *Request) readEcho(top object) {
+	keep := func(raw json.RawMessage) json.RawMessage {
+		if isNull(raw) {
+			return nil
+		}
+		return compact(raw)
+	}
+	r.Echo = Echo{
+		Tools:             keep(top["tools"]),
+		ToolChoice:        keep(top["tool_choice"]),
+		Text:              keep(top["text"]),
+		Reasoning:         keep(top["reasoning"]),
+		Temperature:       r.chat.Temperature,
+		TopP:              r.chat.TopP,
+		MaxOutputTokens:   r.chat.MaxTokens,
+		ParallelToolCalls: r.chat.ParallelToolCalls,
+	}
 }

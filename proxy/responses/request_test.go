@@ -61,7 +61,8 @@ func TestRefusals(t *testing.T) {
 		{"input an object", `{"model":"m","input":{"role":"user"}}`, "input", "", "string or an array"},
 		{"item not an object", `{"model":"m","input":[1]}`, "input[0]", "", "object"},
 		{"item without type or role", `{"model":"m","input":[{"content":"x"}]}`, "input[0].type", "", "required"},
-		{"item_reference", `{"model":"m","input":[{"type":"item_reference","id":"msg_1"}]}`, "input[0].type", responses.CodeUnsupportedInput, `"item_reference"`},
+		{"item_reference without id", `{"model":"m","input":[{"type":"item_reference"}]}`, "input[0].id", "", "required"},
+		{"computer call output", `{"model":"m","input":[{"type":"computer_call_output","call_id":"c"}]}`, "input[0].type", responses.CodeUnsupportedInput, `"computer_call_output"`},
 		{"hosted tool call item", `{"model":"m","input":["x",{"type":"web_search_call"}]}`, "input[0]", "", "object"},
 		{"web_search_call item", `{"model":"m","input":[{"role":"user","content":"x"},{"type":"web_search_call","id":"ws"}]}`, "input[1].type", responses.CodeUnsupportedInput, `"web_search_call"`},
 		{"approval response item", `{"model":"m","input":[{"type":"mcp_approval_response","approval_request_id":"a","approve":true}]}`, "input[0].type", responses.CodeUnsupportedInput, `"mcp_approval_response"`},
@@ -222,5 +223,40 @@ func TestRestoreError(t *testing.T) {
 	called := false
 	if err := r.Restore(func(responses.Restored) ([]json.RawMessage, error) { called = true; return nil, nil }); err != nil || !called {
 		t.Errorf("Restore after a failure: err %v, called %v; want the item still to restore", err, called)
+	}
+}
+
+// TestRestoreJoinsCalls: restored items stand for one message each, but
+// a call the model wrote after its text joins that text's assistant
+// message — restored or sent as a function_call item — so roles keep
+// alternating.
+func TestRestoreJoinsCalls(t *testing.T) {
+	t.Parallel()
+	r, err := responses.ToChat([]byte(`{"model":"m","input":[
+		{"role":"user","content":"go"},
+		{"type":"item_reference","id":"msg_a"},
+		{"type":"item_reference","id":"mcp_b"},
+		{"type":"item_reference","id":"msg_c"},
+		{"type":"function_call","call_id":"call_d","name":"where","arguments":"{}"},
+		{"type":"function_call_output","call_id":"call_d","output":"Paris"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string][]json.RawMessage{
+		"msg_a": {json.RawMessage(`{"role":"assistant","content":"Adding it."}`)},
+		"mcp_b": {json.RawMessage(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_b","type":"function","function":{"name":"add","arguments":"{}"}}]}`),
+			json.RawMessage(`{"role":"tool","tool_call_id":"call_b","content":"ok"}`)},
+		"msg_c": {json.RawMessage(`{"role":"assistant","content":"Where are you?"}`)},
+	}
+	if err := r.Restore(func(it responses.Restored) ([]json.RawMessage, error) { return stored[it.ID], nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","messages":[{"role":"user","content":"go"},` +
+		`{"role":"assistant","content":"Adding it.","tool_calls":[{"id":"call_b","type":"function","function":{"name":"add","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_b","content":"ok"},` +
+		`{"role":"assistant","content":"Where are you?","tool_calls":[{"id":"call_d","type":"function","function":{"name":"where","arguments":"{}"}}]},` +
+		`{"role":"tool","content":"Paris","tool_call_id":"call_d"}]}`
+	if string(r.Chat) != want {
+		t.Errorf("Chat after Restore:\n got %s\nwant %s", r.Chat, want)
 	}
 }

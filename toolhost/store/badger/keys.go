@@ -20,6 +20,8 @@ import (
 //
 //	turn/<sha256 turn id>             → TurnRecord JSON   expires turn_retention after CreatedAt
 //	turnkey/<sha256 lookup key>       → turn id           same expiry as its record
+//	resp/<sha256 key id><sha256 id>   → ResponseRecord    expires turn_retention after CreatedAt
+//	respitem/<sha256 key id><sha256 item id> → response id  same expiry as its record
 //	mode/<upstream>/<sha256 model>    → modeRecord JSON   expires textFallbackTTL after writing
 //	audit/<nanos><call record id>     → CallRecord JSON   expires audit_retention after StartedAt
 //	call/<call record id>             → its audit/ key    same expiry
@@ -35,17 +37,19 @@ import (
 // open/ index lets [DB.Recover] find what a dead process left behind
 // without reading the whole audit log.
 const (
-	prefixTurn       = "turn/"
-	prefixTurnKey    = "turnkey/"
-	prefixMode       = "mode/"
-	prefixAudit      = "audit/"
-	prefixCall       = "call/"
-	prefixAttempt    = "attempt/"
-	prefixAction     = "action/"
-	prefixActionID   = "actionid/"
-	prefixTool       = "tool/"
-	prefixOpenCall   = "open/call/"
-	prefixOpenAction = "open/action/"
+	prefixTurn         = "turn/"
+	prefixTurnKey      = "turnkey/"
+	prefixResponse     = "resp/"
+	prefixResponseItem = "respitem/"
+	prefixMode         = "mode/"
+	prefixAudit        = "audit/"
+	prefixCall         = "call/"
+	prefixAttempt      = "attempt/"
+	prefixAction       = "action/"
+	prefixActionID     = "actionid/"
+	prefixTool         = "tool/"
+	prefixOpenCall     = "open/call/"
+	prefixOpenAction   = "open/action/"
 )
 
 // key joins a record type's prefix and the parts of its key.

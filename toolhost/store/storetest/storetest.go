@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		run  func(*testing.T, opener)
 	}{
 		{"Turns", testTurns},
+		{"Responses", testResponses},
 		{"Modes", testModes},
 		{"Calls", testCalls},
 		{"CallPages", testCallPages},

@@ -1,0 +1,381 @@
+package responses
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+
+	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// The event types a response streams.
+const (
+	evCreated        = "response.created"
+	evInProgress     = "response.in_progress"
+	evCompleted      = "response.completed"
+	evIncomplete     = "response.incomplete"
+	evFailed         = "response.failed"
+	evItemAdded      = "response.output_item.added"
+	evItemDone       = "response.output_item.done"
+	evPartAdded      = "response.content_part.added"
+	evPartDone       = "response.content_part.done"
+	evTextDelta      = "response.output_text.delta"
+	evTextDone       = "response.output_text.done"
+	evReasoningDelta = "response.reasoning_text.delta"
+	evReasoningDone  = "response.reasoning_text.done"
+	evArgsDelta      = "response.function_call_arguments.delta"
+	evArgsDone       = "response.function_call_arguments.done"
+	evMCPArgsDone    = "response.mcp_call_arguments.done"
+	evMCPInProgress  = "response.mcp_call.in_progress"
+	evMCPCompleted   = "response.mcp_call.completed"
+	evMCPFailed      = "response.mcp_call.failed"
+	evError          = "error"
+)
+
+// ServerLabel is the server_label of an mcp_call item for a webhook tool,
+// which belongs to no MCP server: the proxy serves it itself.
+const ServerLabel = "toolstream"
+
+// Writer is where a streamed response goes, one SSE event at a time;
+// proxy's SSE writer implements it. A Writer that also has Hold and
+// Flush (loop.Batcher's) is held and flushed as the turn says.
+type Writer interface {
+	// WriteEvent writes one event: "event: <name>" and its JSON on one
+	// "data:" line.
+	WriteEvent(name string, data []byte) error
+	// Comment writes an SSE comment (": keepalive").
+	Comment(text string) error
+}
+
+// Options configure an [Encoder]. ID is required; the zero value of the
+// others is usable.
+type Options struct {
+	// ID is the response's id ("resp_…"); Created its created_at, in Unix
+	// seconds.
+	ID      string
+	Created int64
+	// NewID mints the output items' ids from a prefix ("msg_", "rs_",
+	// "fc_", "mcp_"); nil uses loop.NewID.
+	NewID func(prefix string) string
+	// Tools are the turn's server tools: an mcp_call item names its
+	// tool's MCP server, and the call of a tool that asks for approval
+	// shows its item once decided, after its mcp_approval_request.
+	Tools []toolhost.Tool
+	// Writer streams the response as events; nil collects it for
+	// [Encoder.Response].
+	Writer Writer
+	// Keep, when set, is called once a response finished (completed or
+	// incomplete), before the client can read its end, with what a
+	// stored response keeps: a client may continue it the moment it
+	// reads response.completed.
+	Keep func(Finished)
+}
+
+// Finished is a finished response as it is kept (store: true).
+type Finished struct {
+	// Response is the response object (JSON).
+	Response json.RawMessage
+	// Messages are the turn's assistant side as chat messages: the
+	// model's rounds as it wrote them, with tool calls and results.
+	Messages []json.RawMessage
+	// Items are the chat messages that stand for each output item, by
+	// item id: what takes an item's place when a client sends it back as
+	// input (an mcp_call or mcp_approval_request item) or names it in an
+	// item_reference.
+	Items map[string][]json.RawMessage
+}
+
+// Encoder turns a turn's events into a Responses API answer: the stream
+// of response.* events, or one response object. It is the loop.EventSink
+// of the route; one goroutine calls it, in order (see loop.EventSink).
+//
+// Output items follow the turn as it happened: reasoning, a message per
+// stretch of text between tool activity, an mcp_call per server-tool call
+// (display: events), a function_call per call of the client's own tools.
+// A call that waits for a person shows first as an mcp_approval_request
+// item, streamed only: a final output holding one would tell clients the
+// response still waits for their approval, which the Agents SDK answers
+// by failing the run; the mcp_call that follows carries its id in
+// approval_request_id.
+type Encoder struct {
+	req   *Request
+	opts  Options
+	tools map[string]toolhost.Tool
+	resp  Response
+
+	seq            int
+	started, ended bool
+	// slots are the output items by output index, nil while open.
+	slots []slot
+	// text and think are the open message and reasoning items.
+	text, think *textItem
+	// fcalls are the client's calls by their index in the turn, in the
+	// order they came (forder).
+	fcalls map[int]*clientCall
+	forder []int
+	// mcp are the server calls by call id.
+	mcp        map[string]*serverCall
+	finish     string
+	transcript []json.RawMessage
+	items      map[string][]json.RawMessage
+	buf        []byte
+}
+
+// slot is one output item; hidden ones are streamed but not part of the
+// final output.
+type slot struct {
+	item   json.RawMessage
+	hidden bool
+}
+
+type textItem struct {
+	id    string
+	index int
+	b     strings.Builder
+	// held is trailing blank space not sent yet (see [Encoder.Text]).
+	held string
+}
+
+type clientCall struct {
+	item  functionCallItem
+	index int
+	args  strings.Builder
+}
+
+type serverCall struct {
+	item     mcpCallItem
+	callID   string
+	index    int
+	shown    bool
+	finished bool
+}
+
+// NewEncoder returns the encoder of r's response.
+func NewEncoder(r *Request, opts Options) *Encoder {
+	if opts.NewID == nil {
+		opts.NewID = loop.NewID
+	}
+	e := &Encoder{req: r, opts: opts, tools: map[string]toolhost.Tool{}, resp: newResponse(r, opts.ID, opts.Created),
+		fcalls: map[int]*clientCall{}, mcp: map[string]*serverCall{}, items: map[string][]json.RawMessage{}}
+	for _, t := range opts.Tools {
+		e.tools[t.Name] = t
+	}
+	return e
+}
+
+// Text is visible assistant text: a delta of the open message, or of a
+// new one after other output. A message is a stretch of text without the
+// blank space around it — the line breaks a chat stream puts between
+// the model's text and its tool calls separate nothing once each stretch
+// is an item of its own — so leading blank space opens no item, and
+// trailing blank space waits for the text after it; a stretch of blank
+// space alone makes no item at all.
+func (e *Encoder) Text(s string) error {
+	if e.text == nil {
+		if s = strings.TrimLeftFunc(s, unicode.IsSpace); s == "" {
+			return nil
+		}
+	}
+	if err := e.begin(); err != nil {
+		return err
+	}
+	if err := e.closeThink(); err != nil {
+		return err
+	}
+	if e.text == nil {
+		t := &textItem{id: e.opts.NewID("msg_"), index: e.addSlot(false)}
+		e.text = t
+		item := messageItem{ID: t.id, Type: "message", Status: StatusInProgress, Role: "assistant", Content: []outputPart{}}
+		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: t.index, Item: item}); err != nil {
+			return err
+		}
+		if err := e.send(evPartAdded, &partEvent{Type: evPartAdded, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Part: outputText("")}); err != nil {
+			return err
+		}
+	}
+	t := e.text
+	body := strings.TrimRightFunc(s, unicode.IsSpace)
+	tail := s[len(body):]
+	if body == "" {
+		t.held += tail
+		return nil
+	}
+	if t.held != "" {
+		body = t.held + body
+	}
+	t.held = tail
+	t.b.WriteString(body)
+	return e.delta(evTextDelta, t.id, t.index, true, body)
+}
+
+// Reasoning is the model's reasoning: a delta of the open reasoning item,
+// or of a new one.
+func (e *Encoder) Reasoning(s string) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	if err := e.closeText(); err != nil {
+		return err
+	}
+	if e.think == nil {
+		t := &textItem{id: e.opts.NewID("rs_"), index: e.addSlot(false)}
+		e.think = t
+		item := reasoningItem{ID: t.id, Type: "reasoning", Summary: []any{}, Content: []reasoningPart{}}
+		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: t.index, Item: item}); err != nil {
+			return err
+		}
+		if err := e.send(evPartAdded, &partEvent{Type: evPartAdded, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Part: reasoningPart{Type: "reasoning_text"}}); err != nil {
+			return err
+		}
+	}
+	e.think.b.WriteString(s)
+	return e.delta(evReasoningDelta, e.think.id, e.think.index, true, s)
+}
+
+// ToolCall is a fragment of a call of the client's own tools: its first
+// opens a function_call item, the others add to its arguments.
+func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
+	if err := e.begin(); err != nil {
+		return err
+	}
+	c := e.fcalls[f.Index]
+	if c == nil {
+		if err := e.closeOpen(); err != nil {
+			return err
+		}
+		c = &clientCall{index: e.addSlot(false), item: functionCallItem{ID: e.opts.NewID("fc_"), Type: "function_call",
+			Status: StatusInProgress, CallID: f.ID, Name: f.Name}}
+		e.fcalls[f.Index] = c
+		e.forder = append(e.forder, f.Index)
+		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.item}); err != nil {
+			return err
+		}
+	}
+	if f.Arguments == "" {
+		return nil
+	}
+	c.args.WriteString(f.Arguments)
+	return e.delta(evArgsDelta, c.item.ID, c.index, false, f.Arguments)
+}
+
+// Finish is the turn's finish_reason: "length" and "content_filter" make
+// the response incomplete.
+func (e *Encoder) Finish(reason string) error {
+	e.finish = reason
+	return nil
+}
+
+// Usage is the turn's usage, summed over its rounds.
+func (e *Encoder) Usage(u json.RawMessage) error {
+	e.resp.Usage = usageOf(u)
+	return nil
+}
+
+// Keepalive is an SSE comment: the client's connection is alive while a
+// tool runs or an approval waits.
+func (e *Encoder) Keepalive() error {
+	if e.opts.Writer == nil {
+		return nil
+	}
+	if err := e.begin(); err != nil {
+		return err
+	}
+	return e.opts.Writer.Comment("keepalive")
+}
+
+// Transcript takes the turn's rounds as the model wrote them (see
+// loop.Transcriber): the stored conversation continues from them.
+func (e *Encoder) Transcript(msgs []json.RawMessage) { e.transcript = msgs }
+
+// Done ends a turn that finished: the open items are closed, the response
+// is kept (Options.Keep), and response.completed — or
+// response.incomplete — ends the stream with the whole response.
+func (e *Encoder) Done() error {
+	if e.ended {
+		return nil
+	}
+	if err := e.begin(); err != nil {
+		return err
+	}
+	if err := e.closeOpen(); err != nil {
+		return err
+	}
+	if err := e.closeCalls(); err != nil {
+		return err
+	}
+	e.ended = true
+	typ := evCompleted
+	e.resp.Status = StatusCompleted
+	switch e.finish {
+	case "length":
+		typ, e.resp.Status = evIncomplete, StatusIncomplete
+		e.resp.IncompleteDetails = &IncompleteDetails{Reason: "max_output_tokens"}
+	case "content_filter":
+		typ, e.resp.Status = evIncomplete, StatusIncomplete
+		e.resp.IncompleteDetails = &IncompleteDetails{Reason: "content_filter"}
+	}
+	e.resp.Output = e.output()
+	if e.opts.Keep != nil {
+		if err := e.keep(); err != nil {
+			return err
+		}
+	}
+	return e.send(typ, &responseEvent{Type: typ, Seq: e.next(), Response: &e.resp})
+}
+
+// Fail ends a stream that started with the turn's failure:
+// response.failed, then an error event, and no response.completed — a
+// cut response never looks complete. code is OpenAI's error code (or
+// type) for it.
+func (e *Encoder) Fail(code, message string) error {
+	if e.ended {
+		return nil
+	}
+	if err := e.begin(); err != nil {
+		return err
+	}
+	e.ended = true
+	e.resp.Status = StatusFailed
+	e.resp.Error = &ResponseError{Code: code, Message: message}
+	if err := e.cutOpen(); err != nil {
+		return err
+	}
+	e.resp.Output = e.output()
+	if err := e.send(evFailed, &responseEvent{Type: evFailed, Seq: e.next(), Response: &e.resp}); err != nil {
+		return err
+	}
+	ev := &errorEvent{Type: evError, Seq: e.next(), Message: message}
+	if code != "" {
+		ev.Code = &code
+	}
+	return e.send(evError, ev)
+}
+
+// Response returns the response object as it stands: once Done was
+// called, the whole answer of a request that did not stream.
+func (e *Encoder) Response() ([]byte, error) {
+	if !e.ended {
+		e.resp.Output = e.output()
+	}
+	return marshal(&e.resp)
+}
+
+// Hold turns holding on or off, when the Writer holds (loop.Batcher).
+func (e *Encoder) Hold(on bool) error {
+	if h, ok := e.opts.Writer.(interface{ Hold(bool) error }); ok {
+		return h.Hold(on)
+	}
+	return nil
+}
+
+// Flush writes out what the Writer holds.
+func (e *Encoder) Flush() error {
+	if f, ok := e.opts.Writer.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
+var _ loop.EventSink = (*Encoder)(nil)
+var _ loop.Transcriber = (*Encoder)(nil)

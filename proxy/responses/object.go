@@ -1,0 +1,221 @@
+package responses
+
+import (
+	"encoding/json"
+
+	"github.com/valyala/fastjson"
+)
+
+// Response statuses.
+const (
+	StatusInProgress = "in_progress"
+	StatusCompleted  = "completed"
+	StatusIncomplete = "incomplete"
+	StatusFailed     = "failed"
+)
+
+// Response is the response object: the whole answer of a request that did
+// not stream, and the "response" of response.created, response.completed
+// and the other response.* events. Every field OpenAI documents is
+// written, null where it has no value, since SDKs read them without
+// checking (the openai SDK's output_text, the Agents SDK's usage).
+type Response struct {
+	ID                 string             `json:"id"`
+	Object             string             `json:"object"`
+	CreatedAt          int64              `json:"created_at"`
+	Status             string             `json:"status"`
+	Background         bool               `json:"background"`
+	Error              *ResponseError     `json:"error"`
+	IncompleteDetails  *IncompleteDetails `json:"incomplete_details"`
+	Instructions       *string            `json:"instructions"`
+	MaxOutputTokens    *int               `json:"max_output_tokens"`
+	MaxToolCalls       *int               `json:"max_tool_calls"`
+	Model              string             `json:"model"`
+	Output             []json.RawMessage  `json:"output"`
+	ParallelToolCalls  bool               `json:"parallel_tool_calls"`
+	PreviousResponseID *string            `json:"previous_response_id"`
+	Reasoning          json.RawMessage    `json:"reasoning"`
+	ServiceTier        string             `json:"service_tier"`
+	Store              bool               `json:"store"`
+	Temperature        json.RawMessage    `json:"temperature"`
+	Text               json.RawMessage    `json:"text"`
+	ToolChoice         json.RawMessage    `json:"tool_choice"`
+	Tools              json.RawMessage    `json:"tools"`
+	TopP               json.RawMessage    `json:"top_p"`
+	Truncation         string             `json:"truncation"`
+	Usage              *Usage             `json:"usage"`
+	User               *string            `json:"user"`
+	Metadata           json.RawMessage    `json:"metadata"`
+}
+
+// ResponseError is why a response failed (status "failed").
+type ResponseError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// IncompleteDetails says why a response is incomplete: "max_output_tokens"
+// (the upstream stopped at max_tokens, finish_reason "length") or
+// "content_filter".
+type IncompleteDetails struct {
+	Reason string `json:"reason"`
+}
+
+// Usage is a response's token usage, summed over the turn's rounds.
+type Usage struct {
+	InputTokens         int          `json:"input_tokens"`
+	InputTokensDetails  InputDetails `json:"input_tokens_details"`
+	OutputTokens        int          `json:"output_tokens"`
+	OutputTokensDetails OutputDetail `json:"output_tokens_details"`
+	TotalTokens         int          `json:"total_tokens"`
+}
+
+// InputDetails break input tokens down.
+type InputDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// OutputDetail breaks output tokens down.
+type OutputDetail struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+// usageOf reads a chat completion's usage object (prompt_tokens,
+// completion_tokens, total_tokens and their details) as a Response's.
+// What it cannot read counts as zero.
+func usageOf(raw json.RawMessage) *Usage {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(raw)
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return nil
+	}
+	u := &Usage{
+		InputTokens:         v.GetInt("prompt_tokens"),
+		OutputTokens:        v.GetInt("completion_tokens"),
+		TotalTokens:         v.GetInt("total_tokens"),
+		InputTokensDetails:  InputDetails{CachedTokens: v.GetInt("prompt_tokens_details", "cached_tokens")},
+		OutputTokensDetails: OutputDetail{ReasoningTokens: v.GetInt("completion_tokens_details", "reasoning_tokens")},
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.InputTokens + u.OutputTokens
+	}
+	return u
+}
+
+// newResponse is the response object of r before anything happened:
+// in progress, no output, no usage; what the request did not set reads as
+// OpenAI's defaults.
+func newResponse(r *Request, id string, created int64) Response {
+	resp := Response{
+		ID: id, Object: "response", CreatedAt: created, Status: StatusInProgress,
+		Model: r.Model, Output: []json.RawMessage{}, ParallelToolCalls: true,
+		Reasoning: r.Echo.Reasoning, ServiceTier: "default", Store: r.Store,
+		Temperature: or(r.Echo.Temperature, "1"), TopP: or(r.Echo.TopP, "1"),
+		Text:       or(r.Echo.Text, `{"format":{"type":"text"}}`),
+		ToolChoice: or(r.Echo.ToolChoice, `"auto"`), Tools: or(r.Echo.Tools, "[]"),
+		Truncation: "disabled", Metadata: or(r.Metadata, "{}"),
+	}
+	if resp.Reasoning == nil {
+		resp.Reasoning = json.RawMessage(`{"effort":null,"summary":null}`)
+	}
+	if r.Instructions != "" {
+		resp.Instructions = &r.Instructions
+	}
+	if r.Echo.MaxOutputTokens > 0 {
+		n := r.Echo.MaxOutputTokens
+		resp.MaxOutputTokens = &n
+	}
+	if r.Echo.ParallelToolCalls != nil {
+		resp.ParallelToolCalls = *r.Echo.ParallelToolCalls
+	}
+	if r.PreviousResponseID != "" {
+		resp.PreviousResponseID = &r.PreviousResponseID
+	}
+	if r.User != "" {
+		resp.User = &r.User
+	}
+	return resp
+}
+
+func or(raw json.RawMessage, def string) json.RawMessage {
+	if raw == nil {
+		return json.RawMessage(def)
+	}
+	return raw
+}
+
+// The output items, as the Responses API writes them.
+
+// messageItem is an assistant message: one stretch of text.
+type messageItem struct {
+	ID      string       `json:"id"`
+	Type    string       `json:"type"`
+	Status  string       `json:"status"`
+	Role    string       `json:"role"`
+	Content []outputPart `json:"content"`
+}
+
+// outputPart is an output_text content part. Annotations and Logprobs
+// are always written, as empty lists: SDKs map over them.
+type outputPart struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	Annotations []any  `json:"annotations"`
+	Logprobs    []any  `json:"logprobs"`
+}
+
+// outputText is an output_text part holding text.
+func outputText(text string) outputPart {
+	return outputPart{Type: "output_text", Text: text, Annotations: []any{}, Logprobs: []any{}}
+}
+
+// reasoningPart is a reasoning_text content part.
+type reasoningPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// reasoningItem is the model's reasoning, as reasoning_text. Summary is
+// always a list: the Agents SDK maps over it.
+type reasoningItem struct {
+	ID      string          `json:"id"`
+	Type    string          `json:"type"`
+	Summary []any           `json:"summary"`
+	Content []reasoningPart `json:"content"`
+}
+
+// functionCallItem is a call of one of the client's own tools: the client
+// runs it and sends a function_call_output with its call_id.
+type functionCallItem struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// mcpCallItem is a server-tool call toolstream ran. Output is the whole
+// result; Error says why it failed ("CODE: message"). ApprovalRequestID
+// names the mcp_approval_request the call waited on, if any.
+type mcpCallItem struct {
+	ID                string  `json:"id"`
+	Type              string  `json:"type"`
+	Status            string  `json:"status"`
+	ServerLabel       string  `json:"server_label"`
+	Name              string  `json:"name"`
+	Arguments         string  `json:"arguments"`
+	Output            *string `json:"output"`
+	Error             *string `json:"error"`
+	ApprovalRequestID *string `json:"approval_request_id"`
+}
+
+// approvalItem shows a server-tool call waiting for a person's decision,
+// made through /v1/actions; its id is the action's.
+type approvalItem struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	ServerLabel string `json:"server_label"`
+	Name        string `json:"name"`
+	Arguments   string `json:"arguments"`
+}
