@@ -295,4 +295,3 @@ func (s *Server) now() time.Time {
 	}
 	return time.Now()
 }
-
