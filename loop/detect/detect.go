@@ -3,15 +3,16 @@
 // text that is safe to show, and reports each call as soon as its block closes.
 //
 // One [Detector] serves one round of one turn. It is an explicit state
-// machine: scan.go for prose, <think> and code fences; block.go for a block
-// being read; balance.go for blocks that end at a balancing bracket;
-// fence.go for fence lines; trail.go for a wrapper's close after a block;
-// one body parser per format and dialect, and one file per variant that
-// other servers accept (hermeswrap.go, toolxml.go, functag.go,
-// functools.go, trbracket.go). The marker formats and the
-// dialects with a distinctive marker are always looked for; json only when
-// it is the taught format; llama3_json and pythonic (which have no marker)
-// only when taught or under Auto, and only where a line starts.
+// machine: scan.go for prose, <think> and code fences; markers.go for the
+// opening markers looked for in prose; block.go for a block being read;
+// balance.go for blocks that end at a balancing bracket; fence.go for
+// fence lines; trail.go for a wrapper's close after a block; one body
+// parser per format and dialect, and one file per variant that other
+// servers accept (hermeswrap.go, toolxml.go, functag.go, functools.go,
+// trbracket.go). The marker formats and the dialects with a distinctive
+// marker are always looked for; json only when it is the taught format;
+// llama3_json and pythonic (which have no marker) only when taught or
+// under Auto, and only where a line starts.
 //
 // # What is held back
 //
@@ -89,7 +90,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -192,7 +192,7 @@ type Detector struct {
 	pythonic  bool         // a '[' starting a line may open a pythonic call list
 	functools bool         // FireFunction's functools[…] is looked for (functools.go)
 	markers   *markerTable // the markers looked for (see markersFor)
-	spec      *[256]bool   // bytes that need a look in prose (see scanText)
+	spec      *specTable   // bytes that need a look in prose (see scanText)
 
 	// rescan is text already fed that must be scanned again before the
 	// rest of the window: a rejected block's body (reject), or bytes read
@@ -251,7 +251,10 @@ func New(opts Options) *Detector {
 	if d.max <= 0 {
 		d.max = defaultMaxBlockBytes
 	}
-	if d.json || d.llama3 {
+	switch {
+	case d.functools:
+		d.spec = &specialBraceNL
+	case d.json || d.llama3:
 		d.spec = &specialBrace
 	}
 	return d
@@ -268,8 +271,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.calls = nil
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
-	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) &&
-		(!d.functools || !d.mayStartLine(text) || functoolsTail(text, 0, d.lead) < 0) {
+	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
 		d.lead = leadAfter(d.lead, text)
 		d.shown(text)
 		return text, nil
@@ -290,22 +292,30 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	return d.output(false), d.calls
 }
 
-// mayStartLine reports whether a suffix of s may be where a line starts:
-// the text before it ended where one does, or s holds a line break. Most
-// pieces of prose do neither, and skip the functools check (functools.go).
-func (d *Detector) mayStartLine(s string) bool {
-	return d.lead >= 0 || strings.IndexByte(s, '\n') >= 0
-}
-
 // plain reports whether s holds no byte that could open a marker, fence or
-// bracket, and ends on a whole rune.
+// bracket, ends on a whole rune and, where functools[…] is looked for,
+// does not end in a prefix of the word where a line starts. The one pass
+// over s also sees its line breaks, so that last check is skipped in a
+// piece no line starts in, most pieces of prose.
 func (d *Detector) plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if d.spec[s[i]] {
+	t := d.spec
+	var f uint8
+	i := 0
+	// Eight bytes a round: this loop is most of the cost of prose.
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		f |= t[b[0]] | t[b[1]] | t[b[2]] | t[b[3]] | t[b[4]] | t[b[5]] | t[b[6]] | t[b[7]]
+		if f&specOpen != 0 {
 			return false
 		}
 	}
-	return incompleteRune(s) == 0
+	for ; i < len(s); i++ {
+		f |= t[s[i]]
+	}
+	if f&specOpen != 0 || incompleteRune(s) != 0 {
+		return false
+	}
+	return !d.functools || f&specNL == 0 && d.lead < 0 || functoolsTail(s, 0, d.lead) < 0
 }
 
 // End is called once when the round's stream is over: held-back text is
