@@ -60,8 +60,12 @@ func (d *Detector) openMarker(syn *syntax, prefix, open string, fence, lead int)
 // openJSONFence starts a json block in a fence whose opening line and blank
 // lines are prefix.
 func (d *Detector) openJSONFence(prefix string, fence int, ch byte) {
+	syn := &synJSON
+	if !d.json {
+		syn = &synJSONFenced // auto: known tools only
+	}
 	d.st = stBlock
-	d.blk = block{syn: &synJSON, kind: kJSONFence, fence: fence, fch: ch, bodyStart: len(prefix), pre: -1}
+	d.blk = block{syn: syn, kind: kJSONFence, fence: fence, fch: ch, bodyStart: len(prefix), pre: -1}
 	d.blk.fl = fenceLine{n: fence, ch: ch}
 	d.block = append(d.block[:0], prefix...)
 }
@@ -94,6 +98,11 @@ func (d *Detector) scanBlock(w string, p int) int {
 				cand = string(d.block[b.pre:]) + s
 			}
 			res, at := b.syn.start(cand)
+			if res == startNo && b.syn.alt != nil {
+				b.syn = b.syn.alt
+				b.bal = balancer{kind: b.syn.bal, phase: phCount}
+				res, at = b.syn.start(cand)
+			}
 			if res == startNo && d.strictBody() {
 				res = startOK
 			}

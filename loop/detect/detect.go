@@ -10,9 +10,10 @@
 // parser per format and dialect, and one file per variant that other
 // servers accept (hermeswrap.go, toolxml.go, functag.go, functools.go,
 // trbracket.go). The marker formats and the dialects with a distinctive
-// marker are always looked for; json only when it is the taught format;
-// llama3_json and pythonic (which have no marker) only when taught or
-// under Auto, and only where a line starts.
+// marker are always looked for; json when it is the taught format, and
+// under Auto for known tools (autojson.go); llama3_json and pythonic
+// (which have no marker) only when taught or under Auto, and only where a
+// line starts.
 //
 // # What is held back
 //
@@ -28,9 +29,9 @@
 //   - an incomplete UTF-8 sequence at the end of a piece;
 //   - the blank run right after a removed block, until the next non-blank
 //     byte shows how many of its line breaks may go (blank.go);
-//   - in json mode, an object whose first key is a call's (name,
-//     tool_calls, function, type, id, arguments or parameters), up to its
-//     balancing brace.
+//   - in json mode (and under Auto where a line starts), an object whose
+//     first key is a call's (name, tool_calls, function, type, id,
+//     arguments or parameters), up to its balancing brace.
 //
 // A block is held from its opening marker (or fence) until it closes, then
 // reported as calls or, when rule 6 leaves it to the prose, released as
@@ -98,7 +99,8 @@ import (
 type Format string
 
 // The text formats of docs/tool-calls.md. The marker formats (XML, ToolRequest,
-// Hermes) are detected in every mode; JSON only when it is the taught format.
+// Hermes) are detected in every mode; JSON when it is the taught format,
+// and under Auto for known tools.
 const (
 	XML         Format = "xml"
 	ToolRequest Format = "tool_request"
@@ -191,6 +193,7 @@ type Detector struct {
 	llama3    bool         // a '{' starting a line may open a llama3_json call
 	pythonic  bool         // a '[' starting a line may open a pythonic call list
 	functools bool         // FireFunction's functools[…] is looked for (functools.go)
+	autoJSON  bool         // auto: json's fenced and bare calls of known tools (autojson.go)
 	markers   *markerTable // the markers looked for (see markersFor)
 	spec      *specTable   // bytes that need a look in prose (see scanText)
 
@@ -241,6 +244,7 @@ func New(opts Options) *Detector {
 		llama3:    t == Llama3JSON || t == Auto,
 		pythonic:  t == Pythonic || t == Auto,
 		functools: t == JSON || t == Auto,
+		autoJSON:  t == Auto,
 		markers:   markerSets[t],
 		spec:      &specialText,
 		lead:      0, // the stream starts at the start of a line

@@ -15,9 +15,10 @@ import "strings"
 // while that is in the same window; a piece ending in a prefix of the
 // word at the start of a line is held (at most 9 bytes) until the next
 // piece shows what follows. (Held anywhere, "of" and "if" at the end of
-// half the pieces of prose cost the fast path.) Outside json
-// a call is taken only for a tool the turn can run (rule 6); a list that is
-// not a call stays text, byte for byte.
+// half the pieces of prose cost the fast path.) Under auto a list is
+// taken only when every name in it is a tool the turn can run, as json's
+// bare lists are (autojson.go); a list that is not a call stays text,
+// byte for byte.
 
 const functools = "functools"
 
@@ -90,6 +91,10 @@ func init() {
 func (d *Detector) openFunctools(w string, p, i int) int {
 	j := i - len(functools)
 	d.emit(w[p:j])
-	d.openMarker(&synFunctools, functools, functools, 0, d.leadAt(w, j))
+	syn := &synFunctools
+	if !d.json {
+		syn = &synFunctoolsAuto // known tools only (autojson.go)
+	}
+	d.openMarker(syn, functools, functools, 0, d.leadAt(w, j))
 	return i
 }

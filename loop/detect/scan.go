@@ -183,8 +183,12 @@ func (d *Detector) openBracket(w string, p, i int) int {
 	syn := &synJSONBare
 	switch {
 	case d.json:
+	case w[i] == '{' && d.autoJSON:
+		syn = &synLlama3Auto
 	case w[i] == '{':
 		syn = &synLlama3
+	case d.autoJSON:
+		syn = &synPythonicAuto
 	default:
 		syn = &synPythonic
 	}
@@ -272,11 +276,11 @@ func (d *Detector) fenceOpen(w string, i int) (q int, res int) {
 			d.blk.fch = ch
 			return i + end, fenceBlock
 		}
-		if c == '[' && d.json {
+		if c == '[' && (d.json || d.autoJSON) {
 			d.openJSONFence(s[:b], ticks, ch)
 			return i + b, fenceBlock
 		}
-	case c == '{' && d.json:
+	case c == '{' && (d.json || d.autoJSON):
 		d.openJSONFence(s[:b], ticks, ch)
 		return i + b, fenceBlock
 	}
