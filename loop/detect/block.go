@@ -319,19 +319,42 @@ func (d *Detector) overflow(w string, p int) int {
 	return p
 }
 
-// scanDrop drops an oversize block up to its close.
+// scanDrop drops an oversize block up to its close. The blank space (and
+// ';') a llama3_json run reads after an object, to see whether another
+// is joined to it, is not the block's: it is kept in d.block and shown
+// when the run ends, as it is after a run that was not dropped.
 func (d *Detector) scanDrop(w string, p int) int {
 	b := &d.blk
 	n, closed := b.scan(w[p:], 0)
+	if b.kind == kBalanced && b.bal.kind == balLlama3 {
+		d.keepTail(w[p : p+n])
+	}
 	if !closed {
 		return len(w)
 	}
 	d.st = stText
+	d.emitBytes(d.block)
+	d.block = d.block[:0]
 	if b.kind != kJSONFence && b.fence > 0 { // consume the closing fence too
 		d.st, b.dropped, b.closeEnd = stTail, true, 0
 		b.fl = fenceLine{n: b.fence, ch: b.fch, strict: true}
 	}
 	return p + n
+}
+
+// keepTail keeps the bytes a dropped llama3_json run has read after its
+// last object, s being the bytes it read last: bal.tail of them, which
+// go back into earlier pieces only when no object ended in s.
+func (d *Detector) keepTail(s string) {
+	z := &d.blk.bal
+	switch {
+	case z.phase != phTail && z.phase != phSemi:
+		d.block = d.block[:0]
+	case z.tail <= len(s):
+		d.block = append(d.block[:0], s[len(s)-z.tail:]...)
+	default:
+		d.block = append(d.block, s...)
+	}
 }
 
 // closeBlock parses a closed block. A fenced marker block waits for its

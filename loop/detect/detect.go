@@ -348,6 +348,8 @@ func (d *Detector) End() (visible string, calls []Call) {
 			d.endBlock()
 		case stTail:
 			d.endTail()
+		case stDrop:
+			d.emitBytes(d.block) // a dropped llama3_json run's tail (keepTail)
 		}
 		if d.rescan == "" {
 			break
