@@ -101,7 +101,13 @@ func (d *Detector) scanBlock(w string, p int) int {
 			if res == startNo && b.syn.alt != nil {
 				b.syn = b.syn.alt
 				b.bal = balancer{kind: b.syn.bal, phase: phCount}
-				res, at = b.syn.start(cand)
+				r, a := b.syn.start(cand)
+				if r == startNo {
+					// Neither: the bytes the first read as its own
+					// are prose, as they were before it had an alt.
+					a = max(a, at)
+				}
+				res, at = r, a
 			}
 			if res == startNo && d.strictBody() {
 				res = startOK
