@@ -5,15 +5,15 @@
 // One [Detector] serves one round of one turn. It is an explicit state
 // machine: scan.go for prose, <think> and code fences; markers.go for the
 // opening markers looked for in prose; block.go for a block being read;
-// balance.go for blocks that end at a balancing bracket; fence.go for
-// fence lines; trail.go for a wrapper's close after a block; one body
-// parser per format and dialect, and one file per variant that other
-// servers accept (hermeswrap.go, toolxml.go, functag.go, functools.go,
-// trbracket.go). The marker formats and the dialects with a distinctive
-// marker are always looked for; json when it is the taught format, and
-// under Auto for known tools (autojson.go); llama3_json and pythonic
-// (which have no marker) only when taught or under Auto, and only where a
-// line starts.
+// drop.go for one over the size limit; balance.go for blocks that end at
+// a balancing bracket; fence.go for fence lines; trail.go for a wrapper's
+// close after a block; one body parser per format and dialect, and one
+// file per variant that other servers accept (hermeswrap.go, toolxml.go,
+// functag.go, functools.go, trbracket.go). The marker formats and the
+// dialects with a distinctive marker are always looked for; json when it
+// is the taught format, and under Auto for known tools (autojson.go);
+// llama3_json and pythonic (which have no marker) only when taught or
+// under Auto, and only where a line starts.
 //
 // # What is held back
 //
