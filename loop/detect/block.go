@@ -2,7 +2,6 @@ package detect
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
@@ -60,8 +59,12 @@ func (d *Detector) openMarker(syn *syntax, prefix, open string, fence, lead int)
 // openJSONFence starts a json block in a fence whose opening line and blank
 // lines are prefix.
 func (d *Detector) openJSONFence(prefix string, fence int, ch byte) {
+	syn := &synJSON
+	if !d.json {
+		syn = &synJSONFenced // auto: known tools only
+	}
 	d.st = stBlock
-	d.blk = block{syn: &synJSON, kind: kJSONFence, fence: fence, fch: ch, bodyStart: len(prefix), pre: -1}
+	d.blk = block{syn: syn, kind: kJSONFence, fence: fence, fch: ch, bodyStart: len(prefix), pre: -1}
 	d.blk.fl = fenceLine{n: fence, ch: ch}
 	d.block = append(d.block[:0], prefix...)
 }
@@ -94,6 +97,17 @@ func (d *Detector) scanBlock(w string, p int) int {
 				cand = string(d.block[b.pre:]) + s
 			}
 			res, at := b.syn.start(cand)
+			if res == startNo && b.syn.alt != nil {
+				b.syn = b.syn.alt
+				b.bal = balancer{kind: b.syn.bal, phase: phCount}
+				r, a := b.syn.start(cand)
+				if r == startNo {
+					// Neither: the bytes the first read as its own
+					// are prose, as they were before it had an alt.
+					a = max(a, at)
+				}
+				res, at = r, a
+			}
 			if res == startNo && d.strictBody() {
 				res = startOK
 			}
@@ -274,55 +288,6 @@ func (d *Detector) lineAt(w string, p, n int, ch byte) fenceLine {
 		f.st, f.spaces = flIndent, lead
 	}
 	return f
-}
-
-// overflow handles a block that passes MaxBlockBytes (the byte at w[p] is
-// one too many). A block that would be taken is reported now with
-// ErrTooLarge, and the rest of it is dropped (stDrop) up to its closing
-// marker, or the end of the stream. A block that would not be taken (a
-// format not taught, naming no known tool) is released as text, and
-// scanning goes on at w[p].
-func (d *Detector) overflow(w string, p int) int {
-	b := &d.blk
-	var pr parsed
-	if len(d.block) > b.bodyStart {
-		pr = b.syn.sniff(string(d.block[b.bodyStart:]))
-	}
-	pr.err = fmt.Errorf("%w: more than %d bytes", ErrTooLarge, d.max)
-	calls := d.decide(b.syn, pr)
-	if calls == nil {
-		d.emitBytes(d.block)
-		d.block = d.block[:0]
-		d.st = stText
-		if b.fence > 0 {
-			d.st, d.fl = stFence, d.lineAt(w, p, b.fence, b.fch)
-		}
-		return p
-	}
-	calls[0].Raw = string(d.block[:min(len(d.block), d.max)])
-	d.calls = append(d.calls, calls...)
-	d.cut()
-	d.block = d.block[:0]
-	d.st = stDrop
-	// A dropped block runs to its close: its own marker again is just
-	// more of it.
-	b.openFail, b.mo, b.restart = nil, 0, 0
-	return p
-}
-
-// scanDrop drops an oversize block up to its close.
-func (d *Detector) scanDrop(w string, p int) int {
-	b := &d.blk
-	n, closed := b.scan(w[p:], 0)
-	if !closed {
-		return len(w)
-	}
-	d.st = stText
-	if b.kind != kJSONFence && b.fence > 0 { // consume the closing fence too
-		d.st, b.dropped, b.closeEnd = stTail, true, 0
-		b.fl = fenceLine{n: b.fence, ch: b.fch, strict: true}
-	}
-	return p + n
 }
 
 // closeBlock parses a closed block. A fenced marker block waits for its

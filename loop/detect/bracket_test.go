@@ -181,6 +181,16 @@ func TestLlama3JSON(t *testing.T) {
 			steps: []step{feed("{\"a\": 1}\n{x}\n", "{\"a\": 1}\n{x}\n"), end("")},
 		},
 		{
+			// The blank space read after the run, to see whether ';'
+			// joins another object, is shown as after a run not dropped.
+			name: "too large: the blank after the run is kept",
+			opts: detect.Options{Taught: detect.Llama3JSON, Known: known, MaxBlockBytes: 30},
+			steps: []step{
+				feed(two+"  ok", "  ok", errCall(detect.Llama3JSON, "search", two[:30], detect.ErrTooLarge)),
+				end(""),
+			},
+		},
+		{
 			name:  "not looked for when hermes is taught",
 			opts:  hermesTaught,
 			steps: []step{feed(one+"\n"+tagged, one+"\n"+tagged), end("")},

@@ -116,6 +116,9 @@ func parseDeepSeekCall(body string) parsed {
 func deepSeekCall(s string) (Call, string, error) {
 	name, args, ok := deepSeekHead(s)
 	if !ok {
+		if t := strings.TrimSpace(s); name == "" && isToolName(t) {
+			name = t // a name without its separator and arguments
+		}
 		return Call{}, name, malformed("expected NAME<｜tool▁sep｜>{…} or function<｜tool▁sep｜>NAME, got %s", excerpt(strings.TrimSpace(s)))
 	}
 	a, err := jsonArguments(args)

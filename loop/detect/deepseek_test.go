@@ -184,7 +184,7 @@ func TestDeepSeekErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, block, wantName string
 	}{
-		{"no separator", dsB + dsCB + "search" + dsCE + dsE, ""},
+		{"no separator", dsB + dsCB + "search" + dsCE + dsE, "search"},
 		{"arguments not an object", dsB + dsCB + "search" + dsSep + `[1]` + dsCE + dsE, "search"},
 		{"arguments not JSON", dsB + dsCB + "search" + dsSep + `{"q" ]}` + dsCE + dsE, "search"},
 		{"second call broken", dsB + dsCB + "search" + dsSep + `{}` + dsCE + dsCB + "get_weather" + dsSep + "}{" + dsCE + dsE, "search"},

@@ -3,15 +3,17 @@
 // text that is safe to show, and reports each call as soon as its block closes.
 //
 // One [Detector] serves one round of one turn. It is an explicit state
-// machine: scan.go for prose, <think> and code fences; block.go for a block
-// being read; balance.go for blocks that end at a balancing bracket;
-// fence.go for fence lines; trail.go for a wrapper's close after a block;
-// one body parser per format and dialect, and one file per variant that
-// other servers accept (hermeswrap.go, toolxml.go, functag.go,
-// functools.go, trbracket.go). The marker formats and the
-// dialects with a distinctive marker are always looked for; json only when
-// it is the taught format; llama3_json and pythonic (which have no marker)
-// only when taught or under Auto, and only where a line starts.
+// machine: scan.go for prose, <think> and code fences; markers.go for the
+// opening markers looked for in prose; block.go for a block being read;
+// drop.go for one over the size limit; balance.go for blocks that end at
+// a balancing bracket; fence.go for fence lines; trail.go for a wrapper's
+// close after a block; one body parser per format and dialect, and one
+// file per variant that other servers accept (hermeswrap.go, toolxml.go,
+// functag.go, functools.go, trbracket.go). The marker formats and the
+// dialects with a distinctive marker are always looked for; json when it
+// is the taught format, and under Auto for known tools (autojson.go);
+// llama3_json and pythonic (which have no marker) only when taught or
+// under Auto, and only where a line starts.
 //
 // # What is held back
 //
@@ -27,9 +29,9 @@
 //   - an incomplete UTF-8 sequence at the end of a piece;
 //   - the blank run right after a removed block, until the next non-blank
 //     byte shows how many of its line breaks may go (blank.go);
-//   - in json mode, an object whose first key is a call's (name,
-//     tool_calls, function, type, id, arguments or parameters), up to its
-//     balancing brace.
+//   - in json mode (and under Auto where a line starts), an object whose
+//     first key is a call's (name, tool_calls, function, type, id,
+//     arguments or parameters), up to its balancing brace.
 //
 // A block is held from its opening marker (or fence) until it closes, then
 // reported as calls or, when rule 6 leaves it to the prose, released as
@@ -89,7 +91,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -98,7 +99,8 @@ import (
 type Format string
 
 // The text formats of docs/tool-calls.md. The marker formats (XML, ToolRequest,
-// Hermes) are detected in every mode; JSON only when it is the taught format.
+// Hermes) are detected in every mode; JSON when it is the taught format,
+// and under Auto for known tools.
 const (
 	XML         Format = "xml"
 	ToolRequest Format = "tool_request"
@@ -199,8 +201,9 @@ type Detector struct {
 	llama3    bool         // a '{' starting a line may open a llama3_json call
 	pythonic  bool         // a '[' starting a line may open a pythonic call list
 	functools bool         // FireFunction's functools[…] is looked for (functools.go)
+	autoJSON  bool         // auto: json's fenced and bare calls of known tools (autojson.go)
 	markers   *markerTable // the markers looked for (see markersFor)
-	spec      *[256]bool   // bytes that need a look in prose (see scanText)
+	spec      *specTable   // bytes that need a look in prose (see scanText)
 
 	// rescan is text already fed that must be scanned again before the
 	// rest of the window: a rejected block's body (reject), or bytes read
@@ -249,6 +252,7 @@ func New(opts Options) *Detector {
 		llama3:    t == Llama3JSON || t == Auto,
 		pythonic:  t == Pythonic || t == Auto,
 		functools: t == JSON || t == Auto,
+		autoJSON:  t == Auto,
 		markers:   markerSets[t],
 		spec:      &specialText,
 		lead:      0, // the stream starts at the start of a line
@@ -259,7 +263,10 @@ func New(opts Options) *Detector {
 	if d.max <= 0 {
 		d.max = defaultMaxBlockBytes
 	}
-	if d.json || d.llama3 {
+	switch {
+	case d.functools:
+		d.spec = &specialBraceNL
+	case d.json || d.llama3:
 		d.spec = &specialBrace
 	}
 	if opts.Joined {
@@ -279,8 +286,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.calls = nil
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
-	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) &&
-		(!d.functools || !d.mayStartLine(text) || functoolsTail(text, 0, d.lead) < 0) {
+	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
 		d.lead = leadAfter(d.lead, text)
 		d.shown(text)
 		return text, nil
@@ -301,22 +307,30 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	return d.output(false), d.calls
 }
 
-// mayStartLine reports whether a suffix of s may be where a line starts:
-// the text before it ended where one does, or s holds a line break. Most
-// pieces of prose do neither, and skip the functools check (functools.go).
-func (d *Detector) mayStartLine(s string) bool {
-	return d.lead >= 0 || strings.IndexByte(s, '\n') >= 0
-}
-
 // plain reports whether s holds no byte that could open a marker, fence or
-// bracket, and ends on a whole rune.
+// bracket, ends on a whole rune and, where functools[…] is looked for,
+// does not end in a prefix of the word where a line starts. The one pass
+// over s also sees its line breaks, so that last check is skipped in a
+// piece no line starts in, most pieces of prose.
 func (d *Detector) plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if d.spec[s[i]] {
+	t := d.spec
+	var f uint8
+	i := 0
+	// Eight bytes a round: this loop is most of the cost of prose.
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		f |= t[b[0]] | t[b[1]] | t[b[2]] | t[b[3]] | t[b[4]] | t[b[5]] | t[b[6]] | t[b[7]]
+		if f&specOpen != 0 {
 			return false
 		}
 	}
-	return incompleteRune(s) == 0
+	for ; i < len(s); i++ {
+		f |= t[s[i]]
+	}
+	if f&specOpen != 0 || incompleteRune(s) != 0 {
+		return false
+	}
+	return !d.functools || f&specNL == 0 && d.lead < 0 || functoolsTail(s, 0, d.lead) < 0
 }
 
 // End is called once when the round's stream is over: held-back text is
@@ -345,6 +359,8 @@ func (d *Detector) End() (visible string, calls []Call) {
 			d.endBlock()
 		case stTail:
 			d.endTail()
+		case stDrop:
+			d.emitBytes(d.block) // a dropped llama3_json run's tail (keepTail)
 		}
 		if d.rescan == "" {
 			break

@@ -74,7 +74,7 @@ var cmpCalls = cmp.Options{
 
 // runSteps runs a table, then checks that the same input fed whole, a byte
 // at a time and cut in two at every byte gives the same visible text and
-// calls (rule 5).
+// calls (rule 5), and that auto gives them too (autotable_test.go).
 func runSteps(t *testing.T, cases []stepCase) {
 	t.Helper()
 	for _, tc := range cases {
@@ -107,6 +107,7 @@ func runSteps(t *testing.T, cases []stepCase) {
 				t.Fatal("the table has no end step")
 			}
 			checkSplits(t, tc.opts, all.String(), wantVis.String(), wantCalls)
+			checkAuto(t, tc.opts, all.String(), wantVis.String(), wantCalls)
 		})
 	}
 }

@@ -91,6 +91,9 @@ func parseKimiCalls(body string) parsed {
 		}
 		i := strings.Index(rest, kimiArgBegin)
 		if i < 0 || strings.Contains(rest[:i], kimiCallBegin) || strings.Contains(rest[:i], kimiCallEnd) {
+			if pr.name == "" { // a call id without the token after it
+				pr.name = kimiName(kimiIDAt(trimBlankLeft(rest)))
+			}
 			pr.err = malformed("expected functions.NAME:IDX<|tool_call_argument_begin|>, got %s", excerpt(rest))
 			return pr
 		}
@@ -137,6 +140,16 @@ func kimiName(id string) string {
 		id = id[:k]
 	}
 	return strings.TrimSpace(id)
+}
+
+// kimiIDAt returns the call id s starts with: its run of name bytes and
+// ':' ("functions.search:0" in "functions.search:0{…}").
+func kimiIDAt(s string) string {
+	i := 0
+	for i < len(s) && (isNameByte(s[i]) || s[i] == ':') {
+		i++
+	}
+	return s[:i]
 }
 
 func sniffKimi(body string) parsed {

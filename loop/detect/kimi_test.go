@@ -153,7 +153,7 @@ func TestKimiK2Errors(t *testing.T) {
 	for _, tc := range []struct {
 		name, block, wantName string
 	}{
-		{"no argument token", kmB + kmCB + "functions.search:0" + `{"q": "x"}` + kmCE + kmE, ""},
+		{"no argument token", kmB + kmCB + "functions.search:0" + `{"q": "x"}` + kmCE + kmE, "search"},
 		{"arguments not an object", kmB + kmCB + "functions.search:0" + kmArg + `"x"` + kmCE + kmE, "search"},
 		{"arguments not JSON", kmB + kmCB + "functions.search:0" + kmArg + `}{` + kmCE + kmE, "search"},
 		{"text instead of a call", kmB + kmCB + "functions.search:0" + kmArg + `{}` + kmCE + "and more" + kmE, "search"},

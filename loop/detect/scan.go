@@ -26,115 +26,28 @@ const (
 	stTrail
 )
 
-// marker is an opening tag that starts a block (or a think section).
-type marker struct {
-	open  string
-	syn   *syntax // nil for <think>
-	fence bool    // may open a block inside a fence (think may not)
-	// only, when set, are the taught formats under which the marker is
-	// looked for at all (Auto counts as every one).
-	only []Format
-	fail []int // kmp(open), set by init
-}
+// Bytes that need a closer look in prose (specOpen): '<' and '[' may open
+// a marker, '`' and '~' a fence, '[' a pythonic call list and, where json
+// or llama3_json is detected, '{' an object and '[' a json array. Where
+// functools[…] is looked for, a line break is flagged too (specNL): only
+// a piece in which a line may start needs the functools check.
+type specTable [256]uint8
 
-// markers are every opening tag looked for in prose. All start with '<' or
-// '[', so prose without them never reaches matchMarker.
-var markers = []marker{
-	{open: "<tool_call>", syn: &synHermes, fence: true},
-	{open: "<tool_use>", syn: &synXMLToolUse, fence: true},
-	{open: "<function_calls>", syn: &synXMLFunctionCalls, fence: true},
-	{open: "<minimax:tool_call>", syn: &synXMLMiniMax, fence: true},
-	{open: "<<<[TOOL_REQUEST]>>>", syn: &synToolRequest, fence: true},
-	{open: qwenFunction, syn: &synQwenFunction, fence: true},
-	{open: functionName, syn: &synFunctionName, fence: true},
-	{open: xmlInvokeOpen, syn: &synXMLInvoke, fence: true},
-	{open: dsCallsBegin, syn: &synDeepSeek, fence: true},
-	{open: dsCallsBeginVariants[0], syn: &synDeepSeek, fence: true},
-	{open: dsCallsBeginVariants[1], syn: &synDeepSeek, fence: true},
-	{open: dsCallsBeginVariants[2], syn: &synDeepSeek, fence: true},
-	{open: dsCallsBeginVariants[3], syn: &synDeepSeek, fence: true},
-	{open: dsCallBegin, syn: &synDeepSeekCall, fence: true},
-	{open: kimiSectionBegin, syn: &synKimi, fence: true},
-	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
-	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
-	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
-	{open: trBracketOpen, syn: &synTRBracket, fence: true},
-	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
-	{open: "<tool>", syn: &synWrapTool, fence: true},
-	{open: "<tools>", syn: &synWrapTools, fence: true},
-	{open: "<json>", syn: &synWrapJSON, fence: true},
-	{open: "<response>", syn: &synWrapResponse, fence: true},
-	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
-	{open: "<think>"},
-}
+const (
+	specOpen uint8 = 1 << iota
+	specNL
+)
 
-// markerTable lists, by the byte after their first, the markers a '<' or
-// '[' may open, so that most of those bytes in prose are dismissed with
-// one lookup. Every marker is at least 2 bytes long.
-type markerTable [256][]*marker
-
-// markerSets are the markers looked for under each taught format ("" is
-// native mode), built once.
-var markerSets = map[Format]*markerTable{}
-
-func init() {
-	for i := range markers {
-		markers[i].fail = kmp(markers[i].open)
-	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Auto} {
-		markerSets[f] = markersFor(f)
-	}
-}
-
-// markersFor returns the markers looked for when f is taught.
-func markersFor(f Format) *markerTable {
-	t := new(markerTable)
-	for i := range markers {
-		m := &markers[i]
-		ok := m.only == nil || f == Auto
-		for _, g := range m.only {
-			ok = ok || g == f
-		}
-		if ok {
-			t[m.open[1]] = append(t[m.open[1]], m)
-		}
-	}
-	return t
-}
-
-// matchMarker looks at s, which starts with '<' or '['. It returns the
-// marker s starts with, or more=true when s is shorter than a marker it is
-// a prefix of (the caller holds s back until more text arrives), or
-// neither: the byte opens no marker.
-func (d *Detector) matchMarker(s string, inFence bool) (m *marker, more bool) {
-	if len(s) < 2 {
-		return nil, true
-	}
-	for _, mk := range d.markers[s[1]] {
-		if inFence && !mk.fence {
-			continue
-		}
-		if strings.HasPrefix(s, mk.open) {
-			return mk, false
-		}
-		if len(s) < len(mk.open) && strings.HasPrefix(mk.open, s) {
-			more = true
-		}
-	}
-	return nil, more
-}
-
-// Bytes that need a closer look in prose: '<' and '[' may open a marker,
-// '`' and '~' a fence, '[' a pythonic call list and, where json or
-// llama3_json is detected, '{' an object and '[' a json array.
-var specialText, specialBrace [256]bool
+var specialText, specialBrace, specialBraceNL specTable
 
 func init() {
 	for _, c := range "<[`~" {
-		specialText[c] = true
-		specialBrace[c] = true
+		specialText[c] = specOpen
+		specialBrace[c] = specOpen
 	}
-	specialBrace['{'] = true
+	specialBrace['{'] = specOpen
+	specialBraceNL = specialBrace
+	specialBraceNL['\n'] = specNL
 }
 
 // leadAfter returns the line state after s, given the state prev before it.
@@ -175,19 +88,26 @@ func (d *Detector) holdFrom(w string, i int) {
 
 // scanText releases prose up to the next marker, fence or (json mode) '{'.
 func (d *Detector) scanText(w string, p int) int {
+	spec := d.spec
+	_ = spec[0] // one nil check, not one a byte
 	for i := p; i < len(w); i++ {
-		for i < len(w) && !d.spec[w[i]] {
-			i++
+		k, s := 0, w[i:]
+		for k < len(s) && spec[s[k]]&specOpen == 0 {
+			k++
 		}
-		if i == len(w) {
+		if i += k; i == len(w) {
 			break
 		}
 		switch c := w[i]; c {
 		case '<', '[':
-			m, more := d.matchMarker(w[i:], false)
+			var m *marker
+			more := false
+			if i+2 >= len(w) || d.markers.pairs.has(w[i+1], w[i+2]) { // most open nothing
+				m, more = d.matchMarker(w[i:], false)
+			}
 			if more {
 				h := i
-				if d.functools && d.functoolsBefore(w, p, i) {
+				if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
 					h -= len(functools) // "functools[" may open a list
 				}
 				d.emit(w[p:h])
@@ -195,7 +115,7 @@ func (d *Detector) scanText(w string, p int) int {
 				return len(w)
 			}
 			if m == nil {
-				if d.functools && d.functoolsBefore(w, p, i) {
+				if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
 					return d.openFunctools(w, p, i)
 				}
 				if c == '[' && (d.json || d.pythonic && d.leadAt(w, i) >= 0) {
@@ -263,8 +183,12 @@ func (d *Detector) openBracket(w string, p, i int) int {
 	syn := &synJSONBare
 	switch {
 	case d.json:
+	case w[i] == '{' && d.autoJSON:
+		syn = &synLlama3Auto
 	case w[i] == '{':
 		syn = &synLlama3
+	case d.autoJSON:
+		syn = &synPythonicAuto
 	default:
 		syn = &synPythonic
 	}
@@ -352,11 +276,11 @@ func (d *Detector) fenceOpen(w string, i int) (q int, res int) {
 			d.blk.fch = ch
 			return i + end, fenceBlock
 		}
-		if c == '[' && d.json {
+		if c == '[' && (d.json || d.autoJSON) {
 			d.openJSONFence(s[:b], ticks, ch)
 			return i + b, fenceBlock
 		}
-	case c == '{' && d.json:
+	case c == '{' && (d.json || d.autoJSON):
 		d.openJSONFence(s[:b], ticks, ch)
 		return i + b, fenceBlock
 	}

@@ -30,6 +30,11 @@ type syntax struct {
 	// <｜tool▁call▁end｜> and stops (llama.cpp's test-chat.cpp: "Look
 	// what's not here: <｜tool▁calls▁end｜>").
 	lastClose string
+	// alt, when set, is the syntax the block is read as instead when
+	// start rules its body out before it started: under auto a '{' where
+	// a line starts is llama3_json or else one of json's call shapes
+	// (autojson.go). Both end at a balancing bracket.
+	alt *syntax
 	// start looks at the body from its first non-blank byte (s is not
 	// empty) and tells whether it starts like one: startOK, startMore (s
 	// is too short to tell), or startNo with the index of the byte that

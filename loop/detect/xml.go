@@ -50,13 +50,18 @@ var synXMLInvoke = syntax{
 // (s starts past the blanks after "<invoke "): "the <invoke x> element"
 // stays prose.
 func invokeStart(s string) (res, at int) {
-	gt := strings.IndexByte(s, '>')
-	if lt := strings.IndexByte(s, '<'); lt >= 0 && (gt < 0 || lt < gt) {
+	// The tag is read to its '>' within the bound, and given up at the
+	// byte past it, wherever the text was cut: what follows is scanned
+	// as prose (a call may come after it).
+	const bound = maxToolName + 32
+	t := s[:min(len(s), bound+1)]
+	gt := strings.IndexByte(t, '>')
+	if lt := strings.IndexByte(t, '<'); lt >= 0 && (gt < 0 || lt < gt) {
 		return startNo, lt
 	}
 	switch {
-	case gt < 0 && len(s) > maxToolName+32:
-		return startNo, len(s) - 1
+	case gt < 0 && len(s) > bound:
+		return startNo, bound
 	case gt < 0:
 		return startMore, 0
 	}

@@ -1,6 +1,7 @@
 package detect_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/toolstream/toolstream/loop/detect"
@@ -196,6 +197,9 @@ func TestBareInvoke(t *testing.T) {
 	// A tag left open is held (at most 160 bytes) until the stream shows
 	// it is not one.
 	open := "and <invoke name=x without a close."
+	// A tag that never closes is prose after 160 bytes, and what follows
+	// them is looked at like any prose, however the text is cut.
+	long := "<invoke name=" + strings.Repeat("x ", 90) + "\n[TOOL_CALLS][{\"name\": \"search\", \"arguments\": {}}] ok"
 	for _, f := range []detect.Format{detect.XML, detect.Auto} {
 		opts := detect.Options{Taught: f, Known: known}
 		runSteps(t, []stepCase{
@@ -212,6 +216,14 @@ func TestBareInvoke(t *testing.T) {
 			{name: string(f) + ": unknown tool stays text", opts: opts, steps: []step{feed(unknown, unknown), end("")}},
 			{name: string(f) + ": prose", opts: opts, steps: []step{feed(prose, prose), end("")}},
 			{name: string(f) + ": an open tag", opts: opts, steps: []step{feed(open, "and "), end(open[4:])}},
+			{
+				name: string(f) + ": a tag left open past 160 bytes, a call after it",
+				opts: opts,
+				steps: []step{
+					feed(long, long[:strings.Index(long, "[")]+" ok", call(detect.Mistral, "search", `{}`, long[strings.Index(long, "["):len(long)-3])),
+					end(""),
+				},
+			},
 		})
 	}
 }
