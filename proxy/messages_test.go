@@ -384,3 +384,40 @@ func TestMessagesHistoryTextOnly(t *testing.T) {
 		t.Errorf("round 1's text in %d messages, want 1", n)
 	}
 }
+
+// TestMessagesStructuredOutput: Claude Code asks for a session title with
+// output_config.format (and ?beta=true, its beta header, no tools, effort
+// beside the format). The upstream is asked for the same JSON schema as
+// response_format, and the answer streams back as text.
+func TestMessagesStructuredOutput(t *testing.T) {
+	e := newEnv(t, []upstreamtest.Round{textRound("c1", `{"title":"Read the note's first line"}`)}, nil)
+	body := `{"model":"claude-opus-4-8","max_tokens":64000,"stream":true,` +
+		`"system":[{"type":"text","text":"x-anthropic-billing-header: cc_version=2.1.197; cc_entrypoint=sdk-cli;"},{"type":"text","text":"Return JSON with a single \"title\" field."}],` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"<session>\nRead /tmp/note.txt\n</session>"}]}],"tools":[],` +
+		`"metadata":{"user_id":"{\"device_id\":\"ed7d\",\"session_id\":\"90e3\"}"},` +
+		`"output_config":{"effort":"high","format":{"type":"json_schema","schema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}}}}`
+	resp := e.do(t, http.MethodPost, "/v1/messages?beta=true", body,
+		"anthropic-version: 2023-06-01", "anthropic-beta: claude-code-20250219,context-management-2025-06-27")
+	got := readAll(t, resp)
+	if resp.StatusCode != 200 || !strings.Contains(got, `"text":"{\"title\":\"Read the note's first line\"}"`) || !strings.Contains(got, "event: message_stop") {
+		t.Fatalf("%d %s", resp.StatusCode, got)
+	}
+	reqs := e.up.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d upstream requests, want 1", len(reqs))
+	}
+	var up struct {
+		ResponseFormat  json.RawMessage `json:"response_format"`
+		ReasoningEffort *string         `json:"reasoning_effort"`
+	}
+	if err := json.Unmarshal(reqs[0].Body, &up); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"json_schema","json_schema":{"name":"output","schema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}}}`
+	if string(up.ResponseFormat) != want {
+		t.Errorf("upstream response_format %s, want %s", up.ResponseFormat, want)
+	}
+	if up.ReasoningEffort != nil {
+		t.Errorf("effort went upstream as reasoning_effort %q", *up.ReasoningEffort)
+	}
+}

@@ -93,8 +93,10 @@ func TestMessagesClientTools(t *testing.T) {
 	// The Anthropic SDK takes the host: no /v1.
 	out := runNode(t, modules, srv.URL, "messages-client-tools.mjs")
 	for _, w := range []string{
-		"messages.create:\n  get_location({}) run by the client (toolu_call_",
-		"You are in Paris.\n  stop_reason end_turn\nmessages.stream:\n  get_location({}) run by the client (toolu_call_",
+		"messages.create:\n── tool_use · blocks tool_use · usage 0 in + 0 out\n  get_location({}) run by the client (toolu_call_",
+		"assistant ▸ You are in Paris.\n── end_turn · blocks text · usage 0 in + 0 out\nmessages.stream:\n" +
+			"── tool_use · 1 message_stop · blocks tool_use · usage 0 in + 0 out\n  get_location({}) run by the client (toolu_call_",
+		"assistant ▸ You are in Paris.\n── end_turn · 1 message_stop · blocks text · usage 0 in + 0 out\n",
 		"── the client ran get_location 2 times",
 	} {
 		if !strings.Contains(out, w) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolstream/toolstream/config"
@@ -30,7 +31,7 @@ import (
 // can answer.
 func TestResponsesClients(t *testing.T) {
 	modules := nodeModules(t)
-	base, hooks := startResponses(t)
+	base, hooks, _ := startPlanner(t, "text")
 	tests := []struct {
 		script string
 		want   []string
@@ -83,9 +84,10 @@ type hookCounter struct {
 
 func (h *hookCounter) count() int { return len(h.calls) }
 
-// startResponses serves the proxy with a store in front of the scripted
-// model and returns its base URL.
-func startResponses(t *testing.T) (string, *hookCounter) {
+// startPlanner serves the proxy with a store and the create_task webhook
+// in front of the planner model, in tool mode "text" (hermes) or
+// "native", and returns its base URL, the webhook and the model.
+func startPlanner(t *testing.T, mode string) (string, *hookCounter, *upstreamtest.Server) {
 	t.Helper()
 	hooks := &hookCounter{calls: make(chan struct{}, 100)}
 	hooks.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,12 +98,12 @@ func startResponses(t *testing.T) (string, *hookCounter) {
 		body.Arguments["id"] = 1
 		json.NewEncoder(w).Encode(body.Arguments)
 	}))
-	model := upstreamtest.NewFunc(plannerModel)
+	model := upstreamtest.NewFunc(planner(mode == "native"))
 	yaml := fmt.Sprintf(`upstreams:
   - name: small
     base_url: %s
     models: ["*"]
-    tool_mode: text
+    tool_mode: %s
     text_format: hermes
 tools:
   - name: create_task
@@ -113,7 +115,7 @@ tools:
         city: {type: string}
       required: [title]
     webhook: {url: "%s/create_task"}
-`, model.URL, hooks.srv.URL)
+`, model.URL, mode, hooks.srv.URL)
 	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
@@ -139,43 +141,72 @@ tools:
 		hooks.srv.Close()
 		db.Close()
 	})
-	return srv.URL + "/v1", hooks
+	return srv.URL + "/v1", hooks, model
 }
 
-// plannerModel is a text-mode model that plans from what it was sent: it
-// adds the task (toolstream's create_task), asks for the user's city (the
-// client's get_location), answers once it has both results — only if the
-// task's result is still in the conversation it is sent — and answers a
-// follow-up from the conversation.
-func plannerModel(req upstreamtest.Request) upstreamtest.Round {
-	var body struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
-	}
-	json.Unmarshal(req.Body, &body)
-	all, last := "", ""
-	for _, m := range body.Messages {
-		last = toText(m.Content)
-		all += last + "\n"
-	}
-	var text string
-	switch {
-	case strings.Contains(last, "What did you add?") && strings.Contains(all, `"title":"Gym"`):
-		text = "You have one task: Gym, in Paris."
-	case strings.Contains(last, "<tool_response>") && strings.Contains(last, "Paris"):
-		text = "I lost track of the task."
-		if strings.Contains(all, `"id":1`) {
-			text = "Done: Gym is on your board for tomorrow, in Paris."
+// planner is a model that plans from what it was sent: it adds the task
+// (toolstream's create_task), asks for the user's city (the client's
+// get_location), answers once it has both results — only if the task's
+// result is still in the conversation it is sent — and answers a
+// follow-up from the conversation. It calls tools in text (hermes markup,
+// results read from <tool_response> frames) or, native, in
+// delta.tool_calls with results in role "tool" messages. Every round ends
+// with a usage chunk: 10 prompt tokens a message sent and 5 completion
+// tokens, so a turn's usage is checkable as the sum over its rounds.
+func planner(native bool) func(upstreamtest.Request) upstreamtest.Round {
+	var calls atomic.Int64 // call ids, unique across the test's store
+	return func(req upstreamtest.Request) upstreamtest.Round {
+		var body struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+			Tools []struct {
+				Function struct{ Name string } `json:"function"`
+			} `json:"tools"`
 		}
-	case strings.Contains(last, "<tool_response>") && strings.Contains(last, `"id":1`):
-		text = "Where are you? <tool_call>\n{\"name\": \"get_location\", \"arguments\": {}}\n</tool_call>"
-	case strings.Contains(all, "## get_location"):
-		text = "Adding it. <tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}\n</tool_call>"
-	default:
-		text = "I can't tell."
+		json.Unmarshal(req.Body, &body)
+		all, last, lastRole := "", "", ""
+		for _, m := range body.Messages {
+			last, lastRole = toText(m.Content), m.Role
+			all += last + "\n"
+		}
+		result := strings.Contains(last, "<tool_response>")
+		taught := strings.Contains(all, "## get_location")
+		if native {
+			result, taught = lastRole == "tool", false
+			for _, t := range body.Tools {
+				taught = taught || t.Function.Name == "get_location"
+			}
+		}
+		var text, name, args string
+		switch {
+		case strings.Contains(last, "What did you add?") && strings.Contains(all, `"title":"Gym"`):
+			text = "You have one task: Gym, in Paris."
+		case result && strings.Contains(last, "Paris"):
+			text = "I lost track of the task."
+			if strings.Contains(all, `"id":1`) {
+				text = "Done: Gym is on your board for tomorrow, in Paris."
+			}
+		case result && strings.Contains(last, `"id":1`):
+			text, name, args = "Where are you?", "get_location", `{}`
+		case taught:
+			text, name, args = "Adding it.", "create_task", `{"title":"Gym"}`
+		default:
+			text = "I can't tell."
+		}
+		var ev []string
+		switch {
+		case name == "":
+			ev = upstreamtest.Text("c", "small-model", text)
+		case native:
+			call := fmt.Sprintf(`{"tool_calls":[{"index":0,"id":"call_%d","type":"function","function":{"name":%q,"arguments":%q}}]}`, calls.Add(1), name, args)
+			ev = append(upstreamtest.Text("c", "small-model", text)[:2],
+				upstreamtest.Chunk("c", "small-model", call, ""),
+				upstreamtest.Chunk("c", "small-model", `{}`, "tool_calls"))
+		default:
+			ev = upstreamtest.Text("c", "small-model", text+" <tool_call>\n{\"name\": \""+name+"\", \"arguments\": "+args+"}\n</tool_call>")
+		}
+		return upstreamtest.Round{Events: append(ev, upstreamtest.Usage("c", "small-model", 10*len(body.Messages), 5))}
 	}
-	ev := upstreamtest.Text("c", "small-model", text)
-	return upstreamtest.Round{Events: append(ev, upstreamtest.Usage("c", "small-model", 10*len(body.Messages), 5))}
 }

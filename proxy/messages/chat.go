@@ -16,6 +16,7 @@ type chatRequest struct {
 	Temperature       json.RawMessage   `json:"temperature,omitempty"`
 	TopP              json.RawMessage   `json:"top_p,omitempty"`
 	Stop              []string          `json:"stop,omitempty"`
+	ResponseFormat    json.RawMessage   `json:"response_format,omitempty"`
 	User              string            `json:"user,omitempty"`
 	Stream            bool              `json:"stream,omitempty"`
 	StreamOptions     *streamOptions    `json:"stream_options,omitempty"`

@@ -42,12 +42,16 @@
 //	metadata.user_id                       user
 //	toolstream                             toolstream
 //	thinking                               not sent: Request.Thinking says it is on
+//	output_config.format {type:            response_format {type: json_schema,
+//	  json_schema, schema} (or the older     json_schema: {name: "output", schema}}
+//	  top-level output_format)
 //
 // Refused with a 400 naming the field, in Anthropic's words: a missing
 // max_tokens ("max_tokens: Field required"), tools of Anthropic's server
-// types (web_search_…, bash_…, text_editor_…, computer_…), and blocks this
-// proxy cannot pass on (documents, file sources). Unknown fields and block
-// properties — cache_control, context_management, output_config,
+// types (web_search_…, bash_…, text_editor_…, computer_…), blocks this
+// proxy cannot pass on (documents, file sources), and an output format
+// that is not a JSON schema. Unknown fields and block
+// properties — cache_control, context_management, output_config.effort,
 // defer_loading, citations, top_k, fields newer than this package — are
 // ignored: Claude Code sends them.
 //

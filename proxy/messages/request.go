@@ -60,8 +60,8 @@ type Restored struct {
 // equivalent chat-completions request, so the same turn runner serves
 // both routes. Fields listed in the package doc are mapped; Anthropic's
 // server tools are refused; unknown fields and block properties
-// (cache_control, context_management, output_config, …) are ignored, as
-// Claude Code sends them. A refusal is an *[Error].
+// (cache_control, context_management, output_config.effort, …) are
+// ignored, as Claude Code sends them. A refusal is an *[Error].
 func ToChat(body []byte) (*Request, error) {
 	top, err := readObject(body, "")
 	if err != nil {
@@ -87,6 +87,9 @@ func ToChat(body []byte) (*Request, error) {
 		return nil, err
 	}
 	if err := r.readFlags(top); err != nil {
+		return nil, err
+	}
+	if err := r.readFormat(top); err != nil {
 		return nil, err
 	}
 	if err := r.readToolstream(top["toolstream"]); err != nil {

@@ -78,6 +78,10 @@ func TestRefusals(t *testing.T) {
 		{"metadata a string", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"metadata":"x"}`, "metadata", "object"},
 		{"user_id a number", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"metadata":{"user_id":1}}`, "metadata.user_id", "string"},
 		{"toolstream bad display", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"toolstream":{"display":"loud"}}`, "toolstream.display", "events"},
+		{"output_config a string", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"output_config":"json"}`, "output_config", "object"},
+		{"output format not a schema", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"output_config":{"format":{"type":"text"}}}`, "output_config.format.type", `"text"`},
+		{"output format without schema", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"output_config":{"format":{"type":"json_schema"}}}`, "output_config.format.schema", "Field required"},
+		{"output_format schema a string", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"output_format":{"type":"json_schema","schema":"{}"}}`, "output_format.schema", "object"},
 		{"toolstream a list", `{` + ok + `,"messages":[{"role":"user","content":"hi"}],"toolstream":[]}`, "toolstream", "object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,5 +197,33 @@ func TestRestoreError(t *testing.T) {
 	}
 	if string(r.Chat) != before {
 		t.Errorf("a failed Restore changed Chat: %s", r.Chat)
+	}
+}
+
+// TestOutputFormat sends structured output upstream as response_format,
+// from output_config.format or the older top-level output_format; the
+// former wins when both are sent.
+func TestOutputFormat(t *testing.T) {
+	t.Parallel()
+	const want = `"response_format":{"type":"json_schema","json_schema":{"name":"output","schema":{"type":"object"}}}`
+	for _, body := range []string{
+		`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"output_config":{"effort":"low","format":{"type":"json_schema","schema":{"type":"object"}}}}`,
+		`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"output_format":{"type":"json_schema","schema":{"type":"object"}}}`,
+		`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"output_format":{"type":"json_schema","schema":{"type":"array"}},"output_config":{"format":{"type":"json_schema","schema":{"type":"object"}}}}`,
+	} {
+		r, err := messages.ToChat([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if !strings.Contains(string(r.Chat), want) {
+			t.Errorf("%s\nbecame %s\nwant it to hold %s", body, r.Chat, want)
+		}
+	}
+	r, err := messages.ToChat([]byte(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"output_config":{"effort":"max"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(r.Chat), "response_format") || strings.Contains(string(r.Chat), "effort") {
+		t.Errorf("effort alone went upstream: %s", r.Chat)
 	}
 }
