@@ -105,6 +105,10 @@ var tagNames = []string{
 	"tool_use", "function_calls", "minimax:tool_call", "invoke", "parameter",
 	"tool_call", "function", "arg_key", "arg_value", "tool_result",
 	"tool_response", "think",
+	// The Hermes wrappers llama.cpp accepts, and the generic <tool>: a
+	// tool's XML loses these few tags to the twin, which a model reads
+	// the same, rather than let a result forge a call of a known tool.
+	"tool", "tools", "json", "function_call", "response",
 }
 
 // bracketNames are the markers written in square brackets: the inner part
@@ -112,11 +116,13 @@ var tagNames = []string{
 // bracket also covers a detector lenient about the number of angle
 // brackets), our tool_request result frame, and Mistral's tool tokens:
 // [TOOL_CALLS], [ARGS] and [CALL_ID] of its calls, [TOOL_RESULTS],
-// [TOOL_CONTENT] and [/TOOL_RESULTS] of its results.
+// [TOOL_CONTENT] and [/TOOL_RESULTS] of its results; the closing
+// [/TOOL_CALLS] and the bracketed [TOOL_REQUEST] … [TOOL_REQUEST_END]
+// some fine-tunes write.
 var bracketNames = []string{
 	"TOOL_REQUEST]", "END_TOOL_REQUEST]", "TOOL_RESULT]", "END_TOOL_RESULT]",
 	"TOOL_CALLS]", "ARGS]", "CALL_ID]", "TOOL_RESULTS]", "TOOL_CONTENT]",
-	"/TOOL_RESULTS]",
+	"/TOOL_RESULTS]", "/TOOL_CALLS]", "TOOL_REQUEST_END]",
 }
 
 // kimiReturnMarker heads a Kimi K2 result frame ("## Return of
