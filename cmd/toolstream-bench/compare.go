@@ -52,6 +52,7 @@ type figures struct {
 	gapP99         time.Duration
 	perSec         float64
 	cpuPer1k       time.Duration // CPU time of the target per 1,000 streams
+	wireBytes      float64       // bytes of answer a client read per stream, on average
 	bytesPerStream float64       // idle: resident memory per open stream
 	rssHeld        float64       // idle: the target's resident memory with them open
 	errors         int
@@ -195,6 +196,7 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 func summarize(results []streamResult, chunks int) figures {
 	f := figures{streams: len(results)}
 	var ttft, dur, gap []time.Duration
+	var read int64
 	for _, r := range results {
 		if r.err == nil && r.chunks != chunks {
 			r.err = fmt.Errorf("read %d content chunks, want %d", r.chunks, chunks)
@@ -207,6 +209,10 @@ func summarize(results []streamResult, chunks int) figures {
 			continue
 		}
 		ttft, dur, gap = append(ttft, r.ttft), append(dur, r.duration), append(gap, r.maxGap)
+		read += r.bytes
+	}
+	if n := len(results) - f.errors; n > 0 {
+		f.wireBytes = float64(read) / float64(n)
 	}
 	f.ttftP50, f.ttftP99 = percentile(ttft, 0.5), percentile(ttft, 0.99)
 	f.durP50, f.gapP99 = percentile(dur, 0.5), percentile(gap, 0.99)
@@ -225,7 +231,7 @@ func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n i
 	for i := range n {
 		wg.Go(func() {
 			var once sync.Once
-			results[i] = stream(ctx, c, t.url, t.model, func() { once.Do(opened.Done) })
+			results[i] = stream(ctx, c, t, func() { once.Do(opened.Done) })
 			once.Do(opened.Done) // a stream that failed counts as opened
 		})
 	}

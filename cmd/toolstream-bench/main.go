@@ -13,15 +13,18 @@
 //
 //	sh cmd/toolstream-bench/compare.sh
 //
-// "compare" puts nothing, nginx, and toolstream in pass-through, in text
-// mode without calls and in text mode with one call, one after another
-// between a load generator and a scripted upstream that pre-renders its
-// events, and runs four loads against each: one client (per-request
-// overhead), 64 clients unpaced (CPU per stream), 256 clients paced 10ms
-// (time to first token under load) and idle open streams (memory per
-// stream). CPU time and resident memory are the target processes' own,
-// from /proc. Every scenario gets a fresh process and is repeated; the
-// report is the medians and their ratios.
+// "compare" puts nothing, nginx, and toolstream in pass-through (asked
+// through chat completions, the Responses API and the Messages API), in
+// text mode without calls and in text mode with one call, one after
+// another between a load generator and a scripted upstream that
+// pre-renders its events, and runs four loads against each: one client
+// (per-request overhead), 64 clients unpaced (CPU per stream), 256
+// clients paced 10ms (time to first token under load) and idle open
+// streams (memory per stream). A client reads each stream to its
+// protocol's end ([DONE], response.completed, message_stop). CPU time and
+// resident memory are the target processes' own, from /proc. Every
+// scenario gets a fresh process and is repeated; the report is the
+// medians and their ratios.
 package main
 
 import (
@@ -83,7 +86,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o compareOptions
-	targets := fs.String("targets", strings.Join([]string{targetDirect, targetNginx, targetPass, targetText, targetCall}, ","), "what to put between the clients and the upstream")
+	targets := fs.String("targets", strings.Join(allTargets, ","), "what to put between the clients and the upstream")
 	scenarios := fs.String("scenarios", strings.Join([]string{scenC1, scenC64, scenC256, scenIdle}, ","), "which loads to run")
 	fs.IntVar(&o.Repeats, "repeats", 3, "runs of each scenario; the report shows medians")
 	fs.IntVar(&o.Chunks, "chunks", 64, "content chunks per stream")
@@ -103,7 +106,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Targets, o.Scenarios = strings.Split(*targets, ","), strings.Split(*scenarios, ",")
 	for _, t := range o.Targets {
-		if !slices.Contains([]string{targetDirect, targetNginx, targetPass, targetText, targetCall}, t) {
+		if !slices.Contains(allTargets, t) {
 			fmt.Fprintf(stderr, "unknown target %q\n", t)
 			return 2
 		}

@@ -21,7 +21,23 @@ const (
 	targetPass   = "ts-pass" // toolstream without server tools
 	targetText   = "ts-text" // toolstream in text mode, prose without calls
 	targetCall   = "ts-call" // toolstream in text mode, one call a turn
+	targetResp   = "ts-resp" // ts-pass, asked through the Responses API
+	targetMsg    = "ts-msg"  // ts-pass, asked through the Messages API
 )
+
+// allTargets are the targets compare knows, in the order it runs them.
+var allTargets = []string{targetDirect, targetNginx, targetPass, targetResp, targetMsg, targetText, targetCall}
+
+// protocolOf is the route a target's clients send their turns through.
+func protocolOf(name string) *protocol {
+	switch name {
+	case targetResp:
+		return responsesProto
+	case targetMsg:
+		return messagesProto
+	}
+	return chatProto
+}
 
 // target is one running proxy (or none, for direct): where clients send
 // requests, and the processes whose CPU and memory count.
@@ -33,6 +49,8 @@ type target struct {
 	pids []int
 	// model is what clients ask for: it picks the upstream's scenario.
 	model string
+	// proto is the route clients ask through.
+	proto *protocol
 	stop  func()
 }
 
@@ -46,13 +64,21 @@ type targetEnv struct {
 }
 
 func startTarget(ctx context.Context, env targetEnv, name string, model string) (*target, error) {
+	var t *target
+	var err error
 	switch name {
 	case targetDirect:
-		return &target{name: name, url: env.upstream, model: model, stop: func() {}}, nil
+		t = &target{name: name, url: env.upstream, stop: func() {}}
 	case targetNginx:
-		return startNginx(ctx, env, model)
+		t, err = startNginx(ctx, env)
+	default:
+		t, err = startToolstream(ctx, env, name)
 	}
-	return startToolstream(ctx, env, name, model)
+	if err != nil {
+		return nil, err
+	}
+	t.model, t.proto = model, protocolOf(name)
+	return t, nil
 }
 
 // freeAddr picks a free loopback port.
@@ -73,7 +99,7 @@ func (env targetEnv) command(name string, args ...string) *exec.Cmd {
 	return exec.Command(name, args...)
 }
 
-func startToolstream(ctx context.Context, env targetEnv, name, model string) (*target, error) {
+func startToolstream(ctx context.Context, env targetEnv, name string) (*target, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -89,7 +115,7 @@ upstreams:
     tool_mode: text
     text_format: hermes
 `, addr, env.upstream)
-	if name != targetPass {
+	if name == targetText || name == targetCall {
 		cfg += fmt.Sprintf(`tools:
   - name: create_task
     description: Create a task.
@@ -115,7 +141,7 @@ upstreams:
 		stop()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &target{name: name, url: "http://" + addr, pids: []int{cmd.Process.Pid}, model: model, stop: stop}, nil
+	return &target{name: name, url: "http://" + addr, pids: []int{cmd.Process.Pid}, stop: stop}, nil
 }
 
 // checkNginx makes sure bin is nginx: a row named nginx must be nginx.
@@ -131,7 +157,7 @@ func checkNginx(bin string) (string, error) {
 	return strings.TrimPrefix(v, "nginx version: "), nil
 }
 
-func startNginx(ctx context.Context, env targetEnv, model string) (*target, error) {
+func startNginx(ctx context.Context, env targetEnv) (*target, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -191,7 +217,7 @@ http {
 	// taskset execs nginx in place: the pid is the master's.
 	master := cmd.Process.Pid
 	pids := append([]int{master}, children(master)...)
-	return &target{name: targetNginx, url: "http://" + addr, pids: pids, model: model, stop: stop}, nil
+	return &target{name: targetNginx, url: "http://" + addr, pids: pids, stop: stop}, nil
 }
 
 // children lists the processes whose parent is pid.
