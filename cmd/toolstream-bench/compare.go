@@ -30,6 +30,7 @@ type compareOptions struct {
 	Idle        int           // idle open streams
 	Hold        time.Duration // how long idle streams are held open before measuring
 	Bin, Nginx  string
+	BaseBin     string // toolstream binary of the @base targets
 	NoPin       bool
 	Burst       bool // c=256: open every connection at once
 	Timeout     time.Duration
@@ -67,7 +68,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	env := targetEnv{dir: dir, bin: o.Bin, nginx: o.Nginx}
+	env := targetEnv{dir: dir, bin: o.Bin, baseBin: o.BaseBin, nginx: o.Nginx}
 	cmp := &comparison{opts: o, results: map[string]map[string][]figures{}}
 	if slices.Contains(o.Targets, targetNginx) {
 		if env.nginx == "" {
@@ -76,6 +77,9 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 		if cmp.nginxVersion, err = checkNginx(env.nginx); err != nil {
 			return nil, err
 		}
+	}
+	if env.baseBin == "" && slices.ContainsFunc(o.Targets, func(t string) bool { return targetKind(t) != t }) {
+		return nil, errors.New("the @base targets need -base-bin PATH, the toolstream binary to set beside this one")
 	}
 	if env.bin == "" {
 		env.bin = filepath.Join(dir, "toolstream")
@@ -114,7 +118,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 	for rep := range o.Repeats {
 		for _, scen := range o.Scenarios {
 			for _, name := range o.Targets {
-				if scen == scenIdle && name == targetCall {
+				if scen == scenIdle && targetKind(name) == targetCall {
 					continue // held before any call: the same as ts-text
 				}
 				fmt.Fprintf(logw, "repeat %d/%d · %s · %s\n", rep+1, o.Repeats, scen, name)
@@ -136,7 +140,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 // scenario against it.
 func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o compareOptions, name, scen string) (figures, error) {
 	model := modelProse
-	if name == targetCall {
+	if targetKind(name) == targetCall {
 		model = modelCall
 	}
 	if scen == scenIdle {
@@ -153,7 +157,7 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 	up.pace.Store(0)
 	warm := *t
 	warm.model = modelProse
-	if name == targetCall {
+	if targetKind(name) == targetCall {
 		warm.model = modelCall
 	}
 	for _, r := range runLoad(ctx, c, &warm, 4, 5, 0) {

@@ -135,9 +135,10 @@ func (c *comparison) print(w io.Writer) {
 	}
 }
 
-// ratios prints each toolstream target against nginx and direct, and text
+// ratios prints each toolstream target against nginx and direct, text
 // mode and the other routes against pass-through over chat completions,
-// for the figures the targets are set on.
+// and each @base target against the same target of this build, for the
+// figures the targets are set on.
 func (c *comparison) ratios(w io.Writer) {
 	type pair struct{ a, b string }
 	var pairs []pair
@@ -147,6 +148,11 @@ func (c *comparison) ratios(w io.Writer) {
 		}
 	}
 	pairs = append(pairs, pair{targetText, targetPass}, pair{targetResp, targetPass}, pair{targetMsg, targetPass})
+	for _, t := range c.opts.Targets {
+		if targetKind(t) != t {
+			pairs = append(pairs, pair{targetKind(t), t})
+		}
+	}
 	for _, p := range pairs {
 		var parts []string
 		for _, col := range columns {

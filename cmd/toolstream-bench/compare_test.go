@@ -64,18 +64,20 @@ func TestCompareSmall(t *testing.T) {
 }
 
 // TestCompareRoutes runs the same pass-through turn through chat
-// completions, the Responses API and the Messages API, on loopback:
+// completions, the Responses API and the Messages API, and a second
+// binary beside the first (@base, the same build here), on loopback:
 // every stream is read to its protocol's end event with all its content
 // (a stream short of a content event counts as an error), the proxy's
 // CPU and memory and the bytes read are there for each route, and the
-// report sets each route against chat's.
+// report sets each route against chat's and the base build against this
+// one.
 func TestCompareRoutes(t *testing.T) {
 	bin := buildToolstream(t)
 	o := compareOptions{
-		Targets:   []string{targetPass, targetResp, targetMsg},
+		Targets:   []string{targetPass, targetResp, targetMsg, targetPass + baseSuffix},
 		Scenarios: []string{scenC64, scenIdle},
 		Repeats:   1, Chunks: 8, ChunkBytes: 16, C64PerConn: 1, Idle: 20, Hold: 100 * time.Millisecond,
-		Bin: bin, NoPin: true, Timeout: 2 * time.Minute,
+		Bin: bin, BaseBin: bin, NoPin: true, Timeout: 2 * time.Minute,
 	}
 	cmp, err := compare(context.Background(), o, io.Discard)
 	if err != nil {
@@ -95,8 +97,8 @@ func TestCompareRoutes(t *testing.T) {
 	}
 	var out bytes.Buffer
 	cmp.print(&out)
-	for _, want := range []string{"| ts-resp |", "| ts-msg |", "ts-resp / ts-pass: c=64 CPU per 1k streams",
-		"ts-msg / ts-pass: c=64 CPU per 1k streams"} {
+	for _, want := range []string{"| ts-resp |", "| ts-msg |", "| ts-pass@base |", "ts-resp / ts-pass: c=64 CPU per 1k streams",
+		"ts-msg / ts-pass: c=64 CPU per 1k streams", "ts-pass / ts-pass@base: c=64 CPU per 1k streams"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

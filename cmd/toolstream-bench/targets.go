@@ -28,9 +28,17 @@ const (
 // allTargets are the targets compare knows, in the order it runs them.
 var allTargets = []string{targetDirect, targetNginx, targetPass, targetResp, targetMsg, targetText, targetCall}
 
+// baseSuffix marks a toolstream target run from the -base-bin binary
+// instead of -bin ("ts-pass@base"), to set two builds side by side in
+// one run.
+const baseSuffix = "@base"
+
+// targetKind is the target a name stands for, without its @base.
+func targetKind(name string) string { return strings.TrimSuffix(name, baseSuffix) }
+
 // protocolOf is the route a target's clients send their turns through.
 func protocolOf(name string) *protocol {
-	switch name {
+	switch targetKind(name) {
 	case targetResp:
 		return responsesProto
 	case targetMsg:
@@ -59,6 +67,7 @@ type targetEnv struct {
 	dir      string // scratch directory
 	upstream string // the upstream's base URL, http://host:port
 	bin      string // toolstream binary
+	baseBin  string // toolstream binary of the @base targets
 	nginx    string // nginx binary; "" leaves nginx out
 	pin      []string
 }
@@ -115,7 +124,7 @@ upstreams:
     tool_mode: text
     text_format: hermes
 `, addr, env.upstream)
-	if name == targetText || name == targetCall {
+	if k := targetKind(name); k == targetText || k == targetCall {
 		cfg += fmt.Sprintf(`tools:
   - name: create_task
     description: Create a task.
@@ -127,7 +136,11 @@ upstreams:
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}
-	cmd := env.command(env.bin, "serve", file)
+	bin := env.bin
+	if targetKind(name) != name {
+		bin = env.baseBin
+	}
+	cmd := env.command(bin, "serve", file)
 	cmd.Env = append(os.Environ(), "TOOLSTREAM_CONFIG=", "TOOLSTREAM_LISTEN=")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
