@@ -117,14 +117,29 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 
 	for rep := range o.Repeats {
 		for _, scen := range o.Scenarios {
-			for _, name := range o.Targets {
+			// Each repeat starts one target further on: a target
+			// measured in the same place every time takes that
+			// place's bias with it (on a shared 2-core VM, the same
+			// build measured first and last in every repeat differed
+			// by a tenth).
+			for i := range o.Targets {
+				name := o.Targets[(i+rep)%len(o.Targets)]
 				if scen == scenIdle && targetKind(name) == targetCall {
 					continue // held before any call: the same as ts-text
 				}
-				fmt.Fprintf(logw, "repeat %d/%d · %s · %s\n", rep+1, o.Repeats, scen, name)
+				fmt.Fprintf(logw, "repeat %d/%d · %s · %s", rep+1, o.Repeats, scen, name)
 				f, err := measureScenario(ctx, env, up, o, name, scen)
 				if err != nil {
+					fmt.Fprintln(logw)
 					return nil, fmt.Errorf("%s, %s: %w", name, scen, err)
+				}
+				// Each repeat's own figure, for the spread the medians
+				// hide.
+				switch scen {
+				case scenIdle:
+					fmt.Fprintf(logw, " · %.1f KiB per stream\n", f.bytesPerStream/1024)
+				default:
+					fmt.Fprintf(logw, " · CPU %.3f s per 1k streams · TTFT p50 %.2f ms\n", f.cpuPer1k.Seconds(), durMs(f.ttftP50))
 				}
 				if cmp.results[name] == nil {
 					cmp.results[name] = map[string][]figures{}
