@@ -30,7 +30,7 @@ func (d *DB) SaveResponse(ctx context.Context, rec store.ResponseRecord) error {
 		rec.CreatedAt = d.now()
 	}
 	exp := expireAt(rec.CreatedAt.Add(d.turnRetention))
-	val, err := appendResponseRecord(nil, &rec)
+	val, err := appendResponseRecord(make([]byte, 0, recordSize(&rec)), &rec)
 	if err != nil {
 		return wrapErr("saving response", rec.ID, err)
 	}
@@ -182,6 +182,21 @@ func appendResponseRecord(dst []byte, rec *store.ResponseRecord) ([]byte, error)
 	dst = append(dst, `,"created_at":`...)
 	dst = append(dst, t...)
 	return append(dst, '}'), nil
+}
+
+// recordSize is about the size of rec's JSON, to write it in one buffer.
+func recordSize(rec *store.ResponseRecord) int {
+	n := 256 + len(rec.ID) + len(rec.KeyID) + len(rec.Response)
+	for _, m := range rec.Messages {
+		n += len(m) + 1
+	}
+	for id, ms := range rec.Items {
+		n += len(id) + 8
+		for _, m := range ms {
+			n += len(m) + 1
+		}
+	}
+	return n
 }
 
 // appendJSONString appends s as encoding/json writes a string.
