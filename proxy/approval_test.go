@@ -69,7 +69,13 @@ type streamReader struct {
 
 func openStream(t *testing.T, e *turnEnv, ctx context.Context, body string, headers ...string) *streamReader {
 	t.Helper()
-	resp := e.doCtx(t, ctx, http.MethodPost, "/v1/chat/completions", body, headers...)
+	return openStreamAt(t, e, ctx, "/v1/chat/completions", body, headers...)
+}
+
+// openStreamAt is openStream on another route.
+func openStreamAt(t *testing.T, e *turnEnv, ctx context.Context, path, body string, headers ...string) *streamReader {
+	t.Helper()
+	resp := e.doCtx(t, ctx, http.MethodPost, path, body, headers...)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d: %s", resp.StatusCode, readAll(t, resp))
 	}

@@ -182,11 +182,12 @@ func alternate(t *testing.T, msgs []string) {
 	}
 }
 
-// TestResponsesStored: GET returns a stored response as it was answered;
-// DELETE removes it as OpenAI answers; then neither GET, DELETE nor
-// previous_response_id find it. store: false keeps nothing.
+// TestResponsesStored: GET returns a stored response as it was answered,
+// byte for byte, < > & as the model wrote them; DELETE removes it as
+// OpenAI answers; then neither GET, DELETE nor previous_response_id find
+// it. store: false keeps nothing.
 func TestResponsesStored(t *testing.T) {
-	e := newResponsesEnv(t, responsesConfig(false), []upstreamtest.Round{textRound("c1", "Hi."), textRound("c2", "Hi again.")})
+	e := newResponsesEnv(t, responsesConfig(false), []upstreamtest.Round{textRound("c1", "Hi <b>&</b>."), textRound("c2", "Hi again.")})
 	resp := e.do(t, http.MethodPost, "/v1/responses", `{"model":"m","input":"hi"}`)
 	body := readAll(t, resp)
 	var a respAnswer

@@ -15,16 +15,91 @@ import (
 // streamResult is what one client read from one stream.
 type streamResult struct {
 	ttft     time.Duration // request sent → first byte of content
-	duration time.Duration // request sent → [DONE]
+	duration time.Duration // request sent → the stream's end event
 	maxGap   time.Duration // longest wait between two events
 	chunks   int           // events with non-empty content
+	bytes    int64         // bytes of the answer's body read
 	err      error
+}
+
+// protocol is one of the routes a client sends the same turn through: the
+// request it sends, and how it reads the answer's events. Every event's
+// "data:" line is looked at; the others ("event:", comments, blank lines)
+// only count as bytes.
+type protocol struct {
+	name string // how errors name the stream's end
+	path string
+	body func(model string) string
+	// content says a data line carries a piece of visible text.
+	content func(line []byte) bool
+	// end says a data line is the stream's last event, the one that
+	// makes it complete.
+	end func(line []byte) bool
+	// failed says a data line ends the stream as failed.
+	failed func(line []byte) bool
 }
 
 var (
 	contentKey   = []byte(`"content":"`)
 	emptyContent = []byte(`"content":""`)
 	doneLine     = []byte("data: [DONE]")
+
+	respTextDelta = []byte(`data: {"type":"response.output_text.delta",`)
+	respCompleted = []byte(`data: {"type":"response.completed",`)
+	respFailed    = [][]byte{[]byte(`data: {"type":"response.failed",`), []byte(`data: {"type":"response.incomplete",`), []byte(`data: {"type":"error",`)}
+	msgDelta      = []byte(`data: {"type":"content_block_delta",`)
+	msgTextDelta  = []byte(`"delta":{"type":"text_delta","text":"`)
+	msgStop       = []byte(`data: {"type":"message_stop"`)
+	msgError      = []byte(`data: {"type":"error",`)
+)
+
+// The routes: chat completions, OpenAI's Responses API and Anthropic's
+// Messages API, each asked for the same streamed turn.
+var (
+	chatProto = &protocol{
+		name: "[DONE]",
+		path: "/v1/chat/completions",
+		body: func(model string) string {
+			return `{"model":"` + model + `","stream":true,"messages":[{"role":"user","content":"add a task"}]}`
+		},
+		content: func(line []byte) bool {
+			return bytes.Contains(line, contentKey) && !bytes.Contains(line, emptyContent)
+		},
+		end:    func(line []byte) bool { return bytes.HasPrefix(line, doneLine) },
+		failed: func([]byte) bool { return false }, // an error chunk is followed by no [DONE]
+	}
+	// responsesProto sends what the openai SDK's responses.stream sends
+	// for a string input; store is left to its default (true), as SDKs
+	// leave it.
+	responsesProto = &protocol{
+		name: "response.completed",
+		path: "/v1/responses",
+		body: func(model string) string {
+			return `{"model":"` + model + `","stream":true,"input":"add a task"}`
+		},
+		content: func(line []byte) bool { return bytes.HasPrefix(line, respTextDelta) },
+		end:     func(line []byte) bool { return bytes.HasPrefix(line, respCompleted) },
+		failed: func(line []byte) bool {
+			for _, p := range respFailed {
+				if bytes.HasPrefix(line, p) {
+					return true
+				}
+			}
+			return false
+		},
+	}
+	messagesProto = &protocol{
+		name: "message_stop",
+		path: "/v1/messages",
+		body: func(model string) string {
+			return `{"model":"` + model + `","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"add a task"}]}`
+		},
+		content: func(line []byte) bool {
+			return bytes.HasPrefix(line, msgDelta) && bytes.Contains(line, msgTextDelta)
+		},
+		end:    func(line []byte) bool { return bytes.HasPrefix(line, msgStop) },
+		failed: func(line []byte) bool { return bytes.HasPrefix(line, msgError) },
+	}
 )
 
 // newClient is the load generator's HTTP client: keep-alive connections,
@@ -38,12 +113,16 @@ func newClient(conns int) *http.Client {
 	}}
 }
 
-// stream sends one streaming request and reads the answer line by line.
-// firstContent, when not nil, is called once the first content arrived;
-// the stream is then read to its end as usual.
-func stream(ctx context.Context, c *http.Client, url, model string, firstContent func()) streamResult {
-	body := `{"model":"` + model + `","stream":true,"messages":[{"role":"user","content":"add a task"}]}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/chat/completions", strings.NewReader(body))
+// stream sends one streaming request to t in t's protocol and reads the
+// answer line by line, to its end event: a stream counts as complete only
+// once that is read. firstContent, when not nil, is called once the first
+// content arrived; the stream is then read to its end as usual.
+func stream(ctx context.Context, c *http.Client, t *target, firstContent func()) streamResult {
+	p := t.proto
+	if p == nil {
+		p = chatProto
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url+p.path, strings.NewReader(p.body(t.model)))
 	if err != nil {
 		return streamResult{err: err}
 	}
@@ -62,11 +141,12 @@ func stream(ctx context.Context, c *http.Client, url, model string, firstContent
 	var last time.Time // the previous event's arrival; gaps are between events
 	for {
 		line, err := br.ReadSlice('\n')
+		r.bytes += int64(len(line))
 		if err != nil {
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue // a line longer than the buffer: keep reading it
 			}
-			r.err = fmt.Errorf("stream ended without [DONE]: %w", err)
+			r.err = fmt.Errorf("stream ended without %s: %w", p.name, err)
 			return r
 		}
 		if !bytes.HasPrefix(line, []byte("data: ")) {
@@ -77,11 +157,14 @@ func stream(ctx context.Context, c *http.Client, url, model string, firstContent
 			r.maxGap = max(r.maxGap, now.Sub(last))
 		}
 		last = now
-		if bytes.HasPrefix(line, doneLine) {
+		switch {
+		case p.end(line):
 			r.duration = now.Sub(sent)
 			return r
-		}
-		if bytes.Contains(line, contentKey) && !bytes.Contains(line, emptyContent) {
+		case p.failed(line):
+			r.err = fmt.Errorf("stream failed: %.200s", bytes.TrimSpace(line))
+			return r
+		case p.content(line):
 			if r.chunks == 0 {
 				r.ttft = now.Sub(sent)
 				if firstContent != nil {
@@ -109,7 +192,7 @@ func runLoad(ctx context.Context, c *http.Client, t *target, clients, perClient 
 				}
 			}
 			for j := range perClient {
-				results[i*perClient+j] = stream(ctx, c, t.url, t.model, nil)
+				results[i*perClient+j] = stream(ctx, c, t, nil)
 			}
 		})
 	}

@@ -30,6 +30,7 @@ type compareOptions struct {
 	Idle        int           // idle open streams
 	Hold        time.Duration // how long idle streams are held open before measuring
 	Bin, Nginx  string
+	BaseBin     string // toolstream binary of the @base targets
 	NoPin       bool
 	Burst       bool // c=256: open every connection at once
 	Timeout     time.Duration
@@ -52,6 +53,7 @@ type figures struct {
 	gapP99         time.Duration
 	perSec         float64
 	cpuPer1k       time.Duration // CPU time of the target per 1,000 streams
+	wireBytes      float64       // bytes of answer a client read per stream, on average
 	bytesPerStream float64       // idle: resident memory per open stream
 	rssHeld        float64       // idle: the target's resident memory with them open
 	errors         int
@@ -66,7 +68,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	env := targetEnv{dir: dir, bin: o.Bin, nginx: o.Nginx}
+	env := targetEnv{dir: dir, bin: o.Bin, baseBin: o.BaseBin, nginx: o.Nginx}
 	cmp := &comparison{opts: o, results: map[string]map[string][]figures{}}
 	if slices.Contains(o.Targets, targetNginx) {
 		if env.nginx == "" {
@@ -75,6 +77,9 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 		if cmp.nginxVersion, err = checkNginx(env.nginx); err != nil {
 			return nil, err
 		}
+	}
+	if env.baseBin == "" && slices.ContainsFunc(o.Targets, func(t string) bool { return targetKind(t) != t }) {
+		return nil, errors.New("the @base targets need -base-bin PATH, the toolstream binary to set beside this one")
 	}
 	if env.bin == "" {
 		env.bin = filepath.Join(dir, "toolstream")
@@ -112,14 +117,29 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 
 	for rep := range o.Repeats {
 		for _, scen := range o.Scenarios {
-			for _, name := range o.Targets {
-				if scen == scenIdle && name == targetCall {
+			// Each repeat starts one target further on: a target
+			// measured in the same place every time takes that
+			// place's bias with it (on a shared 2-core VM, the same
+			// build measured first and last in every repeat differed
+			// by a tenth).
+			for i := range o.Targets {
+				name := o.Targets[(i+rep)%len(o.Targets)]
+				if scen == scenIdle && targetKind(name) == targetCall {
 					continue // held before any call: the same as ts-text
 				}
-				fmt.Fprintf(logw, "repeat %d/%d · %s · %s\n", rep+1, o.Repeats, scen, name)
+				fmt.Fprintf(logw, "repeat %d/%d · %s · %s", rep+1, o.Repeats, scen, name)
 				f, err := measureScenario(ctx, env, up, o, name, scen)
 				if err != nil {
+					fmt.Fprintln(logw)
 					return nil, fmt.Errorf("%s, %s: %w", name, scen, err)
+				}
+				// Each repeat's own figure, for the spread the medians
+				// hide.
+				switch scen {
+				case scenIdle:
+					fmt.Fprintf(logw, " · %.1f KiB per stream\n", f.bytesPerStream/1024)
+				default:
+					fmt.Fprintf(logw, " · CPU %.3f s per 1k streams · TTFT p50 %.2f ms\n", f.cpuPer1k.Seconds(), durMs(f.ttftP50))
 				}
 				if cmp.results[name] == nil {
 					cmp.results[name] = map[string][]figures{}
@@ -135,7 +155,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 // scenario against it.
 func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o compareOptions, name, scen string) (figures, error) {
 	model := modelProse
-	if name == targetCall {
+	if targetKind(name) == targetCall {
 		model = modelCall
 	}
 	if scen == scenIdle {
@@ -152,7 +172,7 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 	up.pace.Store(0)
 	warm := *t
 	warm.model = modelProse
-	if name == targetCall {
+	if targetKind(name) == targetCall {
 		warm.model = modelCall
 	}
 	for _, r := range runLoad(ctx, c, &warm, 4, 5, 0) {
@@ -195,6 +215,7 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 func summarize(results []streamResult, chunks int) figures {
 	f := figures{streams: len(results)}
 	var ttft, dur, gap []time.Duration
+	var read int64
 	for _, r := range results {
 		if r.err == nil && r.chunks != chunks {
 			r.err = fmt.Errorf("read %d content chunks, want %d", r.chunks, chunks)
@@ -207,6 +228,10 @@ func summarize(results []streamResult, chunks int) figures {
 			continue
 		}
 		ttft, dur, gap = append(ttft, r.ttft), append(dur, r.duration), append(gap, r.maxGap)
+		read += r.bytes
+	}
+	if n := len(results) - f.errors; n > 0 {
+		f.wireBytes = float64(read) / float64(n)
 	}
 	f.ttftP50, f.ttftP99 = percentile(ttft, 0.5), percentile(ttft, 0.99)
 	f.durP50, f.gapP99 = percentile(dur, 0.5), percentile(gap, 0.99)
@@ -225,7 +250,7 @@ func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n i
 	for i := range n {
 		wg.Go(func() {
 			var once sync.Once
-			results[i] = stream(ctx, c, t.url, t.model, func() { once.Do(opened.Done) })
+			results[i] = stream(ctx, c, t, func() { once.Do(opened.Done) })
 			once.Do(opened.Done) // a stream that failed counts as opened
 		})
 	}

@@ -57,6 +57,7 @@ var columns = []column{
 	{"c=1 TTFT p99", scenC1, func(f figures) float64 { return durMs(f.ttftP99) }, ms, false},
 	{"c=64 CPU per 1k streams", scenC64, func(f figures) float64 { return f.cpuPer1k.Seconds() }, sec, true},
 	{"c=64 streams/s", scenC64, func(f figures) float64 { return f.perSec }, num, false},
+	{"c=64 bytes per stream", scenC64, func(f figures) float64 { return f.wireBytes / 1024 }, kib, false},
 	{"c=256 TTFT p99", scenC256, func(f figures) float64 { return durMs(f.ttftP99) }, ms, false},
 	{"c=256 gap p99", scenC256, func(f figures) float64 { return durMs(f.gapP99) }, ms, false},
 	{"idle memory per stream", scenIdle, func(f figures) float64 { return f.bytesPerStream / 1024 }, kib, true},
@@ -79,8 +80,20 @@ func (c *comparison) print(w io.Writer) {
 	if o.Burst {
 		starts = "all opened at once"
 	}
-	fmt.Fprintf(w, "scenarios: c=1 %d streams; c=64 %d streams; c=256 %d streams paced 10ms, %s; idle %d open streams\n\n",
-		o.C1Streams, 64*o.C64PerConn, 256*o.C256PerConn, starts, o.Idle)
+	var scens []string
+	for _, s := range o.Scenarios {
+		switch s {
+		case scenC1:
+			scens = append(scens, fmt.Sprintf("c=1 %d streams", o.C1Streams))
+		case scenC64:
+			scens = append(scens, fmt.Sprintf("c=64 %d streams", 64*o.C64PerConn))
+		case scenC256:
+			scens = append(scens, fmt.Sprintf("c=256 %d streams paced 10ms, %s", 256*o.C256PerConn, starts))
+		case scenIdle:
+			scens = append(scens, fmt.Sprintf("idle %d open streams", o.Idle))
+		}
+	}
+	fmt.Fprintf(w, "scenarios: %s\n\n", strings.Join(scens, "; "))
 
 	heads := []string{"target"}
 	for _, col := range columns {
@@ -122,8 +135,10 @@ func (c *comparison) print(w io.Writer) {
 	}
 }
 
-// ratios prints each toolstream target against nginx and direct, and text
-// mode against pass-through, for the figures the targets are set on.
+// ratios prints each toolstream target against nginx and direct, text
+// mode and the other routes against pass-through over chat completions,
+// and each @base target against the same target of this build, for the
+// figures the targets are set on.
 func (c *comparison) ratios(w io.Writer) {
 	type pair struct{ a, b string }
 	var pairs []pair
@@ -132,7 +147,12 @@ func (c *comparison) ratios(w io.Writer) {
 			pairs = append(pairs, pair{t, base})
 		}
 	}
-	pairs = append(pairs, pair{targetText, targetPass})
+	pairs = append(pairs, pair{targetText, targetPass}, pair{targetResp, targetPass}, pair{targetMsg, targetPass})
+	for _, t := range c.opts.Targets {
+		if targetKind(t) != t {
+			pairs = append(pairs, pair{targetKind(t), t})
+		}
+	}
 	for _, p := range pairs {
 		var parts []string
 		for _, col := range columns {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,12 +13,9 @@ import (
 	"time"
 )
 
-// TestCompareSmall runs compare at a size a test can afford, against the
-// direct upstream and every toolstream target, and checks the report is
-// sound: every stream read in full, CPU and memory read from /proc, and
-// the table printed with its ratios. nginx is left out: CI need not have
-// it, and the script that runs the real comparison installs it.
-func TestCompareSmall(t *testing.T) {
+// buildToolstream builds the proxy for a test that runs it.
+func buildToolstream(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds toolstream")
 	}
@@ -24,6 +23,16 @@ func TestCompareSmall(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../toolstream").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// TestCompareSmall runs compare at a size a test can afford, against the
+// direct upstream and every chat-completions target, and checks the report
+// is sound: every stream read in full, CPU and memory read from /proc, and
+// the table printed with its ratios. nginx is left out: CI need not have
+// it, and the script that runs the real comparison installs it.
+func TestCompareSmall(t *testing.T) {
+	bin := buildToolstream(t)
 	o := compareOptions{
 		Targets:   []string{targetDirect, targetPass, targetText, targetCall},
 		Scenarios: []string{scenC1, scenC64, scenIdle},
@@ -51,6 +60,105 @@ func TestCompareSmall(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestCompareRoutes runs the same pass-through turn through chat
+// completions, the Responses API and the Messages API, and a second
+// binary beside the first (@base, the same build here), on loopback:
+// every stream is read to its protocol's end event with all its content
+// (a stream short of a content event counts as an error), the proxy's
+// CPU and memory and the bytes read are there for each route, and the
+// report sets each route against chat's and the base build against this
+// one.
+func TestCompareRoutes(t *testing.T) {
+	bin := buildToolstream(t)
+	o := compareOptions{
+		Targets:   []string{targetPass, targetResp, targetMsg, targetPass + baseSuffix},
+		Scenarios: []string{scenC64, scenIdle},
+		Repeats:   1, Chunks: 8, ChunkBytes: 16, C64PerConn: 1, Idle: 20, Hold: 100 * time.Millisecond,
+		Bin: bin, BaseBin: bin, NoPin: true, Timeout: 2 * time.Minute,
+	}
+	cmp, err := compare(context.Background(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range o.Targets {
+		if n := cmp.errors(target); n != 0 {
+			t.Errorf("%s: %d errors", target, n)
+		}
+		f := cmp.results[target][scenC64][0]
+		if f.streams != 64 || f.cpuPer1k <= 0 || f.durP50 <= 0 || f.ttftP50 <= 0 || f.wireBytes <= 0 {
+			t.Errorf("%s c=64: %+v, want 64 streams read to their end, the proxy's CPU and the bytes read", target, f)
+		}
+		if f := cmp.results[target][scenIdle][0]; f.bytesPerStream == 0 {
+			t.Errorf("%s idle: memory per stream not read: %+v", target, f)
+		}
+	}
+	var out bytes.Buffer
+	cmp.print(&out)
+	for _, want := range []string{"| ts-resp |", "| ts-msg |", "| ts-pass@base |", "ts-resp / ts-pass: c=64 CPU per 1k streams",
+		"ts-msg / ts-pass: c=64 CPU per 1k streams", "ts-pass / ts-pass@base: c=64 CPU per 1k streams"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestStreamNeedsItsEnd: a stream counts as complete only once its
+// protocol's end event is read; its content before that is counted, and
+// a stream cut short of it, or ended by a failure event, is an error.
+func TestStreamNeedsItsEnd(t *testing.T) {
+	const (
+		respHead = "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0}\n\n" +
+			"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":4,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"Hi\",\"logprobs\":[]}\n\n" +
+			"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":5,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\" there\",\"logprobs\":[]}\n\n" +
+			"event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\",\"sequence_number\":6,\"text\":\"Hi there\"}\n\n"
+		msgHead = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"content\":[]}}\n\n" +
+			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\" there\"}}\n\n" +
+			"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+	)
+	for _, tc := range []struct {
+		name   string
+		target string
+		path   string
+		answer string
+		ok     bool
+	}{
+		{"responses whole", targetResp, "/v1/responses", respHead + "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":9}\n\n", true},
+		{"responses cut", targetResp, "/v1/responses", respHead, false},
+		{"responses failed", targetResp, "/v1/responses", respHead + "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":7}\n\nevent: error\ndata: {\"type\":\"error\",\"sequence_number\":8}\n\n", false},
+		{"messages whole", targetMsg, "/v1/messages", msgHead + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", true},
+		{"messages cut", targetMsg, "/v1/messages", msgHead, false},
+		{"messages error", targetMsg, "/v1/messages", msgHead + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\"}}\n\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != tc.path {
+					http.NotFound(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, tc.answer)
+			}))
+			defer srv.Close()
+			c := newClient(1)
+			defer c.CloseIdleConnections()
+			r := stream(context.Background(), c, &target{url: srv.URL, model: "m", proto: protocolOf(tc.target)}, nil)
+			if tc.ok != (r.err == nil) {
+				t.Fatalf("err = %v, want ok %v", r.err, tc.ok)
+			}
+			if r.chunks != 2 {
+				t.Errorf("read %d content events, want 2", r.chunks)
+			}
+			// All but the blank line after the end event.
+			if tc.ok && (r.duration <= 0 || r.bytes != int64(len(tc.answer)-1)) {
+				t.Errorf("duration %v, %d bytes read of %d", r.duration, r.bytes, len(tc.answer))
+			}
+		})
 	}
 }
 

@@ -13,15 +13,18 @@
 //
 //	sh cmd/toolstream-bench/compare.sh
 //
-// "compare" puts nothing, nginx, and toolstream in pass-through, in text
-// mode without calls and in text mode with one call, one after another
-// between a load generator and a scripted upstream that pre-renders its
-// events, and runs four loads against each: one client (per-request
-// overhead), 64 clients unpaced (CPU per stream), 256 clients paced 10ms
-// (time to first token under load) and idle open streams (memory per
-// stream). CPU time and resident memory are the target processes' own,
-// from /proc. Every scenario gets a fresh process and is repeated; the
-// report is the medians and their ratios.
+// "compare" puts nothing, nginx, and toolstream in pass-through (asked
+// through chat completions, the Responses API and the Messages API), in
+// text mode without calls and in text mode with one call, one after
+// another between a load generator and a scripted upstream that
+// pre-renders its events, and runs four loads against each: one client
+// (per-request overhead), 64 clients unpaced (CPU per stream), 256
+// clients paced 10ms (time to first token under load) and idle open
+// streams (memory per stream). A client reads each stream to its
+// protocol's end ([DONE], response.completed, message_stop). CPU time and
+// resident memory are the target processes' own, from /proc. Every
+// scenario gets a fresh process and is repeated; the report is the
+// medians and their ratios.
 package main
 
 import (
@@ -43,7 +46,7 @@ func main() {
 
 const usageText = `usage:
   toolstream-bench load [-streams N] [-pace D] [-chunks N] [-turns N] [-timeout D] [-bin PATH]
-  toolstream-bench compare [-nginx PATH] [-targets LIST] [-scenarios LIST] [-repeats N] [-chunks N] [-bin PATH] …`
+  toolstream-bench compare [-nginx PATH] [-targets LIST] [-scenarios LIST] [-repeats N] [-chunks N] [-bin PATH] [-base-bin PATH] …`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "compare" {
@@ -83,7 +86,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o compareOptions
-	targets := fs.String("targets", strings.Join([]string{targetDirect, targetNginx, targetPass, targetText, targetCall}, ","), "what to put between the clients and the upstream")
+	targets := fs.String("targets", strings.Join(allTargets, ","), "what to put between the clients and the upstream; a toolstream target with @base (ts-pass@base) runs the -base-bin binary")
 	scenarios := fs.String("scenarios", strings.Join([]string{scenC1, scenC64, scenC256, scenIdle}, ","), "which loads to run")
 	fs.IntVar(&o.Repeats, "repeats", 3, "runs of each scenario; the report shows medians")
 	fs.IntVar(&o.Chunks, "chunks", 64, "content chunks per stream")
@@ -94,6 +97,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Idle, "idle", 1000, "idle open streams")
 	fs.DurationVar(&o.Hold, "hold", 500*time.Millisecond, "how long idle streams are held open before their memory is read")
 	fs.StringVar(&o.Bin, "bin", "", "toolstream binary (default: go build ./cmd/toolstream)")
+	fs.StringVar(&o.BaseBin, "base-bin", "", "a second toolstream binary, which the @base targets run: two builds side by side in one run")
 	fs.StringVar(&o.Nginx, "nginx", "", "nginx binary, for the nginx target")
 	fs.BoolVar(&o.Burst, "burst", false, "c=256: open all 256 connections in the same instant instead of spreading their starts over one stream's length")
 	fs.BoolVar(&o.NoPin, "no-pin", false, "do not pin the target to one CPU and the load to another")
@@ -103,7 +107,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Targets, o.Scenarios = strings.Split(*targets, ","), strings.Split(*scenarios, ",")
 	for _, t := range o.Targets {
-		if !slices.Contains([]string{targetDirect, targetNginx, targetPass, targetText, targetCall}, t) {
+		k := targetKind(t)
+		if !slices.Contains(allTargets, k) || k != t && (k == targetDirect || k == targetNginx) {
 			fmt.Fprintf(stderr, "unknown target %q\n", t)
 			return 2
 		}

@@ -21,7 +21,31 @@ const (
 	targetPass   = "ts-pass" // toolstream without server tools
 	targetText   = "ts-text" // toolstream in text mode, prose without calls
 	targetCall   = "ts-call" // toolstream in text mode, one call a turn
+	targetResp   = "ts-resp" // ts-pass, asked through the Responses API
+	targetMsg    = "ts-msg"  // ts-pass, asked through the Messages API
 )
+
+// allTargets are the targets compare knows, in the order it runs them.
+var allTargets = []string{targetDirect, targetNginx, targetPass, targetResp, targetMsg, targetText, targetCall}
+
+// baseSuffix marks a toolstream target run from the -base-bin binary
+// instead of -bin ("ts-pass@base"), to set two builds side by side in
+// one run.
+const baseSuffix = "@base"
+
+// targetKind is the target a name stands for, without its @base.
+func targetKind(name string) string { return strings.TrimSuffix(name, baseSuffix) }
+
+// protocolOf is the route a target's clients send their turns through.
+func protocolOf(name string) *protocol {
+	switch targetKind(name) {
+	case targetResp:
+		return responsesProto
+	case targetMsg:
+		return messagesProto
+	}
+	return chatProto
+}
 
 // target is one running proxy (or none, for direct): where clients send
 // requests, and the processes whose CPU and memory count.
@@ -33,6 +57,8 @@ type target struct {
 	pids []int
 	// model is what clients ask for: it picks the upstream's scenario.
 	model string
+	// proto is the route clients ask through.
+	proto *protocol
 	stop  func()
 }
 
@@ -41,18 +67,27 @@ type targetEnv struct {
 	dir      string // scratch directory
 	upstream string // the upstream's base URL, http://host:port
 	bin      string // toolstream binary
+	baseBin  string // toolstream binary of the @base targets
 	nginx    string // nginx binary; "" leaves nginx out
 	pin      []string
 }
 
 func startTarget(ctx context.Context, env targetEnv, name string, model string) (*target, error) {
+	var t *target
+	var err error
 	switch name {
 	case targetDirect:
-		return &target{name: name, url: env.upstream, model: model, stop: func() {}}, nil
+		t = &target{name: name, url: env.upstream, stop: func() {}}
 	case targetNginx:
-		return startNginx(ctx, env, model)
+		t, err = startNginx(ctx, env)
+	default:
+		t, err = startToolstream(ctx, env, name)
 	}
-	return startToolstream(ctx, env, name, model)
+	if err != nil {
+		return nil, err
+	}
+	t.model, t.proto = model, protocolOf(name)
+	return t, nil
 }
 
 // freeAddr picks a free loopback port.
@@ -73,7 +108,7 @@ func (env targetEnv) command(name string, args ...string) *exec.Cmd {
 	return exec.Command(name, args...)
 }
 
-func startToolstream(ctx context.Context, env targetEnv, name, model string) (*target, error) {
+func startToolstream(ctx context.Context, env targetEnv, name string) (*target, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -89,7 +124,7 @@ upstreams:
     tool_mode: text
     text_format: hermes
 `, addr, env.upstream)
-	if name != targetPass {
+	if k := targetKind(name); k == targetText || k == targetCall {
 		cfg += fmt.Sprintf(`tools:
   - name: create_task
     description: Create a task.
@@ -101,7 +136,11 @@ upstreams:
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}
-	cmd := env.command(env.bin, "serve", file)
+	bin := env.bin
+	if targetKind(name) != name {
+		bin = env.baseBin
+	}
+	cmd := env.command(bin, "serve", file)
 	cmd.Env = append(os.Environ(), "TOOLSTREAM_CONFIG=", "TOOLSTREAM_LISTEN=")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -115,7 +154,7 @@ upstreams:
 		stop()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &target{name: name, url: "http://" + addr, pids: []int{cmd.Process.Pid}, model: model, stop: stop}, nil
+	return &target{name: name, url: "http://" + addr, pids: []int{cmd.Process.Pid}, stop: stop}, nil
 }
 
 // checkNginx makes sure bin is nginx: a row named nginx must be nginx.
@@ -131,7 +170,7 @@ func checkNginx(bin string) (string, error) {
 	return strings.TrimPrefix(v, "nginx version: "), nil
 }
 
-func startNginx(ctx context.Context, env targetEnv, model string) (*target, error) {
+func startNginx(ctx context.Context, env targetEnv) (*target, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -191,7 +230,7 @@ http {
 	// taskset execs nginx in place: the pid is the master's.
 	master := cmd.Process.Pid
 	pids := append([]int{master}, children(master)...)
-	return &target{name: targetNginx, url: "http://" + addr, pids: pids, model: model, stop: stop}, nil
+	return &target{name: targetNginx, url: "http://" + addr, pids: pids, stop: stop}, nil
 }
 
 // children lists the processes whose parent is pid.

@@ -307,6 +307,26 @@ func (e *Encoder) stop() stopFields {
 	return f
 }
 
+// Hold turns holding on or off, when the Writer holds (proxy's SSE
+// writer, a loop.Batcher): the turn holds while it forwards events it
+// already has, so the events of one read from the upstream leave in one
+// write and one flush, as a chat stream's chunks do.
+func (e *Encoder) Hold(on bool) error {
+	if h, ok := e.w.(interface{ Hold(bool) error }); ok {
+		return h.Hold(on)
+	}
+	return nil
+}
+
+// Flush writes out what the Writer holds; the turn flushes before it
+// waits for anything, so no event waits for another.
+func (e *Encoder) Flush() error {
+	if f, ok := e.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
 var (
 	_ loop.EventSink     = (*Encoder)(nil)
 	_ loop.StopSequencer = (*Encoder)(nil)

@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/toolstream/toolstream/loop"
@@ -119,14 +120,20 @@ type Encoder struct {
 	finish     string
 	transcript []json.RawMessage
 	items      map[string][]json.RawMessage
-	buf        []byte
+	// buf is the event being written, from bufs while streaming.
+	buf *[]byte
 }
 
 // slot is one output item; hidden ones are streamed but not part of the
-// final output.
+// final output. A completed message keeps its text, a completed
+// function_call its item: what a turn without tools stores (see
+// plainMessages).
 type slot struct {
-	item   json.RawMessage
-	hidden bool
+	item    json.RawMessage
+	hidden  bool
+	message bool
+	text    string
+	call    *functionCallItem
 }
 
 type textItem struct {
@@ -161,7 +168,23 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 	for _, t := range opts.Tools {
 		e.tools[t.Name] = t
 	}
+	if opts.Writer != nil {
+		e.buf = bufs.Get().(*[]byte)
+	}
 	return e
+}
+
+// bufs are the encoders' event buffers: an answer's events are written
+// by hand into one, which goes back once the answer ended. It grows to
+// the answer's largest event, the response object at its end.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// release gives the event buffer back: the answer ended.
+func (e *Encoder) release() {
+	if e.buf != nil && cap(*e.buf) <= 64<<10 {
+		bufs.Put(e.buf)
+	}
+	e.buf = nil
 }
 
 // Text is visible assistant text: a delta of the open message, or of a
@@ -186,11 +209,7 @@ func (e *Encoder) Text(s string) error {
 	if e.text == nil {
 		t := &textItem{id: e.opts.NewID("msg_"), index: e.addSlot(false)}
 		e.text = t
-		item := messageItem{ID: t.id, Type: "message", Status: StatusInProgress, Role: "assistant", Content: []outputPart{}}
-		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: t.index, Item: item}); err != nil {
-			return err
-		}
-		if err := e.send(evPartAdded, &partEvent{Type: evPartAdded, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Part: outputText("")}); err != nil {
+		if err := e.openMessage(t); err != nil {
 			return err
 		}
 	}
@@ -316,12 +335,18 @@ func (e *Encoder) Done() error {
 		e.resp.IncompleteDetails = &IncompleteDetails{Reason: "content_filter"}
 	}
 	e.resp.Output = e.output()
+	size := 1024
+	for _, item := range e.resp.Output {
+		size += len(item)
+	}
+	resp := e.resp.appendJSON(make([]byte, 0, size))
 	if e.opts.Keep != nil {
-		if err := e.keep(); err != nil {
+		if err := e.keep(resp); err != nil {
 			return err
 		}
 	}
-	return e.send(typ, &responseEvent{Type: typ, Seq: e.next(), Response: &e.resp})
+	defer e.release()
+	return e.sendResponse(typ, resp)
 }
 
 // Fail ends a stream that started with the turn's failure:
@@ -342,13 +367,14 @@ func (e *Encoder) Fail(code, message string) error {
 		return err
 	}
 	e.resp.Output = e.output()
-	if err := e.send(evFailed, &responseEvent{Type: evFailed, Seq: e.next(), Response: &e.resp}); err != nil {
+	if err := e.sendResponse(evFailed, nil); err != nil {
 		return err
 	}
 	ev := &errorEvent{Type: evError, Seq: e.next(), Message: message}
 	if code != "" {
 		ev.Code = &code
 	}
+	defer e.release()
 	return e.send(evError, ev)
 }
 
@@ -358,7 +384,7 @@ func (e *Encoder) Response() ([]byte, error) {
 	if !e.ended {
 		e.resp.Output = e.output()
 	}
-	return marshal(&e.resp)
+	return e.resp.appendJSON(nil), nil
 }
 
 // Hold turns holding on or off, when the Writer holds (loop.Batcher).

@@ -2,6 +2,7 @@ package responses
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/valyala/fastjson"
 )
@@ -46,6 +47,119 @@ type Response struct {
 	Usage              *Usage             `json:"usage"`
 	User               *string            `json:"user"`
 	Metadata           json.RawMessage    `json:"metadata"`
+}
+
+// appendJSON appends the response object as encoding/json writes it with
+// HTML escaping off. Its json.RawMessage fields must be compact, as
+// encoding/json would make them: the request's echoed fields are (ToChat
+// compacts them), and so are the output items the encoder writes.
+func (r *Response) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, r.ID)
+	dst = append(dst, `,"object":`...)
+	dst = appendString(dst, r.Object)
+	dst = append(dst, `,"created_at":`...)
+	dst = strconv.AppendInt(dst, r.CreatedAt, 10)
+	dst = append(dst, `,"status":`...)
+	dst = appendString(dst, r.Status)
+	dst = append(dst, `,"background":`...)
+	dst = strconv.AppendBool(dst, r.Background)
+	dst = append(dst, `,"error":`...)
+	if e := r.Error; e != nil {
+		dst = append(dst, `{"code":`...)
+		dst = appendString(dst, e.Code)
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, e.Message)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"incomplete_details":`...)
+	if d := r.IncompleteDetails; d != nil {
+		dst = append(dst, `{"reason":`...)
+		dst = appendString(dst, d.Reason)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"instructions":`...)
+	dst = appendOptString(dst, r.Instructions)
+	dst = append(dst, `,"max_output_tokens":`...)
+	dst = appendOptInt(dst, r.MaxOutputTokens)
+	dst = append(dst, `,"max_tool_calls":`...)
+	dst = appendOptInt(dst, r.MaxToolCalls)
+	dst = append(dst, `,"model":`...)
+	dst = appendString(dst, r.Model)
+	dst = append(dst, `,"output":`...)
+	if r.Output == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i, item := range r.Output {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendRaw(dst, item)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"parallel_tool_calls":`...)
+	dst = strconv.AppendBool(dst, r.ParallelToolCalls)
+	dst = append(dst, `,"previous_response_id":`...)
+	dst = appendOptString(dst, r.PreviousResponseID)
+	dst = append(dst, `,"reasoning":`...)
+	dst = appendRaw(dst, r.Reasoning)
+	dst = append(dst, `,"service_tier":`...)
+	dst = appendString(dst, r.ServiceTier)
+	dst = append(dst, `,"store":`...)
+	dst = strconv.AppendBool(dst, r.Store)
+	dst = append(dst, `,"temperature":`...)
+	dst = appendRaw(dst, r.Temperature)
+	dst = append(dst, `,"text":`...)
+	dst = appendRaw(dst, r.Text)
+	dst = append(dst, `,"tool_choice":`...)
+	dst = appendRaw(dst, r.ToolChoice)
+	dst = append(dst, `,"tools":`...)
+	dst = appendRaw(dst, r.Tools)
+	dst = append(dst, `,"top_p":`...)
+	dst = appendRaw(dst, r.TopP)
+	dst = append(dst, `,"truncation":`...)
+	dst = appendString(dst, r.Truncation)
+	dst = append(dst, `,"usage":`...)
+	if u := r.Usage; u != nil {
+		dst = append(dst, `{"input_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.InputTokens), 10)
+		dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.InputTokensDetails.CachedTokens), 10)
+		dst = append(dst, `},"output_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.OutputTokens), 10)
+		dst = append(dst, `,"output_tokens_details":{"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.OutputTokensDetails.ReasoningTokens), 10)
+		dst = append(dst, `},"total_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"user":`...)
+	dst = appendOptString(dst, r.User)
+	dst = append(dst, `,"metadata":`...)
+	dst = appendRaw(dst, r.Metadata)
+	return append(dst, '}')
+}
+
+func appendOptString(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return appendString(dst, *s)
+}
+
+func appendOptInt(dst []byte, n *int) []byte {
+	if n == nil {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendInt(dst, int64(*n), 10)
 }
 
 // ResponseError is why a response failed (status "failed").
@@ -109,14 +223,11 @@ func newResponse(r *Request, id string, created int64) Response {
 	resp := Response{
 		ID: id, Object: "response", CreatedAt: created, Status: StatusInProgress,
 		Model: r.Model, Output: []json.RawMessage{}, ParallelToolCalls: true,
-		Reasoning: r.Echo.Reasoning, ServiceTier: "default", Store: r.Store,
+		Reasoning: or(r.Echo.Reasoning, `{"effort":null,"summary":null}`), ServiceTier: "default", Store: r.Store,
 		Temperature: or(r.Echo.Temperature, "1"), TopP: or(r.Echo.TopP, "1"),
 		Text:       or(r.Echo.Text, `{"format":{"type":"text"}}`),
 		ToolChoice: or(r.Echo.ToolChoice, `"auto"`), Tools: or(r.Echo.Tools, "[]"),
 		Truncation: "disabled", Metadata: or(r.Metadata, "{}"),
-	}
-	if resp.Reasoning == nil {
-		resp.Reasoning = json.RawMessage(`{"effort":null,"summary":null}`)
 	}
 	if r.Instructions != "" {
 		resp.Instructions = &r.Instructions

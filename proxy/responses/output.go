@@ -2,7 +2,9 @@ package responses
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // How the encoder writes: events in sequence, the output items by index,
@@ -16,10 +18,41 @@ func (e *Encoder) begin() error {
 		return nil
 	}
 	e.started = true
-	if err := e.send(evCreated, &responseEvent{Type: evCreated, Seq: e.next(), Response: &e.resp}); err != nil {
+	if err := e.sendResponse(evCreated, nil); err != nil {
 		return err
 	}
-	return e.send(evInProgress, &responseEvent{Type: evInProgress, Seq: e.next(), Response: &e.resp})
+	return e.sendResponse(evInProgress, nil)
+}
+
+// sendResponse writes a response.* event carrying the response object:
+// resp, its JSON when the caller has it, or e.resp as it stands.
+func (e *Encoder) sendResponse(typ string, resp []byte) error {
+	seq := e.next()
+	if e.opts.Writer == nil {
+		return nil
+	}
+	b := appendHead(e.event(), typ, seq)
+	b = append(b, `,"response":`...)
+	if resp != nil {
+		b = append(b, resp...)
+	} else {
+		b = e.resp.appendJSON(b)
+	}
+	return e.write(typ, append(b, '}'))
+}
+
+// event is the event buffer, emptied, to write an event into by hand.
+func (e *Encoder) event() []byte {
+	if e.buf == nil {
+		e.buf = new([]byte) // written to after the answer ended
+	}
+	return (*e.buf)[:0]
+}
+
+// write writes an event the encoder wrote into its buffer by hand.
+func (e *Encoder) write(typ string, b []byte) error {
+	*e.buf = b
+	return e.opts.Writer.WriteEvent(typ, b)
 }
 
 // next is the next event's sequence_number.
@@ -47,8 +80,31 @@ func (e *Encoder) delta(typ, itemID string, index int, content bool, s string) e
 	if e.opts.Writer == nil {
 		return nil
 	}
-	e.buf = appendDelta(e.buf[:0], typ, seq, itemID, index, content, s)
-	return e.opts.Writer.WriteEvent(typ, e.buf)
+	return e.write(typ, appendDelta(e.event(), typ, seq, itemID, index, content, s))
+}
+
+// openMessage sends the events that open message item t: the item, in
+// progress, and its output_text part, empty.
+func (e *Encoder) openMessage(t *textItem) error {
+	if seq := e.next(); e.opts.Writer != nil {
+		b := appendHead(e.event(), evItemAdded, seq)
+		b = append(b, `,"output_index":`...)
+		b = strconv.AppendInt(b, int64(t.index), 10)
+		b = append(b, `,"item":`...)
+		b = appendMessageItem(b, t.id, StatusInProgress, false, "")
+		if err := e.write(evItemAdded, append(b, '}')); err != nil {
+			return err
+		}
+	}
+	seq := e.next()
+	if e.opts.Writer == nil {
+		return nil
+	}
+	b := appendHead(e.event(), evPartAdded, seq)
+	b = appendItemRef(b, t.id, t.index, true)
+	b = append(b, `,"part":`...)
+	b = appendOutputText(b, "")
+	return e.write(evPartAdded, append(b, '}'))
 }
 
 // addSlot reserves the next output index.
@@ -64,8 +120,18 @@ func (e *Encoder) done(index int, item any) error {
 	if err != nil {
 		return err
 	}
-	e.slots[index].item = b
-	return e.send(evItemDone, &itemEvent{Type: evItemDone, Seq: e.next(), OutputIndex: index, Item: json.RawMessage(b)})
+	return e.doneJSON(index, b)
+}
+
+// doneJSON is done for an item whose JSON is item, which the output
+// keeps.
+func (e *Encoder) doneJSON(index int, item []byte) error {
+	e.slots[index].item = item
+	seq := e.next()
+	if e.opts.Writer == nil {
+		return nil
+	}
+	return e.write(evItemDone, appendItemEvent(e.event(), evItemDone, seq, index, item))
 }
 
 // output is the final output: the completed items in order, approval
@@ -96,17 +162,29 @@ func (e *Encoder) closeText() error {
 	}
 	e.text = nil
 	text := t.b.String()
-	if err := e.send(evTextDone, &outputTextDone{Type: evTextDone, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Text: text, Logprobs: []any{}}); err != nil {
-		return err
+	if seq := e.next(); e.opts.Writer != nil {
+		b := appendHead(e.event(), evTextDone, seq)
+		b = appendItemRef(b, t.id, t.index, true)
+		b = append(b, `,"text":`...)
+		b = appendString(b, text)
+		if err := e.write(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
+			return err
+		}
 	}
-	part := outputText(text)
-	if err := e.send(evPartDone, &partEvent{Type: evPartDone, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Part: part}); err != nil {
-		return err
+	if seq := e.next(); e.opts.Writer != nil {
+		b := appendHead(e.event(), evPartDone, seq)
+		b = appendItemRef(b, t.id, t.index, true)
+		b = append(b, `,"part":`...)
+		b = appendOutputText(b, text)
+		if err := e.write(evPartDone, append(b, '}')); err != nil {
+			return err
+		}
 	}
-	if err := e.restoreAs(t.id, &chatMessage{Role: "assistant", Content: text}); err != nil {
-		return err
-	}
-	return e.done(t.index, messageItem{ID: t.id, Type: "message", Status: StatusCompleted, Role: "assistant", Content: []outputPart{part}})
+	// What restores it: {"role":"assistant","content":text}.
+	m := append(make([]byte, 0, len(text)+40), `{"role":"assistant","content":`...)
+	e.items[t.id] = []json.RawMessage{append(appendString(m, text), '}')}
+	e.slots[t.index].message, e.slots[t.index].text = true, text
+	return e.doneJSON(t.index, appendMessageItem(make([]byte, 0, len(text)+160), t.id, StatusCompleted, true, text))
 }
 
 func (e *Encoder) closeThink() error {
@@ -180,6 +258,8 @@ func (e *Encoder) closeCalls() error {
 			Function: chatCallFunc{Name: c.item.Name, Arguments: c.item.Arguments}}}}); err != nil {
 			return err
 		}
+		item := c.item
+		e.slots[c.index].call = &item
 		if err := e.done(c.index, c.item); err != nil {
 			return err
 		}
@@ -199,19 +279,16 @@ func (e *Encoder) restoreAs(id string, m *chatMessage) error {
 	return nil
 }
 
-// keep hands the finished response to Options.Keep.
-func (e *Encoder) keep() error {
-	b, err := marshal(&e.resp)
-	if err != nil {
-		return err
-	}
+// keep hands the finished response, whose JSON is resp, to Options.Keep.
+func (e *Encoder) keep(resp []byte) error {
 	msgs := e.transcript
 	if msgs == nil {
+		var err error
 		if msgs, err = e.plainMessages(); err != nil {
 			return err
 		}
 	}
-	e.opts.Keep(Finished{Response: b, Messages: msgs, Items: e.items})
+	e.opts.Keep(Finished{Response: resp, Messages: msgs, Items: e.items})
 	return nil
 }
 
@@ -223,25 +300,13 @@ func (e *Encoder) plainMessages() ([]json.RawMessage, error) {
 	var text strings.Builder
 	m := &chatMessage{Role: "assistant"}
 	for _, s := range e.slots {
-		var it struct {
-			Type      string `json:"type"`
-			CallID    string `json:"call_id"`
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-			Content   []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		}
-		if s.item == nil || s.hidden || json.Unmarshal(s.item, &it) != nil {
-			continue
-		}
-		switch it.Type {
-		case "message":
-			for _, p := range it.Content {
-				text.WriteString(p.Text)
-			}
-		case "function_call":
-			m.ToolCalls = append(m.ToolCalls, chatToolCall{ID: it.CallID, Type: "function", Function: chatCallFunc{Name: it.Name, Arguments: it.Arguments}})
+		switch {
+		case s.item == nil || s.hidden:
+		case s.message:
+			text.WriteString(asRead(s.text))
+		case s.call != nil:
+			m.ToolCalls = append(m.ToolCalls, chatToolCall{ID: asRead(s.call.CallID), Type: "function",
+				Function: chatCallFunc{Name: asRead(s.call.Name), Arguments: asRead(s.call.Arguments)}})
 		}
 	}
 	m.Content = text.String()
@@ -253,4 +318,23 @@ func (e *Encoder) plainMessages() ([]json.RawMessage, error) {
 		return nil, err
 	}
 	return []json.RawMessage{b}, nil
+}
+
+// asRead is s as a client reads it back from its item's JSON: each byte
+// that is not UTF-8 is U+FFFD, as encoding/json writes it.
+func asRead(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -53,7 +53,8 @@ type Request struct {
 // tool_choice, text, sampling), as the client sent them: SDKs read some
 // back (the Agents SDK reads tools and tool_choice), and an answer that
 // named other settings than those asked for would be wrong. Nil fields
-// were not sent.
+// were not sent; the others are compact JSON, as the response object
+// writes them.
 type Echo struct {
 	Tools             json.RawMessage
 	ToolChoice        json.RawMessage

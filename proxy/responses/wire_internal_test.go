@@ -3,6 +3,7 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
 )
@@ -51,6 +52,172 @@ func TestAppendDelta(t *testing.T) {
 		got := string(appendDelta(nil, tc.typ, 7, "msg_1", 2, tc.content, "a \"b\"\n"))
 		if got != tc.want || !json.Valid([]byte(got)) {
 			t.Errorf("%s:\n got %s\nwant %s", tc.typ, got, tc.want)
+		}
+	}
+}
+
+// stdJSON is v as encoding/json writes it with HTML escaping off.
+func stdJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// handTexts are texts that take every branch of the string encoder.
+var handTexts = []string{"", "Hello — nice to \"meet\" you <3 & bye", "line\nbreak\r\ttab\b\f\x00", "\u2028\u2029", "\xff bad \xe2\x80", "🙂"}
+
+// TestHandWritten holds the hand-written events of a turn's text, and the
+// response object, to the structs encoding/json would write them from:
+// the same bytes.
+func TestHandWritten(t *testing.T) {
+	for _, text := range handTexts {
+		check := func(what, got, want string) {
+			t.Helper()
+			if got != want {
+				t.Errorf("%s, text %q:\n got %s\nwant %s", what, text, got, want)
+			}
+		}
+		check("output_text part", string(appendOutputText(nil, text)), stdJSON(t, outputText(text)))
+		check("message item in progress", string(appendMessageItem(nil, "msg_"+text, StatusInProgress, false, "")),
+			stdJSON(t, messageItem{ID: "msg_" + text, Type: "message", Status: StatusInProgress, Role: "assistant", Content: []outputPart{}}))
+		item := appendMessageItem(nil, "msg_1", StatusCompleted, true, text)
+		check("message item done", string(item),
+			stdJSON(t, messageItem{ID: "msg_1", Type: "message", Status: StatusCompleted, Role: "assistant", Content: []outputPart{outputText(text)}}))
+		check("item event", string(appendItemEvent(nil, evItemDone, 12, 3, item)),
+			stdJSON(t, &itemEvent{Type: evItemDone, Seq: 12, OutputIndex: 3, Item: json.RawMessage(item)}))
+		check("item ref", string(appendItemRef(appendHead(nil, evPartAdded, 4), text, 2, true))+`,"part":{}}`,
+			stdJSON(t, &partEvent{Type: evPartAdded, Seq: 4, ItemID: text, OutputIndex: 2, Part: struct{}{}}))
+	}
+
+	var kept Finished
+	for _, body := range []string{
+		`{"model":"m","input":"hi"}`,
+		`{"model":"m <&>","input":"hi","instructions":"Be \"brief\".\n","stream":true,"store":false,"user":"u\u2028",
+		  "metadata":{ "a" : "b c" },"temperature": 0.5,"top_p":1e-1,"max_output_tokens":100,"parallel_tool_calls":false,
+		  "reasoning":{"effort":"low"},"text":{"format":{"type":"json_object"}},"tool_choice":"required",
+		  "tools":[{"type":"function","name":"f","parameters":{"type":"object", "properties":{}}}]}`,
+	} {
+		r, err := ToChat([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := NewEncoder(r, Options{ID: "resp_1", Created: 1800000000, Keep: func(f Finished) { kept = f }})
+		resp := func(what string) {
+			t.Helper()
+			if got, want := string(e.resp.appendJSON(nil)), stdJSON(t, &e.resp); got != want {
+				t.Errorf("%s, request %s:\n got %s\nwant %s", what, body, got, want)
+			}
+		}
+		resp("new")
+		for _, text := range handTexts {
+			if err := e.Text(text + "."); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.Usage(json.RawMessage(`{"prompt_tokens":12,"completion_tokens":9,"total_tokens":21,"prompt_tokens_details":{"cached_tokens":4}}`))
+		e.Finish("length")
+		if err := e.Done(); err != nil {
+			t.Fatal(err)
+		}
+		resp("done")
+		if string(kept.Response) != stdJSON(t, &e.resp) {
+			t.Errorf("kept response %s", kept.Response)
+		}
+		if len(e.slots) != 1 || len(kept.Items) != 1 {
+			t.Fatalf("slots %+v, items %v", e.slots, kept.Items)
+		}
+		for id, msgs := range kept.Items {
+			want := stdJSON(t, &chatMessage{Role: "assistant", Content: e.slots[0].text})
+			if len(msgs) != 1 || string(msgs[0]) != want {
+				t.Errorf("item %s restores as %s, want %s", id, strs(msgs), want)
+			}
+		}
+		e.resp.Error, e.resp.Status = &ResponseError{Code: "server_error", Message: "it \"broke\""}, StatusFailed
+		e.resp.Output, e.resp.Usage = nil, nil
+		resp("failed")
+	}
+}
+
+// TestPlainMessagesAsRead: a turn without tools stores its assistant
+// message as its items read back: text that is not UTF-8 comes back with
+// U+FFFD in each bad byte's place, as the output item's JSON carries it.
+func TestPlainMessagesAsRead(t *testing.T) {
+	r, err := ToChat([]byte(`{"model":"m","input":"hi"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept Finished
+	e := NewEncoder(r, Options{ID: "resp_1", Keep: func(f Finished) { kept = f }})
+	for _, s := range []string{"a\xff\xfeb ", "c\u2028"} {
+		if err := e.Text(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Done(); err != nil {
+		t.Fatal(err)
+	}
+	var item struct {
+		Content []struct{ Text string }
+	}
+	if err := json.Unmarshal(e.slots[0].item, &item); err != nil {
+		t.Fatal(err)
+	}
+	want := stdJSON(t, &chatMessage{Role: "assistant", Content: item.Content[0].Text})
+	if len(kept.Messages) != 1 || string(kept.Messages[0]) != want {
+		t.Errorf("kept %s, want %s", strs(kept.Messages), want)
+	}
+}
+
+func strs(ms []json.RawMessage) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, string(m))
+	}
+	return out
+}
+
+// TestPlain8: the eight-byte test of the string encoder agrees with the
+// byte-by-byte one for every byte in every place, and for words of
+// random bytes.
+func TestPlain8(t *testing.T) {
+	plain := func(b byte) bool { return b >= 0x20 && b < utf8.RuneSelf && b != '"' && b != '\\' }
+	word := func(bs [8]byte) (w uint64, want bool) {
+		want = true
+		for i, b := range bs {
+			w |= uint64(b) << (8 * i)
+			want = want && plain(b)
+		}
+		return w, want
+	}
+	for _, fill := range []byte{'a', ' ', '~', 0x1f, 0x80} {
+		for pos := range 8 {
+			for b := range 256 {
+				var bs [8]byte
+				for i := range bs {
+					bs[i] = fill
+				}
+				bs[pos] = byte(b)
+				if w, want := word(bs); plain8(w) != want {
+					t.Fatalf("plain8(%q) = %v", bs, !want)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		var bs [8]byte
+		for i := range bs {
+			// Mostly printable ASCII, near the edges often.
+			bs[i] = byte(0x1e + r.IntN(0x64))
+			if r.IntN(16) == 0 {
+				bs[i] = byte(r.IntN(256))
+			}
+		}
+		if w, want := word(bs); plain8(w) != want {
+			t.Fatalf("plain8(%q) = %v", bs, !want)
 		}
 	}
 }

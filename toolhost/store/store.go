@@ -303,7 +303,8 @@ type Store interface {
 
 	// SaveResponse stores rec under its key id and id, and under each of
 	// its Items' ids, all expiring together storage.turn_retention after
-	// rec.CreatedAt. Saving an id again replaces the record.
+	// rec.CreatedAt. Saving an id again replaces the record. Its JSON
+	// fields are kept as they are, and read back the same bytes.
 	SaveResponse(ctx context.Context, rec ResponseRecord) error
 	// Response returns the response id that keyID saved; false when there
 	// is none, it expired, or another key saved it.

@@ -1,0 +1,47 @@
+package messages_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/toolstream/toolstream/proxy/messages"
+)
+
+// discard is a Writer that writes nowhere.
+type discard struct{ n int }
+
+func (d *discard) WriteEvent(name string, data []byte) error {
+	d.n += len(name) + len(data)
+	return nil
+}
+
+// BenchmarkEncoderAnswer is one streamed answer of a turn without tools,
+// as the encoder writes it: message_start, a text block of 64 deltas,
+// its stop, message_delta and message_stop. One op is one answer.
+func BenchmarkEncoderAnswer(b *testing.B) {
+	words := make([]string, 64)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d xxxxxxxxxxxxx", i)
+	}
+	usage := json.RawMessage(`{"prompt_tokens":12,"completion_tokens":64,"total_tokens":76}`)
+	var w discard
+	b.ReportAllocs()
+	for b.Loop() {
+		e := messages.NewStream(&w, messages.Options{ID: "msg_0123456789abcdef", Model: "bench-prose"})
+		for _, s := range words {
+			if err := e.Text(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := e.Finish("stop"); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Usage(usage); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Done(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

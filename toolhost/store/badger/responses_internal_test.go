@@ -1,0 +1,55 @@
+package badger
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// TestResponseRecordJSON: a stored response is the JSON encoding/json
+// writes for it, but for its JSON fields, which are kept as they came —
+// < > & included — and it reads back whole.
+func TestResponseRecordJSON(t *testing.T) {
+	msg := json.RawMessage(`{"role":"assistant","content":"It is 4 °C \u2028 \"here\"."}`)
+	created := time.Date(2026, 11, 26, 18, 0, 0, 123456789, time.FixedZone("x", 3600))
+	for _, rec := range []store.ResponseRecord{
+		{ID: "resp_1", CreatedAt: created},
+		{ID: "resp_1", KeyID: "k\"ey", Response: json.RawMessage(`{"id":"resp_1","output":[]}`), Messages: []json.RawMessage{msg, msg},
+			Items: map[string][]json.RawMessage{"msg_2": {msg}, "mcp_1": {msg, msg}, "rs_1": {}, "msg_1": nil}, CreatedAt: created},
+	} {
+		got, err := appendResponseRecord(nil, &rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+
+	text := json.RawMessage(`{"role":"assistant","content":"<b>&</b>"}`)
+	rec := store.ResponseRecord{ID: "resp_<1>", Response: json.RawMessage(`{"text":"<b>&</b>"}`), Messages: []json.RawMessage{text},
+		Items: map[string][]json.RawMessage{"msg_1": {text}}, CreatedAt: created}
+	got, err := appendResponseRecord(nil, &rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"resp_\u003c1\u003e","key_id":"","response":{"text":"<b>&</b>"},"messages":[{"role":"assistant","content":"<b>&</b>"}],` +
+		`"items":{"msg_1":[{"role":"assistant","content":"<b>&</b>"}]},"created_at":"2026-11-26T18:00:00.123456789+01:00"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	var back store.ResponseRecord
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.CreatedAt.Equal(rec.CreatedAt) || !reflect.DeepEqual(back.Items, rec.Items) || string(back.Response) != string(rec.Response) {
+		t.Errorf("read back %+v, saved %+v", back, rec)
+	}
+}
