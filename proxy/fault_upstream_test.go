@@ -145,9 +145,10 @@ func upstreamFaults() []upstreamFault {
 			mutate: func(c *config.Config) {
 				// Comments every 10ms against an idle timeout far above a
 				// loaded machine's scheduling gaps (100ms was tripped by
-				// one in a race-detector run beside other work).
-				idle(500 * time.Millisecond)(c)
-				c.Upstreams[0].Timeout = 1500 * time.Millisecond
+				// one in a race-detector run beside other work, and 500ms
+				// by three parallel agents' test runs on two cores).
+				idle(time.Second)(c)
+				c.Upstreams[0].Timeout = 3 * time.Second
 			},
 			status: 504, code: "upstream_timeout", message: "did not finish the round within its timeout",
 			requests: 1, cancelled: true},
