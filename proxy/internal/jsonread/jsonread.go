@@ -1,0 +1,151 @@
+// Package jsonread reads the request bodies of the client protocols that
+// map onto chat completions (Responses, Messages): one level at a time,
+// every value kept as the client wrote it until its field is read, so a
+// nested value passed on (a tool's parameters, a JSON schema, metadata)
+// keeps its bytes. Each protocol phrases a wrong value its own way (its
+// API's wording), through a Reader.
+package jsonread
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Object is a JSON object read one level deep.
+type Object map[string]json.RawMessage
+
+// Reader reads typed values; Invalid makes the error for a value of the
+// wrong type: want is what was expected ("an object"), got what came
+// ("a string"; "" when the type was right but the value unusable).
+type Reader struct {
+	Invalid func(param, want, got string) error
+	// Count names what Count expects, in the protocol's words.
+	Count string
+}
+
+// IsNull says a value is absent or JSON null: both mean "not given", and
+// SDKs send null for unset optional fields.
+func IsNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// Kind returns the JSON type of a value as a client would name it.
+func Kind(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// Object reads raw as an object; param names it in the error.
+func (r Reader) Object(raw json.RawMessage, param string) (Object, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, r.Invalid(param, "an object", Kind(raw))
+	}
+	var o Object
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, r.Invalid(param, "an object", "")
+	}
+	return o, nil
+}
+
+// Array reads raw as an array.
+func (r Reader) Array(raw json.RawMessage, param string) ([]json.RawMessage, error) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, r.Invalid(param, "an array", Kind(raw))
+	}
+	var a []json.RawMessage
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, r.Invalid(param, "an array", "")
+	}
+	return a, nil
+}
+
+// String reads a string; null or absent is "".
+func (r Reader) String(raw json.RawMessage, param string) (string, error) {
+	if IsNull(raw) {
+		return "", nil
+	}
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", r.Invalid(param, "a string", Kind(raw))
+	}
+	return s, nil
+}
+
+// Bool reads a boolean; null or absent is nil.
+func (r Reader) Bool(raw json.RawMessage, param string) (*bool, error) {
+	if IsNull(raw) {
+		return nil, nil
+	}
+	switch string(raw) {
+	case "true":
+		b := true
+		return &b, nil
+	case "false":
+		b := false
+		return &b, nil
+	}
+	return nil, r.Invalid(param, "a boolean", Kind(raw))
+}
+
+// Number checks that raw is a number and returns it as written, so the
+// upstream reads the client's own digits; null or absent is nil.
+func (r Reader) Number(raw json.RawMessage, param string) (json.RawMessage, error) {
+	if IsNull(raw) {
+		return nil, nil
+	}
+	var n json.Number
+	if Kind(raw) != "a number" || json.Unmarshal(raw, &n) != nil {
+		return nil, r.Invalid(param, "a number", Kind(raw))
+	}
+	return raw, nil
+}
+
+// PositiveInt reads a positive integer; null or absent is 0.
+func (r Reader) PositiveInt(raw json.RawMessage, param string) (int, error) {
+	if IsNull(raw) {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || n < 1 || n > 1<<31-1 {
+		return 0, r.Invalid(param, r.Count, "")
+	}
+	return int(n), nil
+}
+
+// Compact returns raw without insignificant white space. Strings keep
+// their bytes: < > & are not escaped.
+func Compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// Marshal encodes v as JSON without escaping < > & (the HTML escaping of
+// json.Marshal would change the client's text on its way upstream).
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encoding the chat request: %w", err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
