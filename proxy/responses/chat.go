@@ -3,6 +3,8 @@ package responses
 import (
 	"encoding/json"
 	"errors"
+
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
 // chatRequest is the chat-completions body a Responses request becomes.
@@ -25,55 +27,17 @@ type chatRequest struct {
 	Toolstream        json.RawMessage   `json:"toolstream,omitempty"`
 }
 
-// streamOptions asks a streaming upstream for usage: a Responses answer
-// always reports it (response.completed carries usage).
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-type chatTool struct {
-	Type     string       `json:"type"`
-	Function chatFunction `json:"function"`
-}
-
-type chatFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-	Strict      *bool           `json:"strict,omitempty"`
-}
-
-// chatMessage is one chat message. Content is a string, a list of
-// chatParts, or nil (written as null: an assistant message that only
-// calls tools).
-type chatMessage struct {
-	Role       string         `json:"role"`
-	Content    any            `json:"content"`
-	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
-}
-
-type chatPart struct {
-	Type     string        `json:"type"`
-	Text     *string       `json:"text,omitempty"`
-	ImageURL *chatImageURL `json:"image_url,omitempty"`
-}
-
-type chatImageURL struct {
-	URL    string `json:"url"`
-	Detail string `json:"detail,omitempty"`
-}
-
-type chatToolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function chatCallFunc `json:"function"`
-}
-
-type chatCallFunc struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+// The chat message types, shared with the other protocol (chatbody).
+type (
+	streamOptions = chatbody.StreamOptions
+	chatTool      = chatbody.Tool
+	chatFunction  = chatbody.Function
+	chatMessage   = chatbody.Message
+	chatPart      = chatbody.Part
+	chatImageURL  = chatbody.ImageURL
+	chatToolCall  = chatbody.ToolCall
+	chatCallFunc  = chatbody.CallFunc
+)
 
 // entry is one place in the conversation: a chat message, or an item
 // sent back as input that the caller restores (see [Request.Restore]).
