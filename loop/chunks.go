@@ -2,66 +2,10 @@ package loop
 
 import (
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/valyala/fastjson"
 )
-
-// appendJSONString appends s as a JSON string. fastjson's own escaping goes
-// through strconv.AppendQuote, which writes Go escapes (\x1b, \a, \U0001…)
-// that are not JSON; every string toolstream writes into a chunk goes
-// through here instead. Like encoding/json (without HTML escaping), invalid
-// UTF-8 becomes U+FFFD and U+2028/U+2029 are escaped for JavaScript
-// readers.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
 
 // rawValue returns a fastjson value that marshals as the JSON text raw,
 // verbatim. fastjson has no constructor for a pre-encoded string, but a
@@ -76,11 +20,11 @@ func rawValue(a *fastjson.Arena, raw string) *fastjson.Value {
 func (s *stream) envelope(dst []byte) []byte {
 	s.ensureStarted()
 	dst = append(dst, `{"id":`...)
-	dst = appendJSONString(dst, s.id)
+	dst = AppendJSONString(dst, s.id)
 	dst = append(dst, `,"object":"chat.completion.chunk","created":`...)
 	dst = strconv.AppendInt(dst, s.created, 10)
 	dst = append(dst, `,"model":`...)
-	dst = appendJSONString(dst, s.model)
+	dst = AppendJSONString(dst, s.model)
 	return dst
 }
 
@@ -109,7 +53,7 @@ func (s *stream) sendText(field, text string) error {
 	b = append(b, '"')
 	b = append(b, field...)
 	b = append(b, `":`...)
-	b = appendJSONString(b, text)
+	b = AppendJSONString(b, text)
 	b = append(b, `},"finish_reason":null}]}`...)
 	s.buf = b
 	return s.out.Send(b)
@@ -124,7 +68,7 @@ func (s *stream) sendFinish(reason string) error {
 		b = append(b, `"role":"assistant"`...)
 	}
 	b = append(b, `},"finish_reason":`...)
-	b = appendJSONString(b, reason)
+	b = AppendJSONString(b, reason)
 	b = append(b, `}]}`...)
 	s.buf = b
 	return s.out.Send(b)
@@ -166,7 +110,7 @@ func (s *stream) sendToolCalls(frags string) error {
 // returns a view of it, valid until the next chunk.
 func (s *stream) quote(text string) string {
 	start := len(s.qbuf)
-	s.qbuf = appendJSONString(s.qbuf, text)
+	s.qbuf = AppendJSONString(s.qbuf, text)
 	q := s.qbuf[start:]
 	return unsafe.String(unsafe.SliceData(q), len(q))
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
@@ -22,9 +23,9 @@ func TestAppendJSONString(t *testing.T) {
 		{"sep \u2028 \u2029", `"sep \u2028 \u2029"`},
 	}
 	for _, tt := range tests {
-		got := string(appendJSONString(nil, tt.in))
+		got := string(AppendJSONString(nil, tt.in))
 		if got != tt.want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", tt.in, got, tt.want)
+			t.Errorf("AppendJSONString(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {
@@ -36,11 +37,21 @@ func TestAppendJSONString(t *testing.T) {
 // FuzzAppendJSONString: whatever the input, the output is valid JSON that
 // decodes to the input (with invalid UTF-8 replaced).
 func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"", "a\"b", "\x00\x1f", "\xff\xfe", "é😀\u2028"} {
+	for _, s := range []string{"", "a\"b", "\x00\x1f", "\xff\xfe", "é😀\u2028", "plain", `quote " and \ back`,
+		"line\nbreak\r\ttab\b\f", "\x00\x01\x1f\x7f", "<tag> & amp", "é ü 日本", "\u2028\u2029", "a\xe2\x80", "🙂"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := appendJSONString(nil, s)
+		out := AppendJSONString(nil, s)
+		// Byte for byte what encoding/json writes with HTML escaping off:
+		// every protocol's events are held to its output.
+		var std bytes.Buffer
+		enc := json.NewEncoder(&std)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		if want := bytes.TrimSuffix(std.Bytes(), []byte("\n")); !bytes.Equal(out, want) {
+			t.Fatalf("%q -> %s, encoding/json writes %s", s, out, want)
+		}
 		var back string
 		if err := json.Unmarshal(out, &back); err != nil {
 			t.Fatalf("%q -> %s: %v", s, out, err)
@@ -58,7 +69,7 @@ func TestRawValue(t *testing.T) {
 	var p fastjson.Parser
 	var a fastjson.Arena
 	v, _ := p.Parse(`{"delta":{"content":"x"}}`)
-	v.Get("delta").Set("content", rawValue(&a, string(appendJSONString(nil, "a\x1bb"))))
+	v.Get("delta").Set("content", rawValue(&a, string(AppendJSONString(nil, "a\x1bb"))))
 	got := string(v.MarshalTo(nil))
 	if got != `{"delta":{"content":"a\u001bb"}}` {
 		t.Errorf("got %s", got)

@@ -182,15 +182,15 @@ func ThinkAnswer(body []byte) []byte {
 		r, rest := th.feed(string(content.GetStringBytes()))
 		r += th.end()
 		if th.st == thinkAsIs {
-			msg.Set("content", rawValue(&a, string(appendJSONString(nil, rest))))
+			msg.Set("content", rawValue(&a, string(AppendJSONString(nil, rest))))
 			continue
 		}
 		if rest == "" {
 			msg.Set("content", a.NewNull())
 		} else {
-			msg.Set("content", rawValue(&a, string(appendJSONString(nil, rest))))
+			msg.Set("content", rawValue(&a, string(AppendJSONString(nil, rest))))
 		}
-		msg.Set("reasoning_content", rawValue(&a, string(appendJSONString(nil, r))))
+		msg.Set("reasoning_content", rawValue(&a, string(AppendJSONString(nil, r))))
 		changed = true
 	}
 	if !changed {

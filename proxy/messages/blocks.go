@@ -3,7 +3,8 @@ package messages
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/loop"
 )
 
 // The content blocks of an answer, as content_block_start carries them and
@@ -87,52 +88,6 @@ func appendDelta(dst []byte, index int, kind, piece string) []byte {
 	dst = append(dst, `","`...)
 	dst = append(dst, deltaField(kind)...)
 	dst = append(dst, `":`...)
-	dst = appendString(dst, piece)
+	dst = loop.AppendJSONString(dst, piece)
 	return append(dst, "}}"...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Like encoding/json it writes
-// invalid UTF-8 as U+FFFD; unlike it, it leaves < > & as they are (the
-// model's text reaches the client unchanged).
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

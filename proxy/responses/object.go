@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/valyala/fastjson"
 )
 
@@ -55,21 +56,21 @@ type Response struct {
 // compacts them), and so are the output items the encoder writes.
 func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, r.ID)
+	dst = loop.AppendJSONString(dst, r.ID)
 	dst = append(dst, `,"object":`...)
-	dst = appendString(dst, r.Object)
+	dst = loop.AppendJSONString(dst, r.Object)
 	dst = append(dst, `,"created_at":`...)
 	dst = strconv.AppendInt(dst, r.CreatedAt, 10)
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, r.Status)
+	dst = loop.AppendJSONString(dst, r.Status)
 	dst = append(dst, `,"background":`...)
 	dst = strconv.AppendBool(dst, r.Background)
 	dst = append(dst, `,"error":`...)
 	if e := r.Error; e != nil {
 		dst = append(dst, `{"code":`...)
-		dst = appendString(dst, e.Code)
+		dst = loop.AppendJSONString(dst, e.Code)
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, e.Message)
+		dst = loop.AppendJSONString(dst, e.Message)
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
@@ -77,7 +78,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"incomplete_details":`...)
 	if d := r.IncompleteDetails; d != nil {
 		dst = append(dst, `{"reason":`...)
-		dst = appendString(dst, d.Reason)
+		dst = loop.AppendJSONString(dst, d.Reason)
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
@@ -89,7 +90,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"max_tool_calls":`...)
 	dst = appendOptInt(dst, r.MaxToolCalls)
 	dst = append(dst, `,"model":`...)
-	dst = appendString(dst, r.Model)
+	dst = loop.AppendJSONString(dst, r.Model)
 	dst = append(dst, `,"output":`...)
 	if r.Output == nil {
 		dst = append(dst, "null"...)
@@ -110,7 +111,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"reasoning":`...)
 	dst = appendRaw(dst, r.Reasoning)
 	dst = append(dst, `,"service_tier":`...)
-	dst = appendString(dst, r.ServiceTier)
+	dst = loop.AppendJSONString(dst, r.ServiceTier)
 	dst = append(dst, `,"store":`...)
 	dst = strconv.AppendBool(dst, r.Store)
 	dst = append(dst, `,"temperature":`...)
@@ -124,7 +125,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"top_p":`...)
 	dst = appendRaw(dst, r.TopP)
 	dst = append(dst, `,"truncation":`...)
-	dst = appendString(dst, r.Truncation)
+	dst = loop.AppendJSONString(dst, r.Truncation)
 	dst = append(dst, `,"usage":`...)
 	if u := r.Usage; u != nil {
 		dst = append(dst, `{"input_tokens":`...)
@@ -152,7 +153,7 @@ func appendOptString(dst []byte, s *string) []byte {
 	if s == nil {
 		return append(dst, "null"...)
 	}
-	return appendString(dst, *s)
+	return loop.AppendJSONString(dst, *s)
 }
 
 func appendOptInt(dst []byte, n *int) []byte {

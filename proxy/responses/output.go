@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/loop"
 )
 
 // How the encoder writes: events in sequence, the output items by index,
@@ -166,7 +168,7 @@ func (e *Encoder) closeText() error {
 		b := appendHead(e.event(), evTextDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"text":`...)
-		b = appendString(b, text)
+		b = loop.AppendJSONString(b, text)
 		if err := e.write(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
 			return err
 		}
@@ -182,7 +184,7 @@ func (e *Encoder) closeText() error {
 	}
 	// What restores it: {"role":"assistant","content":text}.
 	m := append(make([]byte, 0, len(text)+40), `{"role":"assistant","content":`...)
-	e.items[t.id] = []json.RawMessage{append(appendString(m, text), '}')}
+	e.items[t.id] = []json.RawMessage{append(loop.AppendJSONString(m, text), '}')}
 	e.slots[t.index].message, e.slots[t.index].text = true, text
 	return e.doneJSON(t.index, appendMessageItem(make([]byte, 0, len(text)+160), t.id, StatusCompleted, true, text))
 }

@@ -2,7 +2,8 @@ package responses
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/loop"
 )
 
 // The events a response streams, one struct per shape. Each starts with
@@ -96,7 +97,7 @@ func appendDelta(dst []byte, typ string, seq int, itemID string, index int, cont
 	dst = appendHead(dst, typ, seq)
 	dst = appendItemRef(dst, itemID, index, content)
 	dst = append(dst, `,"delta":`...)
-	dst = appendString(dst, delta)
+	dst = loop.AppendJSONString(dst, delta)
 	if typ == evTextDelta {
 		dst = append(dst, `,"logprobs":[]`...)
 	}
@@ -124,7 +125,7 @@ func appendHead(dst []byte, typ string, seq int) []byte {
 // output_index, and content_index 0 when content is set.
 func appendItemRef(dst []byte, itemID string, index int, content bool) []byte {
 	dst = append(dst, `,"item_id":`...)
-	dst = appendString(dst, itemID)
+	dst = loop.AppendJSONString(dst, itemID)
 	dst = append(dst, `,"output_index":`...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
 	if content {
@@ -146,7 +147,7 @@ func appendRaw(dst []byte, raw []byte) []byte {
 // appendOutputText appends an output_text content part (outputText).
 func appendOutputText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"output_text","text":`...)
-	dst = appendString(dst, text)
+	dst = loop.AppendJSONString(dst, text)
 	return append(dst, `,"annotations":[],"logprobs":[]}`...)
 }
 
@@ -155,9 +156,9 @@ func appendOutputText(dst []byte, text string) []byte {
 // output_text part once done.
 func appendMessageItem(dst []byte, id, status string, part bool, text string) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, id)
+	dst = loop.AppendJSONString(dst, id)
 	dst = append(dst, `,"type":"message","status":`...)
-	dst = appendString(dst, status)
+	dst = loop.AppendJSONString(dst, status)
 	dst = append(dst, `,"role":"assistant","content":[`...)
 	if part {
 		dst = appendOutputText(dst, text)
@@ -174,85 +175,4 @@ func appendItemEvent(dst []byte, typ string, seq, index int, item []byte) []byte
 	dst = append(dst, `,"item":`...)
 	dst = append(dst, item...)
 	return append(dst, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// plain8 reports whether each of the eight bytes of w is ASCII written as
-// itself in a JSON string: no control character, quote or backslash, and
-// no high bit. Each test is exact for the word as a whole ("Bit Twiddling
-// Hacks": hasless, haszero).
-func plain8(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	ctl := (w - 0x20*ones) &^ w // a byte below 0x20
-	q := w ^ '"'*ones
-	quote := (q - ones) &^ q // a byte that was '"'
-	bs := w ^ '\\'*ones
-	backslash := (bs - ones) &^ bs // a byte that was '\'
-	return (ctl|quote|backslash|w)&highs == 0
-}
-
-// appendString appends s as a JSON string exactly as encoding/json
-// writes it with HTML escaping off: quotes, backslashes and control
-// characters escaped (\b \f \n \r \t by name), U+2028 and U+2029 escaped,
-// invalid UTF-8 replaced by U+FFFD. FuzzAppendString holds it to
-// encoding/json.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Eight bytes at a time while none needs a look: text is
-		// mostly plain ASCII.
-		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
-			i += 8
-		}
-		if i == len(s) {
-			break
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

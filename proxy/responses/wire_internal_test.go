@@ -3,9 +3,7 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"testing"
-	"unicode/utf8"
 )
 
 // stdString is s as encoding/json writes it with HTML escaping off.
@@ -15,26 +13,6 @@ func stdString(s string) []byte {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
-// FuzzAppendString holds the hand-written string encoder of the delta
-// events to encoding/json: the same bytes for any text, valid UTF-8 or
-// not.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", `quote " and \ back`, "line\nbreak\r\ttab\b\f", "\x00\x01\x1f\x7f",
-		"<tag> & amp", "é ü 日本", "\u2028\u2029", "\xff\xfe bad", "a\xe2\x80", "🙂"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
-		if want := stdString(s); !bytes.Equal(got, want) {
-			t.Fatalf("appendString(%q) = %s, encoding/json writes %s", s, got, want)
-		}
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil || utf8.ValidString(s) && back != s {
-			t.Fatalf("appendString(%q) = %s reads back as %q, %v", s, got, back, err)
-		}
-	})
 }
 
 // TestAppendDelta: the hand-written delta events are the JSON the
@@ -177,47 +155,4 @@ func strs(ms []json.RawMessage) []string {
 		out = append(out, string(m))
 	}
 	return out
-}
-
-// TestPlain8: the eight-byte test of the string encoder agrees with the
-// byte-by-byte one for every byte in every place, and for words of
-// random bytes.
-func TestPlain8(t *testing.T) {
-	plain := func(b byte) bool { return b >= 0x20 && b < utf8.RuneSelf && b != '"' && b != '\\' }
-	word := func(bs [8]byte) (w uint64, want bool) {
-		want = true
-		for i, b := range bs {
-			w |= uint64(b) << (8 * i)
-			want = want && plain(b)
-		}
-		return w, want
-	}
-	for _, fill := range []byte{'a', ' ', '~', 0x1f, 0x80} {
-		for pos := range 8 {
-			for b := range 256 {
-				var bs [8]byte
-				for i := range bs {
-					bs[i] = fill
-				}
-				bs[pos] = byte(b)
-				if w, want := word(bs); plain8(w) != want {
-					t.Fatalf("plain8(%q) = %v", bs, !want)
-				}
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 1 << 20 {
-		var bs [8]byte
-		for i := range bs {
-			// Mostly printable ASCII, near the edges often.
-			bs[i] = byte(0x1e + r.IntN(0x64))
-			if r.IntN(16) == 0 {
-				bs[i] = byte(r.IntN(256))
-			}
-		}
-		if w, want := word(bs); plain8(w) != want {
-			t.Fatalf("plain8(%q) = %v", bs, !want)
-		}
-	}
 }

@@ -1,0 +1,85 @@
+package loop
+
+import "unicode/utf8"
+
+const hexDigits = "0123456789abcdef"
+
+// plain8 reports whether each of the eight bytes of w is ASCII written as
+// itself in a JSON string: no control character, quote or backslash, and
+// no high bit. Each test is exact for the word as a whole ("Bit Twiddling
+// Hacks": hasless, haszero).
+func plain8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ctl := (w - 0x20*ones) &^ w // a byte below 0x20
+	q := w ^ '"'*ones
+	quote := (q - ones) &^ q // a byte that was '"'
+	bs := w ^ '\\'*ones
+	backslash := (bs - ones) &^ bs // a byte that was '\'
+	return (ctl|quote|backslash|w)&highs == 0
+}
+
+// AppendJSONString appends s as a JSON string exactly as encoding/json
+// writes it with HTML escaping off: quotes, backslashes and control
+// characters escaped (\b \f \n \r \t by name), U+2028 and U+2029 escaped,
+// invalid UTF-8 replaced by U+FFFD. FuzzAppendJSONString holds it to
+// encoding/json. It is the one writer of JSON strings on every
+// protocol's per-token path (chat chunks, Responses and Messages events).
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look: text is
+		// mostly plain ASCII.
+		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
