@@ -129,7 +129,7 @@ func ParseRequest(body []byte) (*Request, error) {
 // reader of a body picks one of a repeated key's values, and not the same
 // one: toolstream's parser takes the first, most upstreams (Python's json,
 // Go's encoding/json) the last. A body with "model" twice would be routed
-// for one model and served by another (issue 21), and "stream",
+// for one model and served by another, and "stream",
 // "messages" or "tool_choice" twice would split the same way; so no
 // repeat at all reaches an upstream.
 //

@@ -38,7 +38,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 			// malformed). net/http would otherwise read up to 256KiB of
 			// what is left before writing the answer, to keep the
 			// connection, and a client that sends no more bytes would wait
-			// for an answer that never comes (issue 21: a 401 held for
+			// for an answer that never comes (a 401 was seen held for
 			// 240s). What is left on the wire cannot be trusted as the next
 			// request either: close instead. HTTP/1 only: for HTTP/2, Go
 			// takes "Connection: close" as a GOAWAY for every stream.

@@ -32,7 +32,7 @@ func (*pathError) Error() string {
 // A dot-segment is refused, not resolved: with base_url
 // http://host/tenant-a/v1, "/v1/../../tenant-b/v1/models" would reach a
 // server that normalises paths as /tenant-b/v1/models, with tenant-a's
-// key (issue 21). Refused too, because servers in front of model servers
+// key. Refused too, because servers in front of model servers
 // read them as dot-segments: a segment that is "." or ".." once decoded
 // again (a double-encoded "%252e%252e"), once a backslash is taken for a
 // slash (IIS, and some proxies), or once its ";params" are dropped

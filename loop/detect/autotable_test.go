@@ -12,7 +12,7 @@ import (
 	"github.com/toolstream/toolstream/loop/detect"
 )
 
-// The auto table test (issue 22: "auto as good as the right format"):
+// The auto table test: auto must read a reply as well as the right format:
 // runSteps runs every step table taught in a dialect under auto too, with
 // the same known tools, and wants the same calls and the same visible
 // text, fed whole, a byte at a time and cut at every byte. A case whose
