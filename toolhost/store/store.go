@@ -384,3 +384,30 @@ type Store interface {
 	// calls return ErrClosed. Calling it again returns nil.
 	Close() error
 }
+
+// RuntimeKey is a client key created through /admin/keys. Only the key's
+// SHA-256 is kept: the key itself is shown once, when it is created.
+type RuntimeKey struct {
+	// Name identifies the key (in records, logs, metrics and the admin
+	// routes); it passes [ValidName].
+	Name string `json:"name"`
+	// Hash is the hex SHA-256 of the key.
+	Hash string `json:"hash"`
+	// Models and Tools are globs; nil means all, an empty list none.
+	Models []string `json:"models"`
+	Tools  []string `json:"tools"`
+	// Limits are per minute or at once; zero means unlimited.
+	Limits KeyLimits `json:"limits"`
+	// ExpiresAt, when set, is when the key stops working (and its record
+	// is dropped).
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+}
+
+// KeyLimits are a runtime key's limits (auth.keys' limits).
+type KeyLimits struct {
+	RequestsPerMinute int `json:"requests_per_minute"`
+	TokensPerMinute   int `json:"tokens_per_minute"`
+	ConcurrentTurns   int `json:"concurrent_turns"`
+}
