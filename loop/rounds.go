@@ -148,6 +148,13 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		// stitched in, toolstream's field out): parsed and written again
 		// it would lose its spacing, and cost a parse for nothing.
 		body := tr.base
+		if n > 1 && !again && tr.t.BeforeRound != nil {
+			// Between rounds, not before the first: what the caller checks
+			// (a key revoked meanwhile) was checked when the turn began.
+			if err := tr.t.BeforeRound(n); err != nil {
+				return tr.rep, err
+			}
+		}
 		if !tr.plain {
 			if body, err = tr.body(final); err != nil {
 				return tr.rep, err

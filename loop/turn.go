@@ -99,6 +99,10 @@ type Turn struct {
 	// start one (nothing of the request written, or 429/5xx before any
 	// body); the rounds after stay on the one that took it.
 	Fallbacks []Fallback
+	// BeforeRound, when set, is asked before each round after the first;
+	// an error ends the turn with it, before the round's request is sent
+	// (a client key revoked while its turn ran tools).
+	BeforeRound func(round int) error
 }
 
 // Unavailable is a source of server tools that cannot run at the moment.
