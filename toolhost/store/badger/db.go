@@ -133,6 +133,13 @@ type DB struct {
 	mu     sync.RWMutex
 	closed bool
 
+	// keyWrites serializes the writes of runtime keys. badger's
+	// transactions are optimistic: of n concurrent writers of one key,
+	// one commits per round and update gives up after updateAttempts, so
+	// a burst of admin updates of one key could fail for nothing but the
+	// race. Key writes are rare; waiting costs nothing.
+	keyWrites sync.Mutex
+
 	stopGC chan struct{}  // closed by Close; nil in memory mode
 	gcDone sync.WaitGroup // the GC goroutine
 }
