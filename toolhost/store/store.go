@@ -1,8 +1,8 @@
 // Package store holds toolstream's durable state behind one interface:
 // turn records for history stitching, stored Responses API answers, the
 // auto-mode memory, the audit log of tool calls, approvals (actions),
-// runtime-registered tools and the index that lets a retried turn find
-// the calls of its earlier attempt.
+// runtime-registered tools, runtime client keys (by their hashes) and the
+// index that lets a retried turn find the calls of its earlier attempt.
 //
 // The records and the [Store] interface live here; each backend is a
 // sub-package (store/badger today; store/postgres for replicas later) and
@@ -50,6 +50,11 @@ var (
 	// Next it returned: a client's mistake (HTTP 400), not a storage
 	// failure.
 	ErrBadCursor = errors.New("store: invalid page cursor")
+	// ErrExists is returned by [Store.CreateKey] for a name a live key
+	// holds: the admin's mistake (HTTP 409), not a storage failure. Keys
+	// are created, never silently replaced, so a second create cannot
+	// swap the hash of a key clients already use.
+	ErrExists = errors.New("store: already exists")
 )
 
 // DecidedByRestart is the DecidedBy of an action that [Store.Recover]
@@ -361,6 +366,21 @@ type Store interface {
 	DeleteTool(ctx context.Context, name string) (bool, error)
 	Tools(ctx context.Context) ([]RuntimeTool, error)
 
+	// CreateKey stores a new runtime key; ErrExists when its name is taken
+	// (by a live key). A zero CreatedAt/UpdatedAt is now. A key with
+	// ExpiresAt expires then (and is not listed after it). Its Name must
+	// pass [ValidName] and its Hash be 64 lower-case hex digits
+	// (ErrInvalidKey otherwise).
+	CreateKey(ctx context.Context, k RuntimeKey) error
+	// UpdateKey replaces an existing key's scopes, limits and expiry (its
+	// Hash and CreatedAt stay as stored; UpdatedAt becomes now); ErrNotFound
+	// when there is none. Returns the record as stored.
+	UpdateKey(ctx context.Context, k RuntimeKey) (RuntimeKey, error)
+	// DeleteKey removes a key and reports whether it existed.
+	DeleteKey(ctx context.Context, name string) (bool, error)
+	// Keys lists the live runtime keys by name.
+	Keys(ctx context.Context) ([]RuntimeKey, error)
+
 	// Recover resolves what a dead process left behind: started calls of
 	// any instance but current become outcome_unknown (and are never run
 	// again; their replay entries say so too), calls pending approval
@@ -378,7 +398,7 @@ type Store interface {
 	// WriteFailures counts the writes that failed for the storage's sake
 	// since the store opened — refused for space, or failed in the
 	// backend — but not those refused for the caller's mistake
-	// (ErrTooLarge, ErrNotFound, ErrDecided, ErrInvalidKey).
+	// (ErrTooLarge, ErrNotFound, ErrDecided, ErrInvalidKey, ErrExists).
 	WriteFailures() uint64
 	// Close waits for running operations and releases the store; later
 	// calls return ErrClosed. Calling it again returns nil.

@@ -100,10 +100,12 @@ type Options struct {
 	// failures. Badger's info and debug lines are dropped. Nil discards.
 	Logger *slog.Logger
 	// Now is the clock for times a record leaves zero (StartedAt,
-	// CreatedAt, DecidedAt, UpdatedAt) and for the auto-mode memory. Nil
-	// means time.Now. badger checks expiry against the real clock, so a
-	// Now in the past writes entries that are already expired, which is
-	// what tests use it for.
+	// CreatedAt, DecidedAt, UpdatedAt), for the auto-mode memory and for
+	// whether a runtime key is past its ExpiresAt. Nil means time.Now.
+	// badger checks expiry against the real clock, so a Now in the past
+	// writes entries that are already expired, which is what tests use
+	// it for; a Now in the future ends runtime keys that badger still
+	// holds.
 	Now func() time.Time
 	// GCInterval is the period of value-log GC. Zero means
 	// [DefaultGCInterval]. Ignored in memory mode, which has no value log.
@@ -132,6 +134,13 @@ type DB struct {
 	// Close exclusively, so no transaction runs while badger closes.
 	mu     sync.RWMutex
 	closed bool
+
+	// keyWrites serializes the writes of runtime keys. badger's
+	// transactions are optimistic: of n concurrent writers of one key,
+	// one commits per round and update gives up after updateAttempts, so
+	// a burst of admin updates of one key could fail for nothing but the
+	// race. Key writes are rare; waiting costs nothing.
+	keyWrites sync.Mutex
 
 	stopGC chan struct{}  // closed by Close; nil in memory mode
 	gcDone sync.WaitGroup // the GC goroutine

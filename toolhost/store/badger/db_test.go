@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"github.com/toolstream/toolstream/config"
@@ -76,6 +77,12 @@ func TestReopen(t *testing.T) {
 	call := store.CallRecord{ID: "tcr_1", Tool: "t", Arguments: json.RawMessage(`{}`), StartedAt: now, Instance: "inst_a"}
 	act := store.Action{ID: "act_1", Tool: "t", Arguments: json.RawMessage(`{}`), CreatedAt: now, KeyID: "key_a"}
 	tool := store.RuntimeTool{Name: "t", Spec: json.RawMessage(`{"name":"t"}`), CreatedAt: now, UpdatedAt: now}
+	later := now.Add(time.Hour)
+	keys := []store.RuntimeKey{
+		{Name: "k_all", Hash: strings.Repeat("ab", 32), CreatedAt: now, UpdatedAt: now},
+		{Name: "k_none", Hash: strings.Repeat("cd", 32), Models: []string{"gpt-*"}, Tools: []string{},
+			Limits: store.KeyLimits{RequestsPerMinute: 5}, ExpiresAt: &later, CreatedAt: now, UpdatedAt: now},
+	}
 
 	db, err := badger.Open(cfg, badger.Options{})
 	if err != nil {
@@ -87,6 +94,8 @@ func TestReopen(t *testing.T) {
 		db.StartCall(ctx, call, &store.AttemptRef{Attempt: "att_1", TTL: time.Hour}),
 		db.CreateAction(ctx, act),
 		db.PutTool(ctx, tool),
+		db.CreateKey(ctx, keys[0]),
+		db.CreateKey(ctx, keys[1]),
 		db.Close(),
 	} {
 		if err != nil {
@@ -112,6 +121,14 @@ func TestReopen(t *testing.T) {
 	}
 	if got, err := db.Tools(ctx); err != nil || len(got) != 1 {
 		t.Errorf("Tools after reopening = %v, %v", got, err)
+	}
+	got, err := db.Keys(ctx)
+	if err != nil {
+		t.Fatalf("Keys after reopening: %v", err)
+	}
+	// nil and empty scopes stay apart: all tools and none.
+	if diff := cmp.Diff(keys, got); diff != "" {
+		t.Errorf("Keys after reopening (-want +got):\n%s", diff)
 	}
 	rec, err := db.Recover(ctx, "inst_b")
 	if err != nil || rec != (store.Recovered{Calls: 1, Actions: 1}) {
@@ -207,6 +224,38 @@ func TestTextFallbackExpires(t *testing.T) {
 				t.Errorf("TextFallback = %v, %v; want %v", on, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestKeysFollowTheClock: a runtime key ends at its ExpiresAt by the
+// store's clock even while badger, which expires by the real clock and in
+// whole seconds, still holds it.
+func TestKeysFollowTheClock(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	ahead := func() time.Time { return time.Now().Add(time.Hour) }
+	db := open(t, config.Storage{InMemory: true}, badger.Options{Now: ahead})
+	soon := time.Now().Add(time.Minute) // past by the store's clock
+	k := store.RuntimeKey{Name: "k", Hash: strings.Repeat("ab", 32), ExpiresAt: &soon}
+	if err := db.CreateKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Keys(ctx); err != nil || len(got) != 0 {
+		t.Errorf("Keys = %+v, %v; want none", got, err)
+	}
+	if _, err := db.UpdateKey(ctx, k); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("UpdateKey = %v, want ErrNotFound", err)
+	}
+	if existed, err := db.DeleteKey(ctx, "k"); err != nil || existed {
+		t.Errorf("DeleteKey = %v, %v; want false", existed, err)
+	}
+	// Its name is free: the new key lives, having no expiry.
+	k.ExpiresAt = nil
+	if err := db.CreateKey(ctx, k); err != nil {
+		t.Fatalf("CreateKey over the ended key: %v", err)
+	}
+	if got, err := db.Keys(ctx); err != nil || len(got) != 1 {
+		t.Errorf("Keys = %+v, %v; want the new key", got, err)
 	}
 }
 

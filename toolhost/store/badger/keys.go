@@ -29,6 +29,7 @@ import (
 //	action/<nanos><action id>         → Action JSON       expires audit_retention after CreatedAt
 //	actionid/<action id>              → its action/ key   same expiry
 //	tool/<name>                       → RuntimeTool JSON  never expires
+//	key/<name>                        → RuntimeKey JSON   expires at ExpiresAt, else never
 //	open/call/<call record id>        → instance id       while the call is started
 //	open/action/<action id>           → instance id       while the action is pending
 //
@@ -48,6 +49,7 @@ const (
 	prefixAction       = "action/"
 	prefixActionID     = "actionid/"
 	prefixTool         = "tool/"
+	prefixRuntimeKey   = "key/"
 	prefixOpenCall     = "open/call/"
 	prefixOpenAction   = "open/action/"
 )

@@ -90,7 +90,8 @@ func (g *guard) room(tables int64, extra int) error {
 
 // noteWrite counts err when it is storage trouble: a refused or failed
 // write, not a caller's mistake (a record too large, one that does not
-// exist, an action decided already) or a caller who left.
+// exist or already does, an action decided already) or a caller who
+// left.
 func (g *guard) noteWrite(err error, now time.Time) {
 	if !storageTrouble(err) {
 		return
@@ -117,6 +118,7 @@ func storageTrouble(err error) bool {
 	case err == nil,
 		errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrDecided),
 		errors.Is(err, store.ErrTooLarge), errors.Is(err, store.ErrInvalidKey),
+		errors.Is(err, store.ErrExists),
 		errors.Is(err, store.ErrClosed),
 		errors.Is(err, dgbadger.ErrConflict),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -143,6 +143,9 @@ func testInvalidKey(t *testing.T, open opener) {
 				},
 				"PutTool":    func() error { return s.PutTool(ctx, store.RuntimeTool{Name: bad, Spec: json.RawMessage(`{}`)}) },
 				"DeleteTool": func() error { _, err := s.DeleteTool(ctx, bad); return err },
+				"CreateKey":  func() error { return s.CreateKey(ctx, runtimeKeyNamed(bad)) },
+				"UpdateKey":  func() error { _, err := s.UpdateKey(ctx, runtimeKeyNamed(bad)); return err },
+				"DeleteKey":  func() error { _, err := s.DeleteKey(ctx, bad); return err },
 			} {
 				wantErr(t, fmt.Sprintf("%s(%.20q)", name, bad), call(), store.ErrInvalidKey)
 			}
@@ -150,6 +153,9 @@ func testInvalidKey(t *testing.T, open opener) {
 		// Nothing was written under a valid id by the refused calls.
 		if _, ok, err := s.Call(ctx, "tcr_1"); err != nil || ok {
 			t.Errorf("Call(tcr_1) = %v, %v; want nothing", ok, err)
+		}
+		if keys, err := s.Keys(ctx); err != nil || len(keys) != 0 {
+			t.Errorf("Keys = %+v, %v; want none", keys, err)
 		}
 	})
 }
@@ -204,6 +210,10 @@ func closedErrors(ctx context.Context, s store.Store) map[string]error {
 	errs["PutTool"] = s.PutTool(ctx, store.RuntimeTool{Name: "t", Spec: json.RawMessage(`{}`)})
 	_, errs["DeleteTool"] = s.DeleteTool(ctx, "t")
 	_, errs["Tools"] = s.Tools(ctx)
+	errs["CreateKey"] = s.CreateKey(ctx, runtimeKey("k"))
+	_, errs["UpdateKey"] = s.UpdateKey(ctx, runtimeKey("k"))
+	_, errs["DeleteKey"] = s.DeleteKey(ctx, "k")
+	_, errs["Keys"] = s.Keys(ctx)
 	_, errs["Recover"] = s.Recover(ctx, "inst_a")
 	return errs
 }

@@ -5,7 +5,9 @@
 // The suite knows nothing of any backend. It needs no clock of its own:
 // expiry is tested with records whose StartedAt or CreatedAt lies further
 // in the past than their retention, which every backend must treat as
-// already expired.
+// already expired, and with runtime keys whose ExpiresAt is past. One
+// test waits a few seconds for a key's ExpiresAt, to hold a backend that
+// expires in whole seconds to the exact time.
 package storetest
 
 import (
@@ -42,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Actions", testActions},
 		{"DecideAction", testDecideAction},
 		{"Tools", testTools},
+		{"Keys", testKeys},
 		{"Recover", testRecover},
 		{"InvalidKey", testInvalidKey},
 		{"Lifecycle", testLifecycle},
