@@ -64,10 +64,14 @@ type turnRun struct {
 	rep Report
 	// found lists the turn's calls as they were found, for Report.Calls.
 	found []foundCall
-	// obs notes the current round's upstream chunks for its span, and
-	// usage sums their tokens for the turn's; obs is nil when not traced.
-	obs   *observed
-	usage tokenCount
+	// obs notes the current round's upstream chunks for its span; nil
+	// when not traced.
+	obs *observed
+	// roundUsage is the running round's usage, as the upstream last
+	// reported it; usage sums the rounds' for the turn. Counted for
+	// every turn: the log line, metrics and key limits read them, not
+	// only spans.
+	roundUsage, usage tokenCount
 }
 
 // roundRecord is one round as the next round's history needs it.
@@ -163,10 +167,8 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		rctx, span, obs := tr.r.startRoundSpan(ctx, tr.t, n)
 		tr.obs = obs
 		ro, err := tr.runRound(rctx, n, body, final)
-		endRoundSpan(span, obs, err)
-		if obs != nil {
-			tr.usage.add(obs.usage)
-		}
+		endRoundSpan(span, obs, tr.roundUsage, err)
+		tr.countRound()
 		if err != nil {
 			moved, ferr := tr.fallBackUpstream(ctx, n, err)
 			if ferr != nil {

@@ -99,6 +99,13 @@ type Turn struct {
 	// start one (nothing of the request written, or 429/5xx before any
 	// body); the rounds after stay on the one that took it.
 	Fallbacks []Fallback
+	// OnRoundUsage, when set, is called once for each round whose usage
+	// the upstream reported, as the round ends, with its prompt and
+	// completion tokens: per-key token limits count a turn's tokens as
+	// its rounds spend them, not once it is over. A round that failed
+	// after its usage arrived counts too: its tokens were spent. It runs
+	// on the turn's goroutine, between rounds: keep it short.
+	OnRoundUsage func(prompt, completion int)
 }
 
 // Unavailable is a source of server tools that cannot run at the moment.
@@ -153,6 +160,12 @@ type Report struct {
 	// Upstream names the fallback upstream that took the turn's rounds;
 	// empty when its own served them.
 	Upstream string
+	// PromptTokens and CompletionTokens sum the usage the upstream
+	// reported for the turn's rounds, whether or not the client asked
+	// for it; UsageKnown says some round reported it. It is false when
+	// the upstream never sends usage.
+	PromptTokens, CompletionTokens int
+	UsageKnown                     bool
 }
 
 // Run runs t and writes what the client sees to out. An error returned
@@ -161,6 +174,10 @@ type Report struct {
 func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()
+	// Usage is asked for every turn, but a streaming chat client reads
+	// the usage chunk only if it asked; a non-streaming one's answer and
+	// the other protocols' encoders carry usage of their own accord.
+	s.relayUsage = !t.Request.Stream || t.Request.IncludeUsage || s.out.events != nil
 	// Rounds hold what they write while their stream can say when it
 	// waits (see runRound); the end of the turn — its finish, usage and
 	// [DONE] — leaves in one write.
@@ -170,6 +187,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	rep, err := tr.run(ctx)
 	rep.ID, rep.TurnID = s.id, tr.id
 	rep.Calls = tr.summaries()
+	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = tr.usage.in, tr.usage.out, tr.usage.known
 	endTurnSpan(span, rep, tr.usage, err)
 	return rep, err
 }
