@@ -65,7 +65,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	v.Set("stream", a.NewTrue())
 	// Every round's usage is counted, whether or not the client asked
 	// for it; a non-streaming client's answer carries it.
-	askUsage(v, a)
+	tr.usageOptions(v, a)
 
 	// What toolstream adds is encoded by encoding/json (fastjson's own
 	// escaping is not JSON for control characters) and parsed once.

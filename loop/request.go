@@ -228,7 +228,7 @@ func RenameAnswer(body []byte, model string) []byte {
 // counted). That costs one rewrite per request at most, none when the
 // client asked itself; see [Request.upstreamBody].
 func (r *Request) UpstreamBody() []byte {
-	return r.upstreamBody()
+	return r.upstreamBody(true, false)
 }
 
 // shortErr keeps fastjson's error, which quotes the unparsed tail, short

@@ -72,6 +72,9 @@ type turnRun struct {
 	// every turn: the log line, metrics and key limits read them, not
 	// only spans.
 	roundUsage, usage tokenCount
+	// askedUsage says the running round's body asks for usage where the
+	// client did not: a refusal of it is toolstream's to work around.
+	askedUsage bool
 }
 
 // roundRecord is one round as the next round's history needs it.
@@ -138,7 +141,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	}
 	body := tr.t.Request.Body
 	if tr.plain {
-		body = tr.t.Request.UpstreamBody()
+		body = tr.plainBody()
 	}
 	base, err := Stitch(ctx, tr.t.History, body)
 	if err != nil {
@@ -170,6 +173,15 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		endRoundSpan(span, obs, tr.roundUsage, err)
 		tr.countRound()
 		if err != nil {
+			resend, rerr := tr.usageRefused(ctx, err)
+			if rerr != nil {
+				return tr.rep, rerr
+			}
+			if resend {
+				n-- // the same round, not asking for usage
+				again = true
+				continue
+			}
 			moved, ferr := tr.fallBackUpstream(ctx, n, err)
 			if ferr != nil {
 				return tr.rep, ferr

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -50,6 +51,11 @@ type Runner struct {
 	// OpenTelemetry GenAI attributes; nil (the default) makes none and
 	// computes nothing for them.
 	Tracer trace.Tracer
+
+	// noUsage holds the names of the upstreams that refused
+	// stream_options: their rounds ask for usage no more (see
+	// usage_ask.go). In memory: a restart asks once again.
+	noUsage sync.Map
 }
 
 // Turn is one client request to run.
@@ -163,7 +169,7 @@ type Report struct {
 	// PromptTokens and CompletionTokens sum the usage the upstream
 	// reported for the turn's rounds, whether or not the client asked
 	// for it; UsageKnown says some round reported it. It is false when
-	// the upstream never sends usage.
+	// the upstream refuses stream_options or never sends usage.
 	PromptTokens, CompletionTokens int
 	UsageKnown                     bool
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -17,17 +18,26 @@ import (
 )
 
 // askRecorder is an upstream that keeps every round's body and answers
-// each with the next scripted round.
+// each with the next scripted round; refuse, when set, answers a body that
+// carries stream_options with the error an upstream that forbids them
+// sends, before any byte.
 type askRecorder struct {
 	mu     sync.Mutex
 	rounds [][]string
 	bodies []string
+	refuse bool
 }
+
+// mistralRefusal is Mistral's answer to stream_options, as its API sends it.
+const mistralRefusal = `{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","stream_options","include_usage"],"msg":"Extra inputs are not permitted","input":true}]},"type":"invalid_request_error","param":null,"code":null}`
 
 func (u *askRecorder) Open(_ context.Context, body []byte) (loop.Stream, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.bodies = append(u.bodies, string(body))
+	if u.refuse && strings.Contains(string(body), `"stream_options"`) {
+		return nil, &loop.UpstreamError{Upstream: "mem", Status: http.StatusUnprocessableEntity, Body: []byte(mistralRefusal)}
+	}
 	if len(u.rounds) == 0 {
 		return nil, errors.New("askRecorder: no round left")
 	}
@@ -221,6 +231,88 @@ func TestUsageCollector(t *testing.T) {
 	}
 	if !rep.UsageKnown || rep.PromptTokens != 9 {
 		t.Errorf("report usage %d known %v, want 9", rep.PromptTokens, rep.UsageKnown)
+	}
+}
+
+// TestUsageRefused: an upstream that refuses stream_options gets the same
+// round once more without them, and the runner asks it no more: the next
+// turn's first request carries none. Usage is unknown for both turns. In a
+// turn with tools, every round after the refusal goes without too.
+func TestUsageRefused(t *testing.T) {
+	text := func() []string {
+		return []string{chunk(`{"role":"assistant","content":"Hi."}`, ""), chunk(`{}`, "stop"), "[DONE]"}
+	}
+	tools := []toolhost.Tool{{Name: "create_task", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	call := []string{chunk(`{"role":"assistant","content":"<tool_call>\n{\"name\": \"create_task\", \"arguments\": {}}\n</tool_call>"}`, ""), chunk(`{}`, "stop"), "[DONE]"}
+	for _, tc := range []struct {
+		name  string
+		tools []toolhost.Tool
+		// rounds answered per turn; want lists, per turn, whether each
+		// request carried stream_options.
+		rounds [][]string
+		want   [][]bool
+	}{
+		{"plain", nil, [][]string{text(), text()}, [][]bool{{true, false}, {false}}},
+		{"tools", tools, [][]string{call, text(), text()}, [][]bool{{true, false, false}, {false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lc := config.Default().Loop
+			lc.Keepalive = 0
+			up := &askRecorder{rounds: tc.rounds, refuse: true}
+			r := loop.Runner{NewID: func(p string) string { return p + "1" }}
+			seen := 0
+			for turn, want := range tc.want {
+				req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tools []toolhost.Tool
+				if turn == 0 {
+					tools = tc.tools
+				}
+				var hook roundUsage
+				var out recordSink
+				rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
+					Tools: tools, Executor: fixedExec{}, Loop: lc, Mode: config.ToolModeText, OnRoundUsage: hook.hook}, &out)
+				if err != nil {
+					t.Fatalf("turn %d: %v", turn+1, err)
+				}
+				bodies := up.sent()[seen:]
+				seen += len(bodies)
+				var got []bool
+				for _, b := range bodies {
+					got = append(got, strings.Contains(b, `"stream_options"`))
+				}
+				if !cmp.Equal(got, want) {
+					t.Errorf("turn %d: requests carried stream_options %v, want %v", turn+1, got, want)
+				}
+				if rep.UsageKnown || len(hook.calls) > 0 {
+					t.Errorf("turn %d: usage known %v, hook %v; want unknown", turn+1, rep.UsageKnown, hook.calls)
+				}
+				if last := out.chunks[len(out.chunks)-1]; last != "[DONE]" {
+					t.Errorf("turn %d ended with %s", turn+1, last)
+				}
+			}
+		})
+	}
+}
+
+// TestUsageRefusedClientAsked: when the client asked for usage itself, the
+// refusal is its to read: nothing is sent again.
+func TestUsageRefusedClientAsked(t *testing.T) {
+	up := &askRecorder{refuse: true}
+	req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r loop.Runner
+	_, err = r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem"}, &recordSink{})
+	var ue *loop.UpstreamError
+	if !errors.As(err, &ue) || ue.Status != http.StatusUnprocessableEntity {
+		t.Errorf("error %v, want the upstream's 422", err)
+	}
+	if n := len(up.sent()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
 	}
 }
 
