@@ -63,13 +63,9 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		v.Del("parallel_tool_calls")
 	}
 	v.Set("stream", a.NewTrue())
-	if !tr.t.Request.Stream {
-		// The client waits for one JSON answer, which carries usage:
-		// ask every round for it.
-		so := a.NewObject()
-		so.Set("include_usage", a.NewTrue())
-		v.Set("stream_options", so)
-	}
+	// Every round's usage is counted, whether or not the client asked
+	// for it; a non-streaming client's answer carries it.
+	tr.usageOptions(v, a)
 
 	// What toolstream adds is encoded by encoding/json (fastjson's own
 	// escaping is not JSON for control characters) and parsed once.

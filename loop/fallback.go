@@ -83,7 +83,7 @@ func (tr *turnRun) fallBackUpstream(ctx context.Context, n int, err error) (bool
 	}
 	body := tr.t.Request.Body
 	if tr.plain {
-		body = tr.t.Request.UpstreamBody()
+		body = tr.plainBody()
 	}
 	base, serr := Stitch(ctx, tr.t.History, body)
 	if serr != nil {

@@ -19,8 +19,13 @@ type Request struct {
 	UpstreamModel string
 	// Stream is the client's "stream".
 	Stream bool
-	// IncludeUsage is the client's stream_options.include_usage.
+	// IncludeUsage is the client's stream_options.include_usage: the
+	// usage chunk reaches a streaming client only when it is set. The
+	// upstream is asked for usage either way (see [Request.UpstreamBody]).
 	IncludeUsage bool
+	// streamOptions says Body holds a "stream_options" key of the
+	// client's own, which a usage ask merges into rather than adds.
+	streamOptions bool
 	// ToolChoiceNone is tool_choice: "none": the client wants no tool called
 	// this turn, so no server tool is offered either (docs/configuration.md).
 	ToolChoiceNone bool
@@ -93,8 +98,9 @@ func ParseRequest(body []byte) (*Request, error) {
 		}
 		r.Stream = b
 	}
-	if so := v.Get("stream_options"); so != nil && so.Type() == fastjson.TypeObject {
-		r.IncludeUsage = so.GetBool("include_usage")
+	if so := v.Get("stream_options"); so != nil {
+		r.streamOptions = true
+		r.IncludeUsage = so.Type() == fastjson.TypeObject && so.GetBool("include_usage")
 	}
 	r.ToolChoiceNone = string(v.GetStringBytes("tool_choice")) == "none"
 	// Qwen3's template takes enable_thinking, DeepSeek V3.1's thinking;
@@ -216,18 +222,13 @@ func RenameAnswer(body []byte, model string) []byte {
 }
 
 // UpstreamBody returns the body to send upstream for a turn without server
-// tools: the client's own bytes, minus toolstream's extension field.
+// tools: the client's own bytes, minus toolstream's extension field, and a
+// streaming request asks for usage (stream_options.include_usage) whether
+// or not the client did (docs/operations.md: every turn's tokens are
+// counted). That costs one rewrite per request at most, none when the
+// client asked itself; see [Request.upstreamBody].
 func (r *Request) UpstreamBody() []byte {
-	if !r.hasExtension {
-		return r.Body
-	}
-	var p fastjson.Parser
-	v, err := p.ParseBytes(r.Body)
-	if err != nil { // cannot happen: ParseRequest parsed it
-		return r.Body
-	}
-	v.Del("toolstream")
-	return v.MarshalTo(nil)
+	return r.upstreamBody(true, false)
 }
 
 // shortErr keeps fastjson's error, which quotes the unparsed tail, short

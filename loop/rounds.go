@@ -64,10 +64,17 @@ type turnRun struct {
 	rep Report
 	// found lists the turn's calls as they were found, for Report.Calls.
 	found []foundCall
-	// obs notes the current round's upstream chunks for its span, and
-	// usage sums their tokens for the turn's; obs is nil when not traced.
-	obs   *observed
-	usage tokenCount
+	// obs notes the current round's upstream chunks for its span; nil
+	// when not traced.
+	obs *observed
+	// roundUsage is the running round's usage, as the upstream last
+	// reported it; usage sums the rounds' for the turn. Counted for
+	// every turn: the log line, metrics and key limits read them, not
+	// only spans.
+	roundUsage, usage tokenCount
+	// askedUsage says the running round's body asks for usage where the
+	// client did not: a refusal of it is toolstream's to work around.
+	askedUsage bool
 }
 
 // roundRecord is one round as the next round's history needs it.
@@ -134,7 +141,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	}
 	body := tr.t.Request.Body
 	if tr.plain {
-		body = tr.t.Request.UpstreamBody()
+		body = tr.plainBody()
 	}
 	base, err := Stitch(ctx, tr.t.History, body)
 	if err != nil {
@@ -170,11 +177,18 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		rctx, span, obs := tr.r.startRoundSpan(ctx, tr.t, n)
 		tr.obs = obs
 		ro, err := tr.runRound(rctx, n, body, final)
-		endRoundSpan(span, obs, err)
-		if obs != nil {
-			tr.usage.add(obs.usage)
-		}
+		endRoundSpan(span, obs, tr.roundUsage, err)
+		tr.countRound()
 		if err != nil {
+			resend, rerr := tr.usageRefused(ctx, err)
+			if rerr != nil {
+				return tr.rep, rerr
+			}
+			if resend {
+				n-- // the same round, not asking for usage
+				again = true
+				continue
+			}
 			moved, ferr := tr.fallBackUpstream(ctx, n, err)
 			if ferr != nil {
 				return tr.rep, ferr

@@ -33,13 +33,22 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	}
 	edited := s.fixEnvelope(s.a, v)
 	choices := v.GetArray("choices")
-	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+	u := v.Get("usage")
+	hasUsage := u != nil && u.Type() == fastjson.TypeObject
+	if hasUsage {
+		// Counted from the numbers alone, the latest winning: servers
+		// that report usage on every chunk (vLLM's
+		// continuous_usage_stats) report it so far, not per chunk.
+		tr.roundUsage = tokensOf(u)
 		if !tr.plain {
 			// Only a turn of several rounds sums usage; servers that
 			// report it on every chunk would cost a plain turn a copy each.
 			s.usage.round(u, len(choices) > 0)
 		}
 		if len(choices) == 0 {
+			if !s.relayUsage {
+				return nil, nil // counted; the client did not ask for it
+			}
 			// Held, not sent: more rounds may follow, and OpenAI sends it
 			// as the last chunk before [DONE].
 			s.usage.hold(s.keep(v, data, edited))
@@ -152,7 +161,7 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	// A chunk left with nothing to show is dropped: its content was all
 	// markup or held-back reasoning, or it only repeated the role of a
 	// later round. A plain turn drops only what it emptied itself.
-	if (!tr.plain || changed && !inlineFinish && !v.Exists("usage")) &&
+	if (!tr.plain || changed && !inlineFinish && !hasUsage) &&
 		blank(delta, visible) && isNull(c0.Get("logprobs")) {
 		return calls, nil
 	}

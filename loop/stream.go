@@ -47,6 +47,9 @@ type stream struct {
 	// usage is the turn's usage: held back so it goes out after the last
 	// round, just before [DONE], summed over the rounds.
 	usage usageTally
+	// relayUsage says the usage-only chunk goes to the client; without
+	// it the chunk is counted and dropped (see Runner.Run).
+	relayUsage bool
 	// fin is a tool round's finish chunk, held until the turn knows how
 	// it ends (see turnRun.step).
 	fin *held

@@ -117,8 +117,9 @@ func (r *Runner) startRoundSpan(ctx context.Context, t *Turn, n int) (context.Co
 	return ctx, span, &observed{}
 }
 
-// endRoundSpan records what the upstream answered and ends the span.
-func endRoundSpan(span trace.Span, o *observed, err error) {
+// endRoundSpan records what the upstream answered, usage the round's
+// tokens, and ends the span.
+func endRoundSpan(span trace.Span, o *observed, usage tokenCount, err error) {
 	if o == nil || !span.IsRecording() {
 		return
 	}
@@ -131,7 +132,7 @@ func endRoundSpan(span trace.Span, o *observed, err error) {
 	if o.finish != "" {
 		span.SetAttributes(attrFinishReasons.StringSlice([]string{o.finish}))
 	}
-	o.usage.set(span)
+	usage.set(span)
 	spanError(span, err)
 	span.End()
 }
@@ -199,18 +200,7 @@ func errorType(err error) string {
 	return "_OTHER" // the conventions' fallback value
 }
 
-// tokenCount is a usage object's token counts.
-type tokenCount struct {
-	in, out int
-	known   bool
-}
-
-func (u *tokenCount) add(o tokenCount) {
-	u.in += o.in
-	u.out += o.out
-	u.known = u.known || o.known
-}
-
+// set puts u on span as the GenAI usage attributes, when known.
 func (u tokenCount) set(span trace.Span) {
 	if u.known {
 		span.SetAttributes(attrInputTokens.Int(u.in), attrOutputTokens.Int(u.out))
@@ -218,10 +208,10 @@ func (u tokenCount) set(span trace.Span) {
 }
 
 // observed is what a round's span reports of the upstream's answer, read
-// from its chunks before the stream rewrites them for the client.
+// from its chunks before the stream rewrites them for the client. Its
+// usage is counted for every turn, traced or not (see turnRun.roundUsage).
 type observed struct {
 	id, model, finish string
-	usage             tokenCount
 }
 
 // chunk notes what v, an upstream chunk, says about the answer.
@@ -234,8 +224,5 @@ func (o *observed) chunk(v *fastjson.Value) {
 	}
 	if f := v.GetStringBytes("choices", "0", "finish_reason"); len(f) > 0 {
 		o.finish = string(f)
-	}
-	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-		o.usage = tokenCount{in: u.GetInt("prompt_tokens"), out: u.GetInt("completion_tokens"), known: true}
 	}
 }

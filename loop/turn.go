@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -50,6 +51,11 @@ type Runner struct {
 	// OpenTelemetry GenAI attributes; nil (the default) makes none and
 	// computes nothing for them.
 	Tracer trace.Tracer
+
+	// noUsage holds the names of the upstreams that refused
+	// stream_options: their rounds ask for usage no more (see
+	// usage_ask.go). In memory: a restart asks once again.
+	noUsage sync.Map
 }
 
 // Turn is one client request to run.
@@ -103,6 +109,13 @@ type Turn struct {
 	// an error ends the turn with it, before the round's request is sent
 	// (a client key revoked while its turn ran tools).
 	BeforeRound func(round int) error
+	// OnRoundUsage, when set, is called once for each round whose usage
+	// the upstream reported, as the round ends, with its prompt and
+	// completion tokens: per-key token limits count a turn's tokens as
+	// its rounds spend them, not once it is over. A round that failed
+	// after its usage arrived counts too: its tokens were spent. It runs
+	// on the turn's goroutine, between rounds: keep it short.
+	OnRoundUsage func(prompt, completion int)
 }
 
 // Unavailable is a source of server tools that cannot run at the moment.
@@ -157,6 +170,12 @@ type Report struct {
 	// Upstream names the fallback upstream that took the turn's rounds;
 	// empty when its own served them.
 	Upstream string
+	// PromptTokens and CompletionTokens sum the usage the upstream
+	// reported for the turn's rounds, whether or not the client asked
+	// for it; UsageKnown says some round reported it. It is false when
+	// the upstream refuses stream_options or never sends usage.
+	PromptTokens, CompletionTokens int
+	UsageKnown                     bool
 }
 
 // Run runs t and writes what the client sees to out. An error returned
@@ -165,6 +184,10 @@ type Report struct {
 func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()
+	// Usage is asked for every turn, but a streaming chat client reads
+	// the usage chunk only if it asked; a non-streaming one's answer and
+	// the other protocols' encoders carry usage of their own accord.
+	s.relayUsage = !t.Request.Stream || t.Request.IncludeUsage || s.out.events != nil
 	// Rounds hold what they write while their stream can say when it
 	// waits (see runRound); the end of the turn — its finish, usage and
 	// [DONE] — leaves in one write.
@@ -174,6 +197,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
 	rep, err := tr.run(ctx)
 	rep.ID, rep.TurnID = s.id, tr.id
 	rep.Calls = tr.summaries()
+	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = tr.usage.in, tr.usage.out, tr.usage.known
 	endTurnSpan(span, rep, tr.usage, err)
 	return rep, err
 }

@@ -39,7 +39,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		if len(turn.Tools) == 0 {
 			rep, err := s.relayJSON(c, turn)
 			err = cutCause(ctx, err)
-			s.logTurn(ctx, req, up, rep, err, time.Since(start))
+			s.logTurn(c, req, up, rep, err, time.Since(start))
 			return err
 		}
 		return s.collect(c, turn, up, start)
@@ -54,7 +54,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	defer s.metrics.activeStreams.Dec()
 	rep, err := s.runner.Run(ctx, turn, out)
 	err = cutCause(ctx, err)
-	s.logTurn(ctx, req, up, rep, err, time.Since(start))
+	s.logTurn(c, req, up, rep, err, time.Since(start))
 	if err != nil && rep.ToolsRan {
 		// Reaches the client only if nothing was streamed yet (display:
 		// none): a tool already acted, so the SDK must not replay.
@@ -207,7 +207,7 @@ func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream.Client, s
 	out := &loop.Collector{Events: turn.Loop.Display == config.DisplayEvents}
 	rep, err := s.runner.Run(ctx, turn, out)
 	err = cutCause(ctx, err)
-	s.logTurn(ctx, turn.Request, up, rep, err, time.Since(start))
+	s.logTurn(c, turn.Request, up, rep, err, time.Since(start))
 	if err != nil {
 		if rep.ToolsRan {
 			c.Response().Header().Set("X-Should-Retry", "false")
@@ -252,12 +252,16 @@ func clientLeft(c echo.Context, err error) bool {
 
 // relayJSON forwards a non-streaming request without server tools and
 // relays the upstream's answer as it came: from the turn's upstream, or
-// from its fallbacks in order when it cannot start.
+// from its fallbacks in order when it cannot start. The answer's usage is
+// the turn's, counted like a streamed round's.
 func (s *Server) relayJSON(c echo.Context, turn *loop.Turn) (loop.Report, error) {
 	rep := loop.Report{Rounds: 1}
 	up := turn.Upstream.(*upstream.Client)
 	for {
-		err := s.relayJSONFrom(c, up, turn.Request, turn.ImplicitThinking())
+		err := s.relayJSONFrom(c, up, turn.Request, turn.ImplicitThinking(), &rep)
+		if rep.UsageKnown && turn.OnRoundUsage != nil {
+			turn.OnRoundUsage(rep.PromptTokens, rep.CompletionTokens)
+		}
 		if err == nil || len(turn.Fallbacks) == 0 || !loop.CannotStart(err) {
 			return rep, err
 		}
@@ -270,8 +274,11 @@ func (s *Server) relayJSON(c echo.Context, turn *loop.Turn) (loop.Report, error)
 	}
 }
 
-// relayJSONFrom relays one upstream's answer to a non-streaming request.
-func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Request, think bool) error {
+// relayJSONFrom relays one upstream's answer to a non-streaming request,
+// and notes its usage in rep. The answer is copied as it comes, and kept
+// meanwhile so that its usage is read once it is over: no second read of
+// the upstream, and no parse while the client waits.
+func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Request, think bool, rep *loop.Report) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), up.Config().Timeout)
 	defer cancel()
 	body, err := loop.Stitch(ctx, s.history, req.UpstreamBody())
@@ -303,7 +310,10 @@ func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Re
 	h := c.Response().Header()
 	h.Set("Content-Type", resp.Header.Get("Content-Type"))
 	c.Response().WriteHeader(resp.StatusCode)
-	if _, err := io.Copy(c.Response(), src); err != nil {
+	var answer bytes.Buffer
+	_, err = io.Copy(c.Response(), io.TeeReader(src, &answer))
+	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = loop.AnswerUsage(answer.Bytes())
+	if err != nil {
 		if toAPIError(cutCause(ctx, err)).Status == statusClientClosed {
 			return nil // nobody left to read it
 		}
@@ -316,12 +326,18 @@ func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Re
 }
 
 // logTurn writes the one info line per turn (docs/operations.md) and counts the
-// turn in the metrics. tool_calls counts every call, client calls
-// included; calls_ok, calls_error, calls_denied, calls_cancelled and
-// calls_client split it by status and appear when not zero.
-func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream.Client, rep loop.Report, err error, d time.Duration) {
+// turn in the metrics, its tokens under the request's client key. tool_calls
+// counts every call, client calls included; calls_ok, calls_error,
+// calls_denied, calls_cancelled and calls_client split it by status and
+// appear when not zero. prompt_tokens and completion_tokens are the usage
+// the upstream reported, whether or not the client asked for it;
+// usage=unknown says it reported none (it refuses stream_options, or
+// sends no usage).
+func (s *Server) logTurn(c echo.Context, req *loop.Request, up *upstream.Client, rep loop.Report, err error, d time.Duration) {
+	ctx := c.Request().Context()
+	key := requestKey(c)
 	status := turnStatus(err)
-	s.metrics.turnDone(up.Name(), status, rep, s.hasTool)
+	s.metrics.turnDone(up.Name(), key, status, rep, s.hasTool)
 	level := slog.LevelInfo
 	if err != nil && status != turnClientClosed {
 		level = slog.LevelWarn
@@ -335,7 +351,7 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream.Cl
 	if turnID == "" {
 		turnID = rep.ID
 	}
-	attrs := make([]slog.Attr, 0, 16)
+	attrs := make([]slog.Attr, 0, 24)
 	if turnID != "" { // empty when the turn failed before any chunk
 		attrs = append(attrs, slog.String("turn_id", turnID), slog.String("completion_id", rep.ID))
 	}
@@ -346,11 +362,19 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream.Cl
 	if rep.Upstream != "" {
 		attrs = append(attrs, slog.String("fallback", rep.Upstream))
 	}
+	if key != "" {
+		attrs = append(attrs, slog.String("key", key))
+	}
 	attrs = append(attrs,
 		slog.Int("rounds", rep.Rounds),
 		slog.Int("tool_calls", len(rep.Calls)),
 	)
 	attrs = append(attrs, callCounts(rep.Calls)...)
+	if rep.UsageKnown {
+		attrs = append(attrs, slog.Int("prompt_tokens", rep.PromptTokens), slog.Int("completion_tokens", rep.CompletionTokens))
+	} else {
+		attrs = append(attrs, slog.String("usage", "unknown"))
+	}
 	attrs = append(attrs,
 		slog.String("finish", rep.Finish),
 		slog.Int64("duration_ms", d.Milliseconds()),
@@ -360,6 +384,13 @@ func (s *Server) logTurn(ctx context.Context, req *loop.Request, up *upstream.Cl
 	}
 	attrs = append(attrs, slog.String("status", status))
 	s.log.LogAttrs(ctx, level, "turn", attrs...)
+}
+
+// requestKey is the id of the client key the request came with; empty
+// when the proxy runs without keys.
+func requestKey(c echo.Context) string {
+	k, _ := c.Get(ctxKeyID).(string)
+	return k
 }
 
 // turnStatus is how a turn ended, in the words of the log line and of

@@ -40,7 +40,7 @@ func (s *Server) messages(c echo.Context) error {
 		enc := messages.NewMessage(opts)
 		rep, err := s.runner.Run(ctx, turn, loop.Events(enc))
 		err = cutCause(ctx, err)
-		s.logTurn(ctx, req, up, rep, err, time.Since(start))
+		s.logTurn(c, req, up, rep, err, time.Since(start))
 		if err != nil {
 			if rep.ToolsRan {
 				// A tool already acted: the SDK must not replay the turn.
@@ -64,7 +64,7 @@ func (s *Server) messages(c echo.Context) error {
 	defer s.metrics.activeStreams.Dec()
 	rep, err := s.runner.Run(ctx, turn, loop.Events(messages.NewStream(out, opts)))
 	err = cutCause(ctx, err)
-	s.logTurn(ctx, req, up, rep, err, time.Since(start))
+	s.logTurn(c, req, up, rep, err, time.Since(start))
 	if err != nil && rep.ToolsRan {
 		c.Response().Header().Set("X-Should-Retry", "false")
 	}

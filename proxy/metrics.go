@@ -19,6 +19,12 @@ const (
 	turnShutdown     = "shutdown"
 )
 
+// Kinds of toolstream_tokens_total.
+const (
+	tokensPrompt     = "prompt"
+	tokensCompletion = "completion"
+)
+
 // unknownTool labels calls of a tool the proxy does not have: the model
 // may write any name, and a label value the model chooses would let one
 // turn create unbounded series.
@@ -31,14 +37,15 @@ var durationBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .2
 // metrics are one Server's Prometheus collectors, in a registry of its own
 // so that tests and several Servers in one process do not collide. Label
 // values come only from the config (upstream and tool names) and from
-// fixed status sets; client-supplied strings such as the model are never
-// labels.
+// fixed status sets, and the client key's id, which the proxy's keys
+// decide; client-supplied strings such as the model are never labels.
 type metrics struct {
 	reg *prometheus.Registry
 
 	turns         *prometheus.CounterVec   // upstream, status
 	rounds        *prometheus.CounterVec   // upstream
 	toolCalls     *prometheus.CounterVec   // tool, status
+	tokens        *prometheus.CounterVec   // upstream, key, kind
 	ttfb          *prometheus.HistogramVec // upstream
 	toolDuration  *prometheus.HistogramVec // tool
 	activeStreams prometheus.Gauge
@@ -64,6 +71,10 @@ func newMetrics(opts Options, upstreams func() []*upstream.Client) *metrics {
 			Name: "toolstream_tool_calls_total",
 			Help: `Server-tool calls by tool and status (ok, error, denied, cancelled); tool="unknown" for names the proxy does not have.`,
 		}, []string{"tool", "status"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolstream_tokens_total",
+			Help: `Tokens the upstreams reported for turns' rounds, by upstream, client key (empty without auth.keys) and kind (prompt, completion); counted whether or not the client asked for usage.`,
+		}, []string{"upstream", "key", "kind"}),
 		ttfb: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolstream_upstream_ttfb_seconds",
 			Help:    "Time from sending a round's request to the first byte of the upstream's answer.",
@@ -104,7 +115,7 @@ func newMetrics(opts Options, upstreams func() []*upstream.Client) *metrics {
 		return float64(opts.StorageErrors())
 	})
 	m.reg.MustRegister(
-		m.turns, m.rounds, m.toolCalls, m.ttfb, m.toolDuration,
+		m.turns, m.rounds, m.toolCalls, m.tokens, m.ttfb, m.toolDuration,
 		m.activeStreams, m.streamBytes, pending, storageErrors, newMCPUpCollector(mcpStates), newUpstreamUpCollector(upstreams),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -117,11 +128,21 @@ func (m *metrics) handler() echo.HandlerFunc {
 	return echo.WrapHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 }
 
-// turnDone counts a finished turn: the turn, its rounds, and each server
-// call. known reports whether a tool name is one the proxy has.
-func (m *metrics) turnDone(upstream, status string, rep loop.Report, known func(string) bool) {
+// turnDone counts a finished turn: the turn, its rounds, its tokens
+// (under key, and the upstream that served them: a fallback's when one
+// took the turn), and each server call. known reports whether a tool name
+// is one the proxy has.
+func (m *metrics) turnDone(upstream, key, status string, rep loop.Report, known func(string) bool) {
 	m.turns.WithLabelValues(upstream, status).Inc()
 	m.rounds.WithLabelValues(upstream).Add(float64(rep.Rounds))
+	if rep.UsageKnown {
+		served := upstream
+		if rep.Upstream != "" {
+			served = rep.Upstream
+		}
+		m.tokens.WithLabelValues(served, key, tokensPrompt).Add(float64(rep.PromptTokens))
+		m.tokens.WithLabelValues(served, key, tokensCompletion).Add(float64(rep.CompletionTokens))
+	}
 	for _, c := range rep.Calls {
 		if c.Client {
 			continue // the client runs it; its name is the client's

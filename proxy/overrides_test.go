@@ -98,7 +98,8 @@ func TestOverrides(t *testing.T) {
 }
 
 // TestOverridesNoTools: an empty tools list, and tool_choice "none", turn
-// server tools off: the request goes upstream as the client sent it.
+// server tools off: the request goes upstream as the client sent it, with
+// only the usage ask added.
 func TestOverridesNoTools(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
@@ -110,8 +111,9 @@ func TestOverridesNoTools(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTurnEnv(t, turnConfig(""), []upstreamtest.Round{textRound("c1", "Hi.")})
 			readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", tc.body, tc.headers...))
-			if got := string(e.up.Requests()[0].Body); got != tc.body {
-				t.Errorf("upstream got\n%s\nwant\n%s", got, tc.body)
+			want := strings.TrimSuffix(tc.body, "}") + `,"stream_options":{"include_usage":true}}`
+			if got := string(e.up.Requests()[0].Body); got != want {
+				t.Errorf("upstream got\n%s\nwant\n%s", got, want)
 			}
 		})
 	}

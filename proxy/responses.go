@@ -62,7 +62,7 @@ func (s *Server) createResponse(c echo.Context) error {
 	}
 	rep, err := s.runner.Run(ctx, turn, loop.Events(enc))
 	err = cutCause(ctx, err)
-	s.logTurn(ctx, req, up, rep, err, time.Since(start))
+	s.logTurn(c, req, up, rep, err, time.Since(start))
 	if err != nil && rep.ToolsRan {
 		// Reaches the client only before anything was streamed: a tool
 		// already acted, so the SDK must not replay the request.

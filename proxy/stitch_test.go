@@ -116,13 +116,14 @@ func TestStitchTextTurn(t *testing.T) {
 }
 
 // TestStitchUnknownMessage: an assistant message toolstream never sent is
-// forwarded as it is, and the body stays byte for byte the client's.
+// forwarded as it is, and the body stays byte for byte the client's, but
+// for the usage ask at its end.
 func TestStitchUnknownMessage(t *testing.T) {
 	e := newTurnEnvStore(t, turnConfig(""), []upstreamtest.Round{textRound("c1", "ok")}, memStore(t))
 	body := `{"model":"m","stream":true,"tool_choice":"none","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello from elsewhere"},{"role":"user","content":"again"}]}`
 	readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", body))
-	if got := string(e.up.Requests()[0].Body); got != body {
-		t.Errorf("upstream got\n%s\nwant the client's body unchanged", got)
+	if got, want := string(e.up.Requests()[0].Body), strings.TrimSuffix(body, "}")+`,"stream_options":{"include_usage":true}}`; got != want {
+		t.Errorf("upstream got\n%s\nwant the client's body and the usage ask\n%s", got, want)
 	}
 }
 

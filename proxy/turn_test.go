@@ -316,13 +316,19 @@ func updateGolden(t *testing.T, file string, ar *txtar.Archive, sections map[str
 
 // upstreamAdditions describes each upstream request by what toolstream did
 // to the client's request: whether the tools were taught in the system
-// message, and every message added after the client's own.
+// message, and every message added after the client's own. The usage ask
+// every round of a streaming client's turn carries is checked here rather
+// than listed among the keys when the client sent no stream_options: the
+// transcripts show what a turn adds for its tools.
 func upstreamAdditions(t *testing.T, clientBody string, reqs []upstreamtest.Request) string {
 	t.Helper()
 	var client struct {
-		Messages []json.RawMessage `json:"messages"`
+		Messages      []json.RawMessage `json:"messages"`
+		Stream        bool              `json:"stream"`
+		StreamOptions json.RawMessage   `json:"stream_options"`
 	}
 	json.Unmarshal([]byte(clientBody), &client)
+	askOnly := client.Stream && client.StreamOptions == nil
 	var b strings.Builder
 	for i, r := range reqs {
 		var body map[string]json.RawMessage
@@ -349,8 +355,20 @@ func upstreamAdditions(t *testing.T, clientBody string, reqs []upstreamtest.Requ
 			toolNames = append(toolNames, t.Function.Name)
 		}
 		taught := first.Role == "system" && strings.Contains(fmt.Sprint(first.Content), "# Tools")
+		if askOnly {
+			var so struct {
+				IncludeUsage bool `json:"include_usage"`
+			}
+			json.Unmarshal(body["stream_options"], &so)
+			if !so.IncludeUsage {
+				t.Errorf("upstream request %d does not ask for usage: stream_options %s", i+1, body["stream_options"])
+			}
+		}
 		keys := make([]string, 0, len(body))
 		for k := range body {
+			if askOnly && k == "stream_options" {
+				continue
+			}
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)

@@ -99,7 +99,8 @@ func TestNoRetryAfterStreamStarted(t *testing.T) {
 
 // TestUpstreamRequest checks what reaches the upstream: its own key and
 // headers, never the client's key; identity encoding; the client's body
-// byte for byte minus toolstream's own extension field.
+// byte for byte minus toolstream's own extension field, plus the usage
+// ask every streaming turn carries, its spacing kept.
 func TestUpstreamRequest(t *testing.T) {
 	e := newEnv(t, []upstreamtest.Round{okRound, okRound}, func(c *config.Config) {
 		c.Auth.Keys = []config.Secret{"client-key"}
@@ -125,10 +126,10 @@ func TestUpstreamRequest(t *testing.T) {
 	if got := r.Header.Get("Accept-Encoding"); got != "identity" {
 		t.Errorf("Accept-Encoding %q, want identity", got)
 	}
-	if string(r.Body) != body {
-		t.Errorf("upstream body\n%s\nwant the client's bytes\n%s", r.Body, body)
+	if want := strings.Replace(body, "}]\n}", `}],"stream_options":{"include_usage":true}`+"\n}", 1); string(r.Body) != want {
+		t.Errorf("upstream body\n%s\nwant the client's bytes and the usage ask\n%s", r.Body, want)
 	}
-	if want := `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`; string(reqs[1].Body) != want {
+	if want := `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"stream_options":{"include_usage":true}}`; string(reqs[1].Body) != want {
 		t.Errorf("upstream body\n%s\nwant the extension field removed\n%s", reqs[1].Body, want)
 	}
 }
