@@ -98,7 +98,10 @@ func ToChat(body []byte) (*Request, error) {
 	if err := refuse(top); err != nil {
 		return nil, err
 	}
-	r := &Request{Store: true}
+	// The upstream always streams, with usage: the turn runner reads
+	// rounds as streams, and a plain turn sends the body as it is; a
+	// client that asked for one response object gets it from the events.
+	r := &Request{Store: true, chat: chatRequest{Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}}}
 	if err := r.readModel(top); err != nil {
 		return nil, err
 	}
@@ -159,10 +162,7 @@ func (r *Request) readFlags(top object) error {
 	if err != nil {
 		return err
 	}
-	if stream != nil && *stream {
-		r.Stream, r.chat.Stream = true, true
-		r.chat.StreamOptions = &streamOptions{IncludeUsage: true}
-	}
+	r.Stream = stream != nil && *stream
 	store, err := readBool(top["store"], "store")
 	if err != nil {
 		return err

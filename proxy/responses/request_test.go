@@ -124,7 +124,7 @@ func TestPrepend(t *testing.T) {
 	want := `{"model":"m","messages":[{"role":"system","content":"Be brief."},` +
 		`{"role":"user","content":"What is six times seven?"},` +
 		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"mul","arguments":"{}"}}]},` +
-		`{"role":"tool","content":"42","tool_call_id":"c1"}]}`
+		`{"role":"tool","content":"42","tool_call_id":"c1"}],"stream":true,"stream_options":{"include_usage":true}}`
 	if string(r.Chat) != want {
 		t.Errorf("Chat after Prepend:\n got %s\nwant %s", r.Chat, want)
 	}
@@ -150,7 +150,7 @@ func TestPrependWithoutInstructions(t *testing.T) {
 	if err := r.Prepend([]json.RawMessage{json.RawMessage(`{"role":"user","content":"hi"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	want := `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}`
 	if string(r.Chat) != want {
 		t.Errorf("Chat:\n got %s\nwant %s", r.Chat, want)
 	}
@@ -188,7 +188,7 @@ func TestRestore(t *testing.T) {
 	want := `{"model":"m","messages":[{"role":"user","content":"go"},` +
 		`{"role":"assistant","content":null,"tool_calls":[{"id":"mcp_1","type":"function","function":{"name":"search","arguments":"{}"}}]},` +
 		`{"role":"tool","tool_call_id":"mcp_1","content":"x"},` +
-		`{"role":"assistant","content":"done"},{"role":"user","content":"next"}]}`
+		`{"role":"assistant","content":"done"},{"role":"user","content":"next"}],"stream":true,"stream_options":{"include_usage":true}}`
 	if string(r.Chat) != want {
 		t.Errorf("Chat after Restore:\n got %s\nwant %s", r.Chat, want)
 	}
@@ -255,7 +255,7 @@ func TestRestoreJoinsCalls(t *testing.T) {
 		`{"role":"assistant","content":"Adding it.","tool_calls":[{"id":"call_b","type":"function","function":{"name":"add","arguments":"{}"}}]},` +
 		`{"role":"tool","tool_call_id":"call_b","content":"ok"},` +
 		`{"role":"assistant","content":"Where are you?","tool_calls":[{"id":"call_d","type":"function","function":{"name":"where","arguments":"{}"}}]},` +
-		`{"role":"tool","content":"Paris","tool_call_id":"call_d"}]}`
+		`{"role":"tool","content":"Paris","tool_call_id":"call_d"}],"stream":true,"stream_options":{"include_usage":true}}`
 	if string(r.Chat) != want {
 		t.Errorf("Chat after Restore:\n got %s\nwant %s", r.Chat, want)
 	}
