@@ -106,6 +106,7 @@ var (
 	sizeType     = reflect.TypeFor[Size]()
 	rawJSONType  = reflect.TypeFor[json.RawMessage]()
 	modelType    = reflect.TypeFor[Model]()
+	secretType   = reflect.TypeFor[Secret]()
 )
 
 // entryDefaults gives the starting value of a sequence entry, so that a key
@@ -300,7 +301,13 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 // sequence decodes a sequence into a slice; entries of upstreams and tools
 // start from their defaults.
 func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
+	t := v.Type().Elem()
 	if n.Kind == yaml.ScalarNode {
+		if t == secretType {
+			// The value is likely a key: say what to write without it.
+			d.errorf(n, path, "want a list, got a single value (write it in [ ] for a list of one)")
+			return
+		}
 		d.errorf(n, path, "want a list, got the single value %q (write [%q] for a list of one)", n.Value, n.Value)
 		return
 	}
@@ -308,7 +315,6 @@ func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
 		d.errorf(n, path, "want a list, got a %s", kindName(n))
 		return
 	}
-	t := v.Type().Elem()
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
 		p := path + "[" + strconv.Itoa(i) + "]"
