@@ -106,6 +106,7 @@ var (
 	sizeType     = reflect.TypeFor[Size]()
 	rawJSONType  = reflect.TypeFor[json.RawMessage]()
 	modelType    = reflect.TypeFor[Model]()
+	keyType      = reflect.TypeFor[ClientKey]()
 	secretType   = reflect.TypeFor[Secret]()
 )
 
@@ -161,6 +162,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			d.errorf(n, path, "want a model pattern like gpt-* or an alias like {name: fast, model: qwen2.5:7b}, got a %s", kindName(n))
 			return
 		}
+	case keyType:
+		d.clientKey(n, v, path)
+		return
 	}
 	switch v.Kind() {
 	case reflect.String:
@@ -303,7 +307,7 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
 	t := v.Type().Elem()
 	if n.Kind == yaml.ScalarNode {
-		if t == secretType {
+		if t == keyType || t == secretType {
 			// The value is likely a key: say what to write without it.
 			d.errorf(n, path, "want a list, got a single value (write it in [ ] for a list of one)")
 			return
