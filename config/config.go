@@ -71,11 +71,13 @@ type Config struct {
 
 // Auth configures who may call the proxy (docs/http-api.md).
 type Auth struct {
-	// Keys are the client keys, plain or "sha256:<64 hex>". Empty entries
-	// (an unset ${VAR:-}) are ignored. No keys means open, which is only
-	// allowed on a loopback listen address unless AllowOpen is set.
-	Keys []Secret `yaml:"keys"`
-	// AdminKeys may call /admin/*. Same forms as Keys.
+	// Keys are the client keys: plain entries (a key, or "sha256:<64 hex>")
+	// and named entries with scopes and limits ([ClientKey]). Entries
+	// whose key is empty (an unset ${VAR:-}) are dropped by [Parse]. No
+	// keys means open, which is only allowed on a loopback listen address
+	// unless AllowOpen is set.
+	Keys []ClientKey `yaml:"keys"`
+	// AdminKeys may call /admin/*. Plain keys or "sha256:<64 hex>".
 	AdminKeys []Secret `yaml:"admin_keys"`
 	// AllowOpen permits running without keys on a non-loopback address.
 	AllowOpen bool `yaml:"allow_open"`

@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		"", "~", "[]", "listen: *a", "a: &a [*a]", "? [a]\n: b",
 		up + tool + "    parameters: {type: object, properties: {a: &x {type: string}, b: *x}}\n",
 		"auth: {keys: [\"${K}\", \"$${K}\", \"${K:-}\", \"${\"]}\n",
+		"auth: {keys: [v, {name: a, key: \"${K}\", models: [\"q*\"], tools: [], limits: {concurrent_turns: 1}}, {name: b, key: \"${U:-}\"}, {key: x}, [x]]}\n",
 		"upstreams: [{name: a, base_url: \"http://h\", headers: {A: 1, A: 2}}]\n",
 		"upstreams: [{name: a, base_urls: [\"http://h/v1\", \"http://u:p@h#f\"], balance: x, fallbacks: [a, b, b], health_check: {interval: 0s, path: \"/m?x\"}}, {name: b, base_url: \"http://h\", fallbacks: [a]}]\n",
 		"mcp_servers:\n  - {name: s, url: \"http://h/mcp\", command: x, overrides: {t: {approval: admin}}}\n",

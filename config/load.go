@@ -89,7 +89,7 @@ func Parse(file string, data []byte, lookupEnv func(string) (string, bool)) (*Co
 		cfg.Warnings = append(cfg.Warnings, d.place(w))
 	}
 	sortProblems(cfg.Warnings)
-	cfg.Auth.Keys = dropEmpty(cfg.Auth.Keys)
+	cfg.Auth.Keys = dropEmptyKeys(cfg.Auth.Keys)
 	cfg.Auth.AdminKeys = dropEmpty(cfg.Auth.AdminKeys)
 	return &cfg, nil
 }

@@ -171,7 +171,7 @@ auth:
   admin_keys: ["${UNSET:-}"]
 `
 	got := mustParse(t, src, map[string]string{"A": "from-env"})
-	if diff := cmp.Diff([]config.Secret{"from-env", "plain"}, got.Auth.Keys); diff != "" {
+	if diff := cmp.Diff(config.PlainKeys("from-env", "plain"), got.Auth.Keys); diff != "" {
 		t.Errorf("auth.keys (-want +got):\n%s", diff)
 	}
 	if got.Auth.AdminKeys != nil {

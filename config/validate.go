@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -85,12 +84,12 @@ func (v *validator) listen(p, addr string) {
 
 func (v *validator) auth(c *Config) {
 	a := c.Auth
-	v.keys("auth.keys", a.Keys)
+	v.clientKeys("auth.keys", a.Keys)
 	v.keys("auth.admin_keys", a.AdminKeys)
 	// docs/configuration.md: no keys on a non-loopback address refuses to
 	// start; saying so here lets "toolstream check" catch it before a deploy
 	// does.
-	if !a.AllowOpen && !hasKey(a.Keys) && !isLoopback(c.Listen) {
+	if !a.AllowOpen && !hasClientKey(a.Keys) && !isLoopback(c.Listen) {
 		v.add("auth.keys", "no client keys while listen %q is not loopback: anyone who can reach it may use the upstreams (set auth.keys, or auth.allow_open: true to allow it)", c.Listen)
 	}
 	for i, g := range a.WebhookAllow {
@@ -107,29 +106,6 @@ func (v *validator) auth(c *Config) {
 	v.oneOf("auth.metrics", a.Metrics, "open", "admin")
 	if a.Metrics == "admin" && !hasKey(a.AdminKeys) {
 		v.add("auth.metrics", "admin, but there are no auth.admin_keys: nobody could read /metrics (add an admin key, or set metrics: open)")
-	}
-}
-
-// keys checks client or admin keys. Empty entries are skipped: they are
-// how an unset ${VAR:-} says "no key", and Parse drops them.
-func (v *validator) keys(p string, keys []Secret) {
-	for i, k := range keys {
-		p := fmt.Sprintf("%s[%d]", p, i)
-		s := k.Value()
-		if s == "" {
-			continue
-		}
-		if strings.ContainsFunc(s, isSpaceOrControl) {
-			// Never print the key; a stray newline from a secrets file is
-			// the usual cause.
-			v.add(p, "key contains whitespace or control characters (check the variable's value for a trailing newline)")
-			continue
-		}
-		if h, ok := strings.CutPrefix(s, "sha256:"); ok {
-			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
-				v.add(p, "sha256 key must be \"sha256:\" and 64 hex digits (the SHA-256 of the key), got %d characters after the prefix", len(h))
-			}
-		}
 	}
 }
 

@@ -106,6 +106,8 @@ var (
 	sizeType     = reflect.TypeFor[Size]()
 	rawJSONType  = reflect.TypeFor[json.RawMessage]()
 	modelType    = reflect.TypeFor[Model]()
+	keyType      = reflect.TypeFor[ClientKey]()
+	secretType   = reflect.TypeFor[Secret]()
 )
 
 // entryDefaults gives the starting value of a sequence entry, so that a key
@@ -160,6 +162,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			d.errorf(n, path, "want a model pattern like gpt-* or an alias like {name: fast, model: qwen2.5:7b}, got a %s", kindName(n))
 			return
 		}
+	case keyType:
+		d.clientKey(n, v, path)
+		return
 	}
 	switch v.Kind() {
 	case reflect.String:
@@ -300,7 +305,13 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 // sequence decodes a sequence into a slice; entries of upstreams and tools
 // start from their defaults.
 func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
+	t := v.Type().Elem()
 	if n.Kind == yaml.ScalarNode {
+		if t == keyType || t == secretType {
+			// The value is likely a key: say what to write without it.
+			d.errorf(n, path, "want a list, got a single value (write it in [ ] for a list of one)")
+			return
+		}
 		d.errorf(n, path, "want a list, got the single value %q (write [%q] for a list of one)", n.Value, n.Value)
 		return
 	}
@@ -308,7 +319,6 @@ func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
 		d.errorf(n, path, "want a list, got a %s", kindName(n))
 		return
 	}
-	t := v.Type().Elem()
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
 		p := path + "[" + strconv.Itoa(i) + "]"

@@ -80,6 +80,8 @@ func TestDecodeProblems(t *testing.T) {
 			`t.yaml:2:20: loop.max_block_bytes: size "-1KiB" is negative (want a byte count like 64KiB)`}},
 		{"list got scalar", up + "    models: gpt-*\n", []string{
 			`t.yaml:4:13: upstreams[0].models: want a list, got the single value "gpt-*" (write ["gpt-*"] for a list of one)`}},
+		{"key list got scalar", "auth:\n  admin_keys: sk-admin-secret\n", []string{
+			`t.yaml:2:15: auth.admin_keys: want a list, got a single value (write it in [ ] for a list of one)`}},
 		{"struct got list", "loop: [a]\n", []string{
 			`t.yaml:1:1: loop: want a mapping of keys, got a list`}},
 		{"entry got scalar", "upstreams: [local]\n", []string{

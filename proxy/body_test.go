@@ -40,7 +40,7 @@ func TestKeyCheckedBeforeBody(t *testing.T) {
 func TestStalledBodyGets408(t *testing.T) {
 	const idle = 200 * time.Millisecond
 	e := newEnv(t, nil, func(c *config.Config) {
-		c.Auth.Keys = []config.Secret{"client-key"}
+		c.Auth.Keys = config.PlainKeys("client-key")
 		c.ReadIdleTimeout = idle
 	})
 	e.up.Handle("/v1/embeddings", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })

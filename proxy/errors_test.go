@@ -39,8 +39,8 @@ func decodeError(t *testing.T, body string) openAIError {
 	return e
 }
 
-func withKeys(keys ...config.Secret) func(*config.Config) {
-	return func(c *config.Config) { c.Auth.Keys = keys }
+func withKeys(keys ...string) func(*config.Config) {
+	return func(c *config.Config) { c.Auth.Keys = config.PlainKeys(keys...) }
 }
 
 // TestErrorShapes checks that each failure before the stream starts is an

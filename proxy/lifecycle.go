@@ -50,7 +50,13 @@ type state struct {
 // pools — unless the config's secrets changed, since each upstream masks
 // them in the errors it relays.
 func newState(cfg *config.Config, log *slog.Logger, prev *state, m *metrics) (*state, error) {
-	keys, err := newKeySet(cfg.Auth.Keys)
+	// Only the keys themselves for now: a named entry's scopes and limits
+	// are not applied by the key set.
+	clientKeys := make([]config.Secret, len(cfg.Auth.Keys))
+	for i, k := range cfg.Auth.Keys {
+		clientKeys[i] = k.Key
+	}
+	keys, err := newKeySet(clientKeys)
 	if err != nil {
 		return nil, err
 	}

@@ -257,7 +257,7 @@ func TestReload(t *testing.T) {
 	next := upstreamtest.New(upstreamtest.Round{Events: upstreamtest.Text("n1", "m", "new answer")})
 	defer next.Close()
 	cfg := upstreamConfig(next.URL)
-	cfg.Auth.Keys = []config.Secret{"k2"}
+	cfg.Auth.Keys = config.PlainKeys("k2")
 	if err := e.proxy.Reload(cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func configSecrets(cfg *config.Config) []string {
 		}
 	}
 	for _, k := range cfg.Auth.Keys {
-		add(k.Value())
+		add(k.Key.Value())
 	}
 	for _, k := range cfg.Auth.AdminKeys {
 		add(k.Value())

@@ -15,7 +15,8 @@ import (
 // maskConfig holds one secret of each kind the masker takes from a config.
 func maskConfig() *config.Config {
 	cfg := config.Default()
-	cfg.Auth.Keys = []config.Secret{"client-key-AAAA1111", config.Secret("sha256:" + strings.Repeat("ab", 32))}
+	cfg.Auth.Keys = config.PlainKeys("client-key-AAAA1111", "sha256:"+strings.Repeat("ab", 32))
+	cfg.Auth.Keys = append(cfg.Auth.Keys, config.ClientKey{Name: "kanban-app", Key: "named-key-BBBB2222", Tools: []string{}})
 	cfg.Auth.AdminKeys = []config.Secret{"k9"}
 	u := config.DefaultUpstreamEntry()
 	u.Name = "openai"
@@ -50,6 +51,7 @@ func TestMaskingHandler(t *testing.T) {
 		{"base64 tail after an elision", "whsec_c2V…XNlY3JldC1zZWNyZXQ=", "[redacted]"},
 		{"upstream credential header", "api-key azure-key-55556666", "api-key [redacted]"},
 		{"client key", "client-key-AAAA1111 said hi", "[redacted] said hi"},
+		{"named client key", "named-key-BBBB2222 for kanban-app", "[redacted] for kanban-app"},
 		{"short secret whole", "admin k9 here", "admin [redacted] here"},
 		{"short secret not abbreviated", "k*** and k9…", "k*** and [redacted]…"},
 		{"plain header values are not secrets", "X-Title: my app", "X-Title: my app"},

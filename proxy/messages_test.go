@@ -48,7 +48,7 @@ func TestMessagesErrors(t *testing.T) {
 		return out
 	}
 	now := http.Header{"Retry-After": {"0"}}
-	keys := func(c *config.Config) { c.Auth.Keys = []config.Secret{config.Secret("sk-client")} }
+	keys := func(c *config.Config) { c.Auth.Keys = config.PlainKeys("sk-client") }
 	tests := []struct {
 		name    string
 		mutate  func(*config.Config)
@@ -109,7 +109,7 @@ func TestMessagesErrors(t *testing.T) {
 func TestMessagesKeys(t *testing.T) {
 	ok := textRound("c1", "Hi.")
 	e := newEnv(t, []upstreamtest.Round{ok, ok, ok}, func(c *config.Config) {
-		c.Auth.Keys = []config.Secret{config.Secret("sk-client")}
+		c.Auth.Keys = config.PlainKeys("sk-client")
 	})
 	for _, h := range []string{"x-api-key: sk-client", "Authorization: Bearer sk-client"} {
 		resp := e.do(t, http.MethodPost, "/v1/messages", messagesBody, h, "anthropic-version: 2023-06-01")

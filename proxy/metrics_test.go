@@ -153,7 +153,7 @@ func TestMetricsTurnStatuses(t *testing.T) {
 // 401 in OpenAI's shape, an admin key (plain or sha256) gets the metrics.
 func TestMetricsAdmin(t *testing.T) {
 	e := newEnv(t, nil, func(c *config.Config) {
-		c.Auth.Keys = []config.Secret{"client-1"}
+		c.Auth.Keys = config.PlainKeys("client-1")
 		c.Auth.AdminKeys = []config.Secret{"admin-1", config.Secret("sha256:" + sha256hex("admin-2"))}
 		c.Auth.Metrics = "admin"
 	})

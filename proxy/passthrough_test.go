@@ -158,7 +158,7 @@ func TestClientCredentialsNeverReachUpstream(t *testing.T) {
 	}
 	for _, cred := range credentials {
 		e := newEnv(t, []upstreamtest.Round{okRound, okRound}, func(c *config.Config) {
-			c.Auth.Keys = []config.Secret{"client-key"}
+			c.Auth.Keys = config.PlainKeys("client-key")
 			c.Upstreams[0].Headers = map[string]string{"X-Extra": "configured"}
 		})
 		e.up.Handle("/v1/embeddings", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })

@@ -152,7 +152,7 @@ func TestHealth(t *testing.T) {
 	up := upstreamtest.New()
 	defer up.Close()
 	cfg := config.Default()
-	cfg.Auth.Keys = []config.Secret{"k"}
+	cfg.Auth.Keys = config.PlainKeys("k")
 	notReady := errors.New("storage closed")
 	ready := error(nil)
 	p, err := proxy.New(&cfg, proxy.Options{Ready: func() error { return ready }})

@@ -103,7 +103,7 @@ func TestNoRetryAfterStreamStarted(t *testing.T) {
 // ask every streaming turn carries, its spacing kept.
 func TestUpstreamRequest(t *testing.T) {
 	e := newEnv(t, []upstreamtest.Round{okRound, okRound}, func(c *config.Config) {
-		c.Auth.Keys = []config.Secret{"client-key"}
+		c.Auth.Keys = config.PlainKeys("client-key")
 		c.Upstreams[0].Headers = map[string]string{"X-Extra": "yes"}
 	})
 	// Pretty-printed, as a hand-written request is: the spacing goes too.
@@ -204,7 +204,7 @@ func TestAuthAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, []upstreamtest.Round{okRound}, withKeys("k1", config.Secret("sha256:"+sha256hex("k2")), ""))
+			e := newEnv(t, []upstreamtest.Round{okRound}, withKeys("k1", "sha256:"+sha256hex("k2"), ""))
 			resp := e.do(t, http.MethodPost, "/v1/chat/completions", chatBody, tt.header)
 			readAll(t, resp)
 			if resp.StatusCode != tt.status {
@@ -215,7 +215,7 @@ func TestAuthAccepts(t *testing.T) {
 }
 
 func TestAuthHashedKey(t *testing.T) {
-	e := newEnv(t, []upstreamtest.Round{okRound}, withKeys(config.Secret("sha256:"+sha256hex("secret-two"))))
+	e := newEnv(t, []upstreamtest.Round{okRound}, withKeys("sha256:"+sha256hex("secret-two")))
 	resp := e.do(t, http.MethodPost, "/v1/chat/completions", chatBody, "Authorization: Bearer secret-two")
 	readAll(t, resp)
 	if resp.StatusCode != 200 {
