@@ -104,9 +104,17 @@ func (s *Server) lookupTool(name string) (toolhost.Tool, bool) {
 }
 
 // listTools answers GET /admin/tools: every tool, in the order the model
-// is taught them (config, then runtime and MCP).
+// is taught them (config, then runtime and MCP); with ?key=NAME only the
+// tools that key's turns see.
 func (s *Server) listTools(c echo.Context) error {
 	tools := s.runtime.Tools()
+	if name := c.QueryParam("key"); name != "" {
+		k, _, ok := s.keys.ByName(name)
+		if !ok {
+			return errKeyNotFound
+		}
+		tools = scopeTools(k, tools)
+	}
 	states := s.mcpStates()
 	data := make([]toolView, 0, len(tools))
 	for _, t := range tools {

@@ -10,18 +10,19 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/toolhost/store"
+	"github.com/toolstream/toolstream/proxy/keys"
 )
 
-// keySet holds client keys as SHA-256 digests, so plain and "sha256:" keys
+// keySet holds admin keys as SHA-256 digests, so plain and "sha256:" keys
 // compare the same way and the plain text need not stay in memory.
+// Client keys, which carry scopes and limits, live in a [keys.Table].
 type keySet struct {
 	digests [][sha256.Size]byte
 }
 
-func newKeySet(keys []config.Secret) (keySet, error) {
+func newKeySet(secrets []config.Secret) (keySet, error) {
 	var ks keySet
-	for i, k := range keys {
+	for i, k := range secrets {
 		v := k.Value()
 		if v == "" {
 			continue // an unset ${VAR:-}: no key
@@ -71,22 +72,59 @@ func presentedKey(c echo.Context) string {
 	return strings.TrimSpace(h.Get("x-api-key"))
 }
 
-// requireKey is the client-key middleware. With no keys configured it lets
-// everything through (config validation decided that this is allowed:
-// loopback, or auth.allow_open).
+// requireKey is the client-key middleware. With no client keys at all it
+// lets everything through (config validation decided that this is
+// allowed: loopback, or auth.allow_open). The key found stays with the
+// request: its name is the id records, logs and metrics use, its scope
+// and limits apply to what the request does. A limited key's answer
+// carries the x-ratelimit-* headers; requests that reach a model are
+// counted by admit.
 func (s *Server) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		keys := s.stateOf(c).keys
-		if keys.open() {
+		if s.keys.Open() {
 			return next(c)
 		}
-		k := presentedKey(c)
-		if k == "" || !keys.check(k) {
+		k, ok := s.keys.Lookup(presentedKey(c))
+		if !ok {
 			return errUnauthorized
 		}
-		c.Set(ctxKeyID, store.KeyID(k))
+		c.Set(ctxKey, k)
+		c.Set(ctxKeyID, k.Name)
+		if lim := k.Limiter(); lim != nil {
+			lim.Peek(s.keys.Now()).SetHeaders(c.Response().Header())
+		}
 		return next(c)
 	}
 }
 
-const ctxKeyID = "toolstream.key_id"
+// admit counts a request that reaches a model (a turn, or a pass-through
+// request) against its key's limits, before anything is read or sent
+// upstream; over a limit it is a 429 with Retry-After. A turn holds one of
+// the key's concurrent_turns until its handler returns.
+func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		k := keyOf(c)
+		if k == nil || k.Limiter() == nil {
+			return next(c)
+		}
+		v, release := k.Limiter().Admit(s.keys.Now())
+		v.SetHeaders(c.Response().Header())
+		if !v.OK {
+			return &rateLimited{key: k.Name, v: v}
+		}
+		defer release()
+		return next(c)
+	}
+}
+
+const (
+	ctxKeyID = "toolstream.key_id"
+	ctxKey   = "toolstream.key"
+)
+
+// keyOf returns the request's client key; nil when the proxy runs
+// without client keys.
+func keyOf(c echo.Context) *keys.Key {
+	k, _ := c.Get(ctxKey).(*keys.Key)
+	return k
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -67,6 +68,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 // client protocol's route runs its turns through here, so routing,
 // overrides, tools and the audit origin are decided once.
 func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loop.Turn, *upstream.Client, error) {
+	if err := checkModel(c, req.Model); err != nil {
+		return nil, nil, err
+	}
 	up, target, err := st.route(req.Model)
 	var mnf *modelNotFound
 	if errors.As(err, &mnf) {
@@ -77,10 +81,12 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loo
 		return nil, nil, err
 	}
 	req.Rename(target)
-	turn, err := s.newTurn(st, req, up, c.Request().Header)
+	k := keyOf(c)
+	turn, err := s.newTurn(st, req, up, c.Request().Header, k)
 	if err != nil {
 		return nil, nil, err
 	}
+	s.holdToKey(k, turn)
 	keyID, _ := c.Get(ctxKeyID).(string)
 	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
 	return turn, up, nil
@@ -90,7 +96,7 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loo
 // the server tools it may call and the loop settings, after the request's
 // overrides (docs/configuration.md: the body's "toolstream" object, then the
 // X-Toolstream-* headers).
-func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h http.Header) (*loop.Turn, error) {
+func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h http.Header, k *keys.Key) (*loop.Turn, error) {
 	ho, err := headerOverrides(h)
 	if err != nil {
 		return nil, err
@@ -117,7 +123,7 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h ht
 	if s.tools == nil || req.ToolChoiceNone {
 		return t, nil
 	}
-	t.Tools, t.Executor = s.tools.Tools(), s.tools
+	t.Tools, t.Executor = scopeTools(k, s.tools.Tools()), s.tools
 	if o.Tools != nil {
 		if t.Tools, err = pickTools(t.Tools, o.Tools); err != nil {
 			return nil, err
@@ -125,7 +131,7 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h ht
 	} else {
 		// A request that picks its tools gets those; any other hears of
 		// the tools a down MCP server took with it.
-		t.Unavailable = unavailable(s.mcpStates())
+		t.Unavailable = scopeUnavailable(k, unavailable(s.mcpStates()))
 	}
 	if err := checkApprove(t.Tools, o.Approve); err != nil {
 		return nil, err

@@ -170,6 +170,9 @@ func toAPIError(err error) apiError {
 	case errors.As(err, &he):
 		return fromEcho(he)
 	}
+	if ae, ok := keyError(err); ok {
+		return ae
+	}
 	if ae, ok := adminError(err); ok {
 		return ae
 	}

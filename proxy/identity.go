@@ -26,11 +26,11 @@ func (s *Server) identify(c echo.Context) (toolhost.Decider, bool) {
 	if k != "" && !st.adminKeys.open() && st.adminKeys.check(k) {
 		return toolhost.Decider{KeyID: store.KeyID(k), Admin: true}, true
 	}
-	if st.keys.open() {
+	if s.keys.Open() {
 		return toolhost.Decider{}, true
 	}
-	if k != "" && st.keys.check(k) {
-		return toolhost.Decider{KeyID: store.KeyID(k)}, true
+	if ck, ok := s.keys.Lookup(k); ok {
+		return toolhost.Decider{KeyID: ck.Name}, true
 	}
 	return toolhost.Decider{}, false
 }
@@ -61,7 +61,7 @@ func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 			return errUnauthorized
 		}
 		if !st.adminKeys.check(k) {
-			if !st.keys.open() && st.keys.check(k) {
+			if _, ok := s.keys.Lookup(k); ok {
 				return errAdminOnly
 			}
 			return errUnauthorized

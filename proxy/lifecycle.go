@@ -32,8 +32,7 @@ var ErrShuttingDown = fmt.Errorf("proxy: %w", toolhost.ErrShuttingDown)
 // keeps it, so a turn runs to its end with the upstreams, keys and loop
 // settings it started with, whatever reloads happen meanwhile.
 type state struct {
-	cfg  *config.Config
-	keys keySet
+	cfg *config.Config
 	// adminKeys may call /admin/* (auth.admin_keys).
 	adminKeys keySet
 	upstreams []*upstream.Client
@@ -50,22 +49,12 @@ type state struct {
 // pools — unless the config's secrets changed, since each upstream masks
 // them in the errors it relays.
 func newState(cfg *config.Config, log *slog.Logger, prev *state, m *metrics) (*state, error) {
-	// Only the keys themselves for now: a named entry's scopes and limits
-	// are not applied by the key set.
-	clientKeys := make([]config.Secret, len(cfg.Auth.Keys))
-	for i, k := range cfg.Auth.Keys {
-		clientKeys[i] = k.Key
-	}
-	keys, err := newKeySet(clientKeys)
-	if err != nil {
-		return nil, err
-	}
 	admin, err := newKeySet(cfg.Auth.AdminKeys)
 	if err != nil {
 		return nil, err
 	}
 	secrets := configSecrets(cfg)
-	st := &state{cfg: cfg, keys: keys, adminKeys: admin, mask: newMasker(secrets), secrets: secrets}
+	st := &state{cfg: cfg, adminKeys: admin, mask: newMasker(secrets), secrets: secrets}
 	if prev != nil && !slices.Equal(prev.secrets, secrets) {
 		prev = nil
 	}
@@ -139,6 +128,7 @@ func (s *Server) Reload(cfg *config.Config) error {
 		return err
 	}
 	s.state.Store(st)
+	s.keys.SetConfig(cfg.Auth.Keys)
 	UpdateMasking(s.log.Handler(), cfg)
 	// Turns still running on a replaced upstream keep their connections;
 	// the idle ones go now, the others when they are next idle.

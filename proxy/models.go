@@ -31,10 +31,11 @@ func (s *Server) models(c echo.Context) error {
 	}
 	wg.Wait()
 
+	k := keyOf(c) // a key with a models scope lists only those
 	seen := map[string]bool{}
 	data := []json.RawMessage{}
 	add := func(id string, obj json.RawMessage) {
-		if seen[id] {
+		if seen[id] || k != nil && !k.AllowsModel(id) {
 			return
 		}
 		seen[id] = true

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/upstream"
@@ -32,6 +33,21 @@ func (s *Server) passThrough(c echo.Context) error {
 		return err
 	}
 	body, _ := c.Request().Body.(*bodyReader) // nil without a body
+	if k := keyOf(c); k != nil && k.Models != nil && c.Request().Method != http.MethodGet && c.Request().Method != http.MethodHead {
+		// A key limited to some models: the body must say which one it
+		// runs. Read whole (it is bounded by max_request_bytes) and
+		// sent on from memory.
+		data, err := io.ReadAll(c.Request().Body)
+		if err != nil {
+			return err
+		}
+		if err := checkModel(c, fastjson.GetString(data, "model")); err != nil {
+			return err
+		}
+		r := c.Request()
+		r.Body, r.ContentLength, r.TransferEncoding = io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
+		body = nil
+	}
 	reverseProxy(def, rel, body, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
 	return nil
 }

@@ -41,6 +41,7 @@ func (b *lockedBuffer) String() string {
 // Distinctive secrets, one of each kind the config holds.
 const (
 	grepClientKey   = "cli-KEY-7f3a9c21e5"
+	grepNamedKey    = "app-KEY-3e8c1d5b97"
 	grepAdminKey    = "adm-KEY-0b8d6e4f1a"
 	grepGoodKey     = "sk-good-UPKEY-5c2e9a7d13"
 	grepAuthKey     = "sk-auth-UPKEY-8e1f3b6c42"
@@ -53,7 +54,9 @@ const (
 const secretsYAML = `
 loop: {keepalive: 0s}
 auth:
-  keys: ["${CLIENT_KEY}"]
+  keys:
+    - ${CLIENT_KEY}
+    - {name: grep-app, key: "${NAMED_KEY}", limits: {requests_per_minute: 100}}
   admin_keys: ["${ADMIN_KEY}"]
   metrics: admin
 default_upstream: auth
@@ -95,6 +98,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		upstreamtest.Round{Events: upstreamtest.Text("g2", "good", "No tasks.")},
 		upstreamtest.Round{Events: []string{upstreamtest.Chunk("g3", "good", `{"role":"assistant","content":""}`, ""), hermes("g3", "list_tasks"), upstreamtest.Chunk("g3", "good", `{}`, "stop")}},
 		upstreamtest.Round{Events: upstreamtest.Text("g4", "good", "Still none.")},
+		upstreamtest.Round{Events: []string{upstreamtest.Chunk("g5", "good", `{"role":"assistant","content":""}`, ""), hermes("g5", "list_tasks"), upstreamtest.Chunk("g5", "good", `{}`, "stop")}},
+		upstreamtest.Round{Events: upstreamtest.Text("g6", "good", "Nothing.")},
 	)
 	// auth refuses every request, repeating the key it got the way
 	// OpenAI (abbreviated) and others (whole) do.
@@ -131,7 +136,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	vars := map[string]string{
 		"GOOD": good.URL, "AUTH": authUp.URL, "STREAM": streamUp.URL, "WEBHOOK": hooks.srv.URL,
-		"CLIENT_KEY": grepClientKey, "ADMIN_KEY": grepAdminKey,
+		"CLIENT_KEY": grepClientKey, "NAMED_KEY": grepNamedKey, "ADMIN_KEY": grepAdminKey,
 		"GOOD_KEY": grepGoodKey, "AUTH_KEY": grepAuthKey, "STREAM_KEY": grepStreamKey,
 		"HOOK_SECRET": grepHookSecret, "HOOK_TOKEN": grepHookToken,
 	}
@@ -154,7 +159,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { host.Close() })
-	e := serve(t, cfg, good, proxy.Options{Tools: host, Logger: slog.New(base), Records: db, History: db, Modes: db})
+	e := serve(t, cfg, good, proxy.Options{Tools: host, Logger: slog.New(base), Records: db, History: db, Modes: db, Keys: db})
 
 	var seen strings.Builder // everything a client received
 	call := func(method, path, body string, wantStatus int, headers ...string) string {
@@ -192,6 +197,23 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Errorf("stream with an error event: %s, want the error in-band and no [DONE]", got)
 	}
 	call("GET", "/v1/models", "", 200, auth)
+
+	// A named key and a runtime key: the one answer that shows the
+	// runtime key is its creation's, which is left out of what is
+	// searched.
+	if got := call("POST", "/v1/chat/completions", chat("good", true, ""), 200, "Authorization: Bearer "+grepNamedKey); !strings.Contains(got, "[DONE]") {
+		t.Errorf("named key's tool turn did not finish: %s", got)
+	}
+	resp := e.do(t, "POST", "/admin/keys", `{"name":"grep-rt"}`, "Authorization: Bearer "+grepAdminKey)
+	var created struct{ Key string }
+	json.Unmarshal([]byte(readAll(t, resp)), &created)
+	runtimeKey := created.Key
+	if resp.StatusCode != 201 || runtimeKey == "" {
+		t.Fatalf("creating a runtime key: %d", resp.StatusCode)
+	}
+	call("GET", "/v1/models", "", 200, "Authorization: Bearer "+runtimeKey)
+	call("POST", "/v1/chat/completions", chat("bad-auth", false, ""), http.StatusBadGateway, "Authorization: Bearer "+runtimeKey)
+	call("GET", "/admin/keys", "", 200, "Authorization: Bearer "+grepAdminKey)
 	call("GET", "/metrics", "", 200, "Authorization: Bearer "+grepAdminKey)
 	call("GET", "/metrics", "", 401, "Authorization: Bearer "+grepClientKey)
 
@@ -201,8 +223,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	var sent strings.Builder // everything the proxy sent to webhooks and upstreams
 	hookCalls := hooks.received()
-	if len(hookCalls) != 2 {
-		t.Errorf("webhook called %d times, want 2", len(hookCalls))
+	if len(hookCalls) != 3 {
+		t.Errorf("webhook called %d times, want 3", len(hookCalls))
 	}
 	for _, c := range hookCalls {
 		if got := c.Header.Get("Authorization"); got != grepHookAuthHdr {
@@ -228,11 +250,11 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := dumpStore(t, dir)
-	if !strings.Contains(stored, "list_tasks") {
-		t.Error("the store holds no call of list_tasks: the grep of it proves nothing")
+	if !strings.Contains(stored, "list_tasks") || !strings.Contains(stored, `"key_id":"grep-app"`) || !strings.Contains(stored, "grep-rt") {
+		t.Error("the store holds no call of list_tasks by grep-app, or no runtime key: the grep of it proves nothing")
 	}
 
-	secrets := []string{grepClientKey, grepAdminKey, grepGoodKey, grepAuthKey, grepStreamKey, grepHookSecret, grepHookToken}
+	secrets := []string{grepClientKey, grepNamedKey, runtimeKey, grepAdminKey, grepGoodKey, grepAuthKey, grepStreamKey, grepHookSecret, grepHookToken}
 	for where, text := range map[string]string{"log": logs.String(), "responses": seen.String(), "requests sent": sent.String(), "store": stored} {
 		for _, s := range secrets {
 			// The whole secret, and its last eight characters: a leak

@@ -17,8 +17,10 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // Options are what a Server needs besides its configuration. The zero value
@@ -68,6 +70,9 @@ type Options struct {
 	MCPServers func() []MCPServerState
 	// RuntimeTools serves /admin/tools; nil leaves those routes out.
 	RuntimeTools RuntimeTools
+	// Keys stores the client keys created through /admin/keys; nil
+	// leaves those routes out.
+	Keys KeyStore
 	// Tracing, when set, traces every API request (otelhttp, joining a
 	// caller's W3C traceparent) and, under it, each turn, round and tool
 	// call (loop.Runner.Tracer); upstream requests carry the trace on.
@@ -101,6 +106,10 @@ type Server struct {
 	runtime   RuntimeTools
 	mcp       func() []MCPServerState
 	metrics   *metrics
+	// keys are the client keys, from auth.keys and /admin/keys; a reload
+	// replaces the first (keys.Table.SetConfig).
+	keys     *keys.Table
+	keyStore KeyStore
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
@@ -128,9 +137,18 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		approvals: opts.Approvals,
 		runtime:   opts.RuntimeTools,
 		mcp:       opts.MCPServers,
+		keyStore:  opts.Keys,
 
 		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
+	var runtimeKeys []store.RuntimeKey
+	if opts.Keys != nil {
+		var err error
+		if runtimeKeys, err = opts.Keys.Keys(context.Background()); err != nil {
+			return nil, fmt.Errorf("reading the runtime keys: %w", err)
+		}
+	}
+	s.keys = keys.NewTable(cfg.Auth.Keys, runtimeKeys, opts.Now)
 	s.metrics = newMetrics(opts, func() []*upstream.Client { return s.state.Load().upstreams })
 	st, err := newState(cfg, log, nil, s.metrics)
 	if err != nil {
@@ -179,15 +197,18 @@ func (s *Server) routes() *echo.Echo {
 	if s.runtime != nil {
 		s.adminToolRoutes(admin)
 	}
+	if s.keyStore != nil {
+		s.adminKeyRoutes(admin)
+	}
 
 	v1 := e.Group("/v1", s.requireKey)
-	v1.POST("/chat/completions", s.chatCompletions)
-	v1.POST("/messages", s.messages)
-	v1.POST("/responses", s.createResponse)
+	v1.POST("/chat/completions", s.chatCompletions, s.admit)
+	v1.POST("/messages", s.messages, s.admit)
+	v1.POST("/responses", s.createResponse, s.admit)
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)
-	v1.Any("/*", s.passThrough)
+	v1.Any("/*", s.passThrough, s.admit)
 	return e
 }
 

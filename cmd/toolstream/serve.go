@@ -158,7 +158,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		Logger: log, Tools: host, Modes: st, History: st, Responses: st, Ready: st.Ready,
 		StorageErrors: st.WriteFailures,
 		Records:       st, Approvals: host, ApprovalsPending: host.PendingApprovals,
-		RuntimeTools: host, MCPServers: mcpStates(mcps),
+		RuntimeTools: host, MCPServers: mcpStates(mcps), Keys: st,
 	}
 	tp, err := newTracing(context.Background(), cfg.Otel, log)
 	if err != nil {

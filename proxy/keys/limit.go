@@ -54,7 +54,8 @@ func (b *bucket) until(want float64) time.Duration {
 	if b.level >= want || b.size == 0 {
 		return 0
 	}
-	return time.Duration((want - b.level) / b.size * float64(time.Minute))
+	// Rounded up: a client that waits exactly this long must find room.
+	return time.Duration(math.Ceil((want - b.level) / b.size * float64(time.Minute)))
 }
 
 func (b *bucket) resize(size int, now time.Time) {
