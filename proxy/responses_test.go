@@ -355,3 +355,20 @@ func TestResponsesNoRetryAfterTools(t *testing.T) {
 		t.Errorf("= %d x-should-retry %q %s", resp.StatusCode, resp.Header.Get("X-Should-Retry"), body)
 	}
 }
+
+// TestResponsesPlainNotStreamed: a request that wants one response object
+// and runs no server tool (tool_choice none) is still read from a
+// streamed round — the upstream is always asked to stream, with usage.
+func TestResponsesPlainNotStreamed(t *testing.T) {
+	e := newResponsesEnv(t, responsesConfig(false), []upstreamtest.Round{
+		{Events: append(upstreamtest.Text("c1", "m", "Hello ", "there."), upstreamtest.Usage("c1", "m", 4, 2))},
+	})
+	status, resp, raw := e.post(t, `{"model":"m","input":"hi","tool_choice":"none"}`)
+	if status != 200 || resp.Status != "completed" || !strings.Contains(raw, `"text":"Hello there."`) {
+		t.Fatalf("%d %s", status, raw)
+	}
+	body := string(e.up.Requests()[0].Body)
+	if !strings.Contains(body, `"stream":true`) || !strings.Contains(body, `"include_usage":true`) {
+		t.Errorf("the upstream was not asked to stream with usage: %s", body)
+	}
+}
