@@ -108,12 +108,16 @@ func (env targetEnv) command(name string, args ...string) *exec.Cmd {
 	return exec.Command(name, args...)
 }
 
+// benchKey is the plain client key toolstream's targets accept.
+const benchKey = "bench-client-key"
+
 func startToolstream(ctx context.Context, env targetEnv, name string) (*target, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	cfg := fmt.Sprintf(`listen: %s
+auth: {keys: [`+benchKey+`]}
 storage: {in_memory: true}
 log: {level: warn}
 loop: {keepalive: 0s}

@@ -25,6 +25,10 @@ const (
 // each.
 type benchUpstream struct {
 	prose, call1, call2, idleHead, idleTail [][]byte
+	// withUsage are prose, call1 and call2 with a usage-only chunk before
+	// [DONE], sent to a request that asks for usage as OpenAI's server
+	// and vLLM do: a run measures what reading it costs.
+	withUsage map[*[][]byte][][]byte
 	// chunks is the number of content chunks of a prose answer.
 	chunks int
 
@@ -51,6 +55,12 @@ func newBenchUpstream(chunks, chunkBytes int) *benchUpstream {
 	u.call2 = sse("cmpl-call2", words("b", chunks/2))
 	idle := sse("cmpl-idle", words("i", 2))
 	u.idleHead, u.idleTail = idle[:2], idle[2:]
+	u.withUsage = map[*[][]byte][][]byte{}
+	for _, evs := range []*[][]byte{&u.prose, &u.call1, &u.call2} {
+		e := *evs
+		usage := []byte(`data: {"id":"cmpl-usage","object":"chat.completion.chunk","created":1,"model":"bench","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":64,"total_tokens":76}}` + "\n\n")
+		u.withUsage[evs] = append(append(e[:len(e)-1:len(e)-1], usage), e[len(e)-1])
+	}
 	return u
 }
 
@@ -101,13 +111,18 @@ func (u *benchUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hold = u.release
 		u.mu.Unlock()
 		evs = u.idleHead
-	case bytes.Contains(body, []byte(modelCall)):
-		evs = u.call1
-		if bytes.Contains(body, []byte(`"role":"assistant"`)) {
-			evs = u.call2
-		}
 	default:
-		evs = u.prose
+		pick := &u.prose
+		if bytes.Contains(body, []byte(modelCall)) {
+			pick = &u.call1
+			if bytes.Contains(body, []byte(`"role":"assistant"`)) {
+				pick = &u.call2
+			}
+		}
+		evs = *pick
+		if bytes.Contains(body, []byte(`"include_usage":true`)) {
+			evs = u.withUsage[pick]
+		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
