@@ -30,6 +30,10 @@ func (s *Server) identify(c echo.Context) (toolhost.Decider, bool) {
 		return toolhost.Decider{}, true
 	}
 	if ck, ok := s.keys.Lookup(k); ok {
+		if lim := ck.Limiter(); lim != nil {
+			// Every answer to a limited key says where it stands.
+			lim.Peek(s.keys.Now()).SetHeaders(c.Response().Header())
+		}
 		return toolhost.Decider{KeyID: ck.Name}, true
 	}
 	return toolhost.Decider{}, false

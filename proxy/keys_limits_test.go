@@ -63,10 +63,12 @@ func TestKeyRequestsPerMinute(t *testing.T) {
 			if resp.Header.Get("X-Ratelimit-Limit-Requests") != "" {
 				t.Errorf("a plain key's answer carries rate-limit headers: %v", resp.Header)
 			}
-			resp = e.do(t, http.MethodGet, "/v1/models", "", "Authorization: Bearer "+limitedKey)
-			readAll(t, resp)
-			if resp.StatusCode != 200 || resp.Header.Get("X-Ratelimit-Remaining-Requests") != "0" {
-				t.Errorf("/v1/models for the limited key: %d %v", resp.StatusCode, resp.Header)
+			for _, path := range []string{"/v1/models", "/v1/actions"} {
+				resp = e.do(t, http.MethodGet, path, "", "Authorization: Bearer "+limitedKey)
+				readAll(t, resp)
+				if resp.StatusCode != 200 || resp.Header.Get("X-Ratelimit-Remaining-Requests") != "0" {
+					t.Errorf("%s for the limited key: %d %v", path, resp.StatusCode, resp.Header)
+				}
 			}
 		})
 	}

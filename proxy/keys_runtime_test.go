@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
@@ -164,5 +165,24 @@ func TestRevokedMidTurn(t *testing.T) {
 	}
 	if n := len(e.up.Requests()); n != 1 {
 		t.Errorf("upstream got %d requests, want 1", n)
+	}
+}
+
+// TestRuntimeKeyExpires: a key with expires_at works until then and is
+// refused from then on, without anyone revoking it.
+func TestRuntimeKeyExpires(t *testing.T) {
+	e, _ := newKeysEnv(t, scopedConfig(""), nil, nil)
+	at := time.Now().Add(time.Second).UTC()
+	code, created := e.jsonDo(t, http.MethodPost, "/admin/keys", `{"name":"temp","expires_at":"`+at.Format(time.RFC3339Nano)+`"}`, keysAdmin)
+	if code != http.StatusCreated || created["expires_at"] == nil {
+		t.Fatalf("create: %d %v", code, created)
+	}
+	secret := created["key"].(string)
+	if code, _ := e.jsonDo(t, http.MethodGet, "/v1/models", "", secret); code != 200 {
+		t.Fatalf("before expiry: %d", code)
+	}
+	time.Sleep(time.Until(at) + 50*time.Millisecond)
+	if code, _ := e.jsonDo(t, http.MethodGet, "/v1/models", "", secret); code != http.StatusUnauthorized {
+		t.Errorf("after expiry: %d, want 401", code)
 	}
 }
