@@ -81,6 +81,11 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the model got %d rounds, want 1: a stopped turn starts no other", n)
 			}
 		}},
+		{"markdown", func(t *testing.T, env *consoleEnv) {
+			if n := env.hooks.count("get_weather"); n != 2 {
+				t.Errorf("get_weather ran %d times, want 2", n)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

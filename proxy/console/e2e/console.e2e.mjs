@@ -3,7 +3,7 @@
 // element with data-role="assistant", each tool card has data-call-id and
 // data-status, the buttons and key fields are found by their labels.
 //
-//   node console.e2e.mjs two-tools|approve|deny|stop
+//   node console.e2e.mjs two-tools|approve|deny|stop|markdown
 //
 // Environment: TOOLSTREAM_CONSOLE_URL (the proxy's root),
 // TOOLSTREAM_API_KEY, TOOLSTREAM_ADMIN_KEY, TOOLSTREAM_HOOKS_URL (the
@@ -22,7 +22,7 @@ const { chromium } = require(path.join(env.TOOLSTREAM_PLAYWRIGHT_MODULES, "playw
 
 const base = env.TOOLSTREAM_CONSOLE_URL;
 const scenario = process.argv[2];
-const scenarios = { "two-tools": twoTools, approve, deny, stop };
+const scenarios = { "two-tools": twoTools, approve, deny, stop, markdown };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}`);
   process.exit(2);
@@ -202,6 +202,34 @@ async function stop() {
   await del.locator("summary").click();
   check((await del.innerText()).includes('"type": "integer"'), "the parameters' schema");
   await shot("4-tools");
+}
+
+// markdown: with Display and Tool mode picked, the request carries them
+// as headers; the cards of display: markdown arrive inside the text and
+// are shown as cards, never as markup.
+async function markdown() {
+  await enterKeys();
+  await page.getByLabel("Display", { exact: true }).selectOption("markdown");
+  await page.getByLabel("Tool mode", { exact: true }).selectOption("native");
+  const sent = page.waitForRequest((r) => r.url().endsWith("/v1/chat/completions"));
+  await ask("What's the weather in Paris and Oslo?");
+  const headers = (await sent).headers();
+  check(headers["x-toolstream-display"] === "markdown" && headers["x-toolstream-mode"] === "native",
+    `the request's display and mode headers: ${JSON.stringify(headers)}`);
+  await turnDone();
+  const msg = assistant(0);
+  const statuses = await msg.locator("[data-call-id]").evaluateAll((els) => els.map((e) => e.dataset.status));
+  check(statuses.join(",") === "ok,ok", `two cards from the markdown, got ${statuses}`);
+  const text = await msg.innerText();
+  check(!text.includes("<details") && !text.includes("</summary>"), `no card markup shown: ${text}`);
+  check(text.includes("Let me look up both cities.") && text.includes("Oslo has snow at -3 °C."), "both rounds' text");
+  const order = await msg.locator(".msg-body > *").evaluateAll((els) => els.map((e) => e.className));
+  check(order.join(",") === "text,card,card,text", `text, cards, text in order: ${order}`);
+  const second = msg.locator("[data-call-id]").nth(1);
+  await second.locator("summary").click();
+  const body = await second.locator(".card-body").innerText();
+  check(body.includes('"city": "Oslo"') && body.includes('"sky": "snow"'), `arguments and result shown: ${body}`);
+  await shot("5-markdown");
 }
 
 // --- helpers ---

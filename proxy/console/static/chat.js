@@ -83,6 +83,7 @@ export class Chat {
     } catch (e) {
       if (!t.stopped) msg.error(`The request failed: ${e.message}`);
     } finally {
+      msg.flush();
       msg.streaming(false);
       if (!t.stopped) this.approvals.clear();
       if (t.history !== this.history) {

@@ -5,6 +5,7 @@
 // cancelled).
 
 import { el, pretty, duration } from "./api.js";
+import { CardSplitter, parseCard } from "./markdown.js";
 
 const statusText = {
   running: "running…",
@@ -113,6 +114,7 @@ export class AssistantMessage {
     this.parts = [];
     this.rounds = 1;
     this.textSeg = null;
+    this.splitter = new CardSplitter();
     transcript.append(this.elem);
     this.streaming(true);
   }
@@ -121,16 +123,42 @@ export class AssistantMessage {
     this.elem.classList.toggle("streaming", on);
   }
 
-  // text appends visible text. Text after a card starts a new segment, so
-  // cards stay where the calls were.
+  // text appends visible text; cards of display: markdown inside it
+  // become cards. The conversation keeps the text as it came, cards
+  // included: the proxy recognises them by their call ids.
   text(s) {
     if (!s) return;
+    this.parts.push(s);
+    this.show(this.splitter.feed(s));
+  }
+
+  // flush shows what the card splitter still holds; the stream is over.
+  flush() {
+    this.show(this.splitter.end());
+  }
+
+  show(pieces) {
+    for (const p of pieces) {
+      if (p.card) {
+        const ev = parseCard(p.card);
+        this.card(ev.call_id, ev.name, ev.arguments).finish(ev);
+      } else {
+        this.appendText(p.text);
+      }
+    }
+  }
+
+  // appendText adds to the current text segment. Text after a card starts
+  // a new one, so cards stay where the calls were; the blank lines that
+  // set a card apart in plain text are dropped around it.
+  appendText(s) {
     if (!this.textSeg) {
+      s = s.replace(/^\s+/, "");
+      if (!s) return;
       this.textSeg = el("div", { class: "text" });
       this.body.append(this.textSeg);
     }
     this.textSeg.append(s);
-    this.parts.push(s);
   }
 
   reasoning(s) {
@@ -147,6 +175,7 @@ export class AssistantMessage {
   card(callId, name, args) {
     let c = this.cards.get(callId);
     if (!c) {
+      if (this.textSeg) this.textSeg.textContent = this.textSeg.textContent.replace(/\s+$/, "");
       c = new ToolCard(callId, name, args);
       this.cards.set(callId, c);
       this.body.append(c.elem);
@@ -185,7 +214,9 @@ export class AssistantMessage {
   finish({ finishReason, usage }) {
     const bits = [];
     if (finishReason) bits.push(`finish_reason ${finishReason}`);
-    bits.push(this.rounds === 1 ? "1 round" : `${this.rounds} rounds`);
+    // Rounds are counted from round.started, which only the events
+    // display sends.
+    if (this.rounds > 1) bits.push(`${this.rounds} rounds`);
     if (this.cards.size) bits.push(this.cards.size === 1 ? "1 tool call" : `${this.cards.size} tool calls`);
     if (usage?.total_tokens !== undefined) {
       bits.push(`${usage.total_tokens} tokens (${usage.prompt_tokens} in, ${usage.completion_tokens} out)`);
