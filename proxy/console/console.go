@@ -88,15 +88,6 @@ func New() *Handler {
 	return h
 }
 
-// Paths lists the URL paths the handler serves, for tests.
-func (h *Handler) Paths() []string {
-	var out []string
-	for p := range h.assets {
-		out = append(out, p)
-	}
-	return out
-}
-
 // ServeHTTP serves one asset. Responses carry an ETag and no-cache, so a
 // browser revalidates after an upgrade instead of mixing old and new
 // modules.

@@ -173,14 +173,15 @@ async function stop() {
   // The audit log, with the admin key: the call the webhook got may have
   // acted, so its outcome is unknown; the one queued behind it never ran.
   await page.getByRole("button", { name: "Audit log", exact: true }).click();
-  const row = (id) => page.locator(`#audit-view tr[data-call-id="${id}"]`);
+  const row = (id) => page.locator(`#audit-view tr[data-audit-call-id="${id}"]`);
   await untilNode("the audit log to record both calls as ended", async () => {
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.locator("#audit-status-line").filter({ hasNotText: "Loading" }).waitFor();
     const s = await Promise.all([held, queued].map(async (id) =>
-      (await row(id).count()) ? row(id).getAttribute("data-status") : ""));
+      (await row(id).count()) ? row(id).getAttribute("data-audit-status") : ""));
     return s[0] === "outcome_unknown" && s[1] === "cancelled";
   });
+  check(await page.locator("[data-call-id]").count() === 2, "[data-call-id] finds the two cards, not audit rows");
   await row(held).locator("summary").click();
   check((await row(held).innerText()).includes("search_archive"), "the held call's row");
   await shot("4-audit");
@@ -190,7 +191,7 @@ async function stop() {
   await page.getByRole("button", { name: "Search", exact: true }).click();
   await until("the cancelled call only", (id) => {
     const rows = document.querySelectorAll("#audit-view tbody tr");
-    return rows.length === 1 && rows[0].dataset.callId === id;
+    return rows.length === 1 && rows[0].dataset.auditCallId === id;
   }, queued);
 
   // The tools, with their source, state and schema.

@@ -120,7 +120,9 @@ function callRow(c) {
     ...(c.source ? [el("dt", { text: "Source" }), el("dd", { text: c.source })] : []),
     el("dt", { text: "Executed" }), el("dd", { text: c.executed ? "yes: the tool got the call" : "no" }),
   );
-  return el("tr", { "data-call-id": c.call_id, "data-status": c.status },
+  // Not data-call-id and data-status: those mark the chat's cards, and a
+  // script counting cards must not count audit rows.
+  return el("tr", { "data-audit-call-id": c.call_id, "data-audit-status": c.status },
     el("td", {}, el("time", { datetime: c.started_at, text: new Date(c.started_at).toLocaleString() })),
     el("td", {}, el("code", { text: c.tool })),
     el("td", {}, el("span", { class: `badge s-${c.status}`, text: c.status })),
