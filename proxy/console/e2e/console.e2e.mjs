@@ -194,6 +194,20 @@ async function stop() {
     return rows.length === 1 && rows[0].dataset.auditCallId === id;
   }, queued);
 
+  // Paging by the next cursor, one call a page, newest first.
+  await page.getByLabel("Status", { exact: true }).selectOption("");
+  await page.getByLabel("Per page", { exact: true }).fill("1");
+  const onlyRow = (id) => until(`the page holding ${id} alone`, (id) => {
+    const rows = document.querySelectorAll("#audit-view tbody tr");
+    return rows.length === 1 && rows[0].dataset.auditCallId === id;
+  }, id);
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await onlyRow(queued);
+  await page.getByRole("button", { name: "Older", exact: true }).click();
+  await onlyRow(held);
+  await page.getByRole("button", { name: "Newest", exact: true }).click();
+  await onlyRow(queued);
+
   // The tools, with their source, state and schema.
   await page.getByRole("button", { name: "Tools", exact: true }).click();
   await until("the tools list", () => document.querySelectorAll("#tools-view tbody tr").length === 3);
