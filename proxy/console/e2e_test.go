@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,7 +103,8 @@ func TestBrowser(t *testing.T) {
 }
 
 // browserDeps finds playwright-core and Chromium, or skips saying how to
-// get them.
+// get them. What the environment names must be there: a wrong path is a
+// broken setup, not a reason to skip.
 func browserDeps(t *testing.T) (modules, chromium string) {
 	t.Helper()
 	const how = "the console's browser test needs Node.js, Chromium and playwright-core: run .ci/run, or apt-get install chromium, npm ci in proxy/console/e2e and set " +
@@ -110,11 +112,12 @@ func browserDeps(t *testing.T) (modules, chromium string) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip(how)
 	}
+	missing := t.Skip
 	modules = os.Getenv(envModules)
-	if modules == "" {
-		if cache, err := os.UserCacheDir(); err == nil {
-			modules = filepath.Join(cache, "toolstream-ci", "console-e2e", "node_modules")
-		}
+	if modules != "" {
+		missing = t.Fatal
+	} else if cache, err := os.UserCacheDir(); err == nil {
+		modules = filepath.Join(cache, "toolstream-ci", "console-e2e", "node_modules")
 	}
 	lock, err := os.ReadFile(filepath.Join("e2e", "package-lock.json"))
 	if err != nil {
@@ -126,27 +129,24 @@ func browserDeps(t *testing.T) (modules, chromium string) {
 	if err := json.Unmarshal(lock, &pinned); err != nil {
 		t.Fatal(err)
 	}
-	installed, err := os.ReadFile(filepath.Join(modules, "playwright-core", "package.json"))
-	if err != nil {
-		t.Skip(how)
-	}
 	want := pinned.Packages["node_modules/playwright-core"].Version
-	if !bytes.Contains(installed, []byte(`"version": "`+want+`"`)) {
-		t.Skipf("%s holds another playwright-core than the pinned %s: %s", modules, want, how)
+	installed, err := os.ReadFile(filepath.Join(modules, "playwright-core", "package.json"))
+	if err != nil || !bytes.Contains(installed, []byte(`"version": "`+want+`"`)) {
+		missing(fmt.Sprintf("no playwright-core %s in %s; %s", want, modules, how))
 	}
-	chromium = os.Getenv(envChromium)
-	if chromium == "" {
-		for _, name := range []string{"chromium", "chromium-browser"} {
-			if p, err := exec.LookPath(name); err == nil {
-				chromium = p
-				break
-			}
+	if chromium = os.Getenv(envChromium); chromium != "" {
+		if _, err := exec.LookPath(chromium); err != nil {
+			t.Fatalf("%s=%s: %v", envChromium, chromium, err)
+		}
+		return modules, chromium
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return modules, p
 		}
 	}
-	if chromium == "" {
-		t.Skip(how)
-	}
-	return modules, chromium
+	t.Skip(how)
+	return "", ""
 }
 
 // runScript runs one scenario of e2e/console.e2e.mjs and returns what it
