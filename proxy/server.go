@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
@@ -184,6 +185,12 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", s.metrics.handler(), s.metricsAuth)
+
+	// The console needs no key to load: the page asks for keys and sends
+	// them with its API requests, like any other client.
+	page := echo.WrapHandler(console.New())
+	e.GET("/", page)
+	e.GET(console.AssetPrefix+"*", page)
 
 	actions := e.Group("/v1/actions", s.requireClientOrAdmin)
 	actions.GET("", s.listActions)

@@ -1,0 +1,45 @@
+// The console's entry point: keys, views, the model list.
+
+import { initKeys, apiKey, adminKey, getJSON, el } from "./api.js";
+import { Chat } from "./chat.js";
+import { ToolsView, AuditView } from "./admin.js";
+
+initKeys();
+new Chat();
+const tools = new ToolsView();
+const audit = new AuditView();
+
+// Views: one shown at a time. The tools and the audit log load when first
+// shown with an admin key.
+const tabs = [...document.querySelectorAll("nav .tab")];
+function show(name) {
+  for (const t of tabs) {
+    const on = t.dataset.view === name;
+    if (on) t.setAttribute("aria-current", "page");
+    else t.removeAttribute("aria-current");
+    document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+  }
+  if (name === "tools" && !tools.loaded && adminKey()) tools.load();
+  if (name === "audit" && adminKey()) audit.search();
+}
+for (const t of tabs) t.addEventListener("click", () => show(t.dataset.view));
+
+// Models: GET /v1/models fills the field's suggestions. Any typed name is
+// sent as it is: glob routes take models no list shows.
+const modelInput = document.getElementById("model");
+const modelsStatus = document.getElementById("models-status");
+async function loadModels() {
+  try {
+    const list = await getJSON("/v1/models", apiKey());
+    const ids = (list.data ?? []).map((m) => m.id);
+    document.getElementById("models").replaceChildren(...ids.map((id) => el("option", { value: id })));
+    if (!modelInput.value && ids.length) modelInput.value = ids[0];
+    modelsStatus.textContent = ids.length ? "" : "No models listed: type a name.";
+  } catch (e) {
+    modelsStatus.textContent = `Models not listed (${e.message}); type a name.`;
+  }
+}
+document.getElementById("api-key").addEventListener("change", loadModels);
+loadModels();
+
+document.getElementById("message").focus();
