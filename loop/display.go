@@ -22,7 +22,7 @@ type Event struct {
 	CallID string `json:"call_id,omitempty"`
 	Name   string `json:"name,omitempty"`
 	// Arguments are the call's arguments as the model wrote them
-	// (tool.started).
+	// (tool.started), or as the approval holds them (approval.requested).
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Round     int             `json:"round"`
 	// Status is ok, error, denied or cancelled (tool.finished).
@@ -86,6 +86,11 @@ func (tr *turnRun) approvalEvent(n *approvalNote) error {
 	if n.event == "approval.requested" {
 		at := n.action.ExpiresAt
 		ev.ExpiresAt = &at
+		// What the person decides on: the arguments as the action holds
+		// them (coerced, redact fields masked).
+		if json.Valid(n.action.Arguments) {
+			ev.Arguments = n.action.Arguments
+		}
 	} else {
 		ev.Decision, ev.Reason = n.action.Status, n.action.Reason
 	}
