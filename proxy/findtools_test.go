@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/loop/textmode"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost/store"
 )
@@ -218,4 +220,53 @@ func TestFindToolsShownFromRoundOne(t *testing.T) {
 			t.Error("tool search off, yet find_tools is taught")
 		}
 	})
+}
+
+// TestFindToolsEveryTextFormat: the search and the call of the tool found
+// work in every text format, each call written as a model taught that
+// format writes it.
+func TestFindToolsEveryTextFormat(t *testing.T) {
+	formats := []detect.Format{detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON, detect.Qwen3Coder, detect.Llama3JSON,
+		detect.Pythonic, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto}
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			yaml := strings.Replace(manyTools(40, ""), "text_format: hermes", "text_format: "+string(f), 1)
+			search := textmode.CallsText(f, []textmode.Call{{Name: "find_tools", Arguments: []byte(`{"query":"send an invoice"}`)}})
+			use := textmode.CallsText(f, []textmode.Call{{Name: "send_invoice", Arguments: []byte(`{"customer":"ACME"}`)}})
+			e := newTurnEnv(t, yaml, []upstreamtest.Round{textRound("c1", search), textRound("c2", use), textRound("c3", "Sent.")})
+			body := readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest))
+			mustContain(t, "the client stream", body, `"name":"find_tools"`, `"name":"send_invoice"`, "Sent.")
+			reqs := e.up.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("upstream rounds = %d, want 3", len(reqs))
+			}
+			if sys := systemPrompt(t, reqs[0].Body); !strings.Contains(sys, "find_tools") || strings.Contains(sys, "send_invoice") {
+				t.Errorf("round 1's prompt should teach find_tools and not send_invoice:\n%s", sys)
+			}
+			if sys := systemPrompt(t, reqs[1].Body); !strings.Contains(sys, "send_invoice") {
+				t.Errorf("round 2's prompt does not teach send_invoice:\n%s", sys)
+			}
+			if hooks := e.hooks.received(); len(hooks) != 1 || hooks[0].Tool != "send_invoice" || hooks[0].Body["arguments"] == nil {
+				t.Errorf("webhooks called: %+v, want send_invoice once", hooks)
+			}
+		})
+	}
+}
+
+// systemPrompt is the first message's text in a request body.
+func systemPrompt(t *testing.T, body []byte) string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	if len(req.Messages) == 0 || req.Messages[0].Role != "system" {
+		t.Fatalf("no system message in %s", body)
+	}
+	return req.Messages[0].Content
 }
