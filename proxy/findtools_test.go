@@ -270,3 +270,43 @@ func systemPrompt(t *testing.T, body []byte) string {
 	}
 	return req.Messages[0].Content
 }
+
+// TestFindToolsStitchedHistory: a tool found and called in one turn is
+// shown from round 1 of the next, whose client sent back only the text it
+// saw: the stitched history holds the call, in text and in native mode.
+func TestFindToolsStitchedHistory(t *testing.T) {
+	for _, mode := range []string{"text", "native"} {
+		t.Run(mode, func(t *testing.T) {
+			yaml := manyTools(40, "")
+			rounds := []upstreamtest.Round{
+				textRound("c1", call("find_tools", `{"query": "invoice"}`)),
+				textRound("c2", call("send_invoice", `{"customer": "ACME"}`)),
+			}
+			if mode == "native" {
+				yaml = nativeYAML(yaml)
+				rounds = []upstreamtest.Round{
+					nativeCall("c1", "call_a", "find_tools", `{"query":"invoice"}`),
+					nativeCall("c2", "call_b", "send_invoice", `{"customer":"ACME"}`),
+				}
+			}
+			rounds = append(rounds, textRound("c3", "Sent."), textRound("c4", "Again."))
+			e := newTurnEnvStore(t, yaml, rounds, memStore(t))
+			seen := joinedContent(t, readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest)))
+			next := `{"model":"m","stream":true,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":` + quoteJSON(seen) + `},{"role":"user","content":"send another"}]}`
+			readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", next))
+			reqs := e.up.Requests()
+			if len(reqs) != 4 {
+				t.Fatalf("upstream rounds = %d, want 4", len(reqs))
+			}
+			if mode == "text" {
+				sys := systemPrompt(t, reqs[3].Body)
+				mustContain(t, "the next turn's round-1 prompt", sys, "## find_tools", "## send_invoice")
+				if strings.Contains(sys, "## metric_001") {
+					t.Error("the next turn teaches a tool never called")
+				}
+			} else if got := toolNames(t, reqs[3].Body); strings.Join(got, ",") != "find_tools,send_invoice" {
+				t.Errorf("the next turn's round-1 tools = %q, want find_tools,send_invoice", got)
+			}
+		})
+	}
+}
