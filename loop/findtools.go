@@ -156,22 +156,22 @@ func (tr *turnRun) findTools(call toolhost.Call) toolhost.Result {
 		}
 		return toolhost.ErrorResult(call, code, msg)
 	}
-	type found struct {
+	type match struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description,omitempty"`
 		Parameters  json.RawMessage `json:"parameters,omitempty"`
 	}
 	out := struct {
-		Tools []found `json:"tools"`
+		Tools []match `json:"tools"`
 		Note  string  `json:"note"`
-	}{Tools: []found{}}
+	}{Tools: []match{}}
 	for _, i := range ts.index.Search(query, limit) {
 		tool := ts.tools[i]
 		params := tool.Parameters
 		if !json.Valid(params) {
 			params = nil
 		}
-		out.Tools = append(out.Tools, found{Name: tool.Name, Description: tool.Description, Parameters: params})
+		out.Tools = append(out.Tools, match{Name: tool.Name, Description: tool.Description, Parameters: params})
 		if !ts.shown[tool.Name] {
 			ts.shown[tool.Name], ts.stale = true, true
 		}
