@@ -60,6 +60,11 @@ func (tr *turnRun) startSearch() {
 	for n := range calledBefore(tr.base, tr.known) {
 		ts.shown[n] = true
 	}
+	if n := forcedTool(t.Request.Body); n != "" {
+		// A tool_choice naming a tool that is not in tools is refused
+		// by the upstream; the client wants that one called anyway.
+		ts.shown[n] = true
+	}
 	hidden := 0
 	for _, tool := range t.Tools {
 		if !ts.shown[tool.Name] {
@@ -257,6 +262,16 @@ func calledBefore(body []byte, known map[string]bool) map[string]bool {
 		}
 	}
 	return out
+}
+
+// forcedTool is the function a request's tool_choice names, if any.
+func forcedTool(body []byte) string {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(body)
+	if err != nil {
+		return ""
+	}
+	return string(v.GetStringBytes("tool_choice", "function", "name"))
 }
 
 // namesIn adds to out the known names that occur in text as whole words.

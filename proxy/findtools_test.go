@@ -194,6 +194,14 @@ func TestFindToolsShownFromRoundOne(t *testing.T) {
 			}
 		}
 	})
+	t.Run("tool_choice", func(t *testing.T) {
+		e := newTurnEnv(t, nativeYAML(manyTools(40, "")), []upstreamtest.Round{textRound("c1", "Done.")})
+		req := `{"model":"m","stream":true,"messages":[{"role":"user","content":"go"}],"tool_choice":{"type":"function","function":{"name":"metric_012"}}}`
+		readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", req))
+		if got := toolNames(t, e.up.Requests()[0].Body); strings.Join(got, ",") != "find_tools,metric_012" {
+			t.Errorf("round 1 tools = %q, want find_tools and the tool tool_choice names", got)
+		}
+	})
 	t.Run("picked", func(t *testing.T) {
 		e := newTurnEnv(t, manyTools(40, ""), []upstreamtest.Round{textRound("c1", "Done.")})
 		var picked []string
