@@ -219,6 +219,14 @@ func TestFindToolsShownFromRoundOne(t *testing.T) {
 			t.Error("a request that picked its tools got find_tools or a tool it did not pick")
 		}
 	})
+	t.Run("a tool named find_tools", func(t *testing.T) {
+		yaml := manyTools(40, "") + "  - name: find_tools\n    webhook: {url: \"${WEBHOOK}/find_tools\"}\n"
+		e := newTurnEnv(t, yaml, []upstreamtest.Round{textRound("c1", "Done.")})
+		readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest))
+		// Two tools of one name would be one the model cannot tell
+		// apart: the search stays off.
+		mustContain(t, "round 1's prompt", systemPrompt(t, e.up.Requests()[0].Body), "## send_invoice", "## metric_039")
+	})
 	t.Run("threshold 0", func(t *testing.T) {
 		e := newTurnEnv(t, manyTools(40, "  tool_search_threshold: 0\n"), []upstreamtest.Round{textRound("c1", "Done.")})
 		readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", toolRequest))
