@@ -180,6 +180,11 @@ type Loop struct {
 	ResultRole string `yaml:"result_role"`
 	// ApprovalTimeout turns an undecided approval into DENIED. Default 5m.
 	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
+	// ToolSearchThreshold is the most server tools a turn shows the model
+	// in full: past it the model finds them with find_tools, since a small
+	// model offered every schema reads a long prompt and picks worse.
+	// Default 32; zero turns the search off.
+	ToolSearchThreshold int `yaml:"tool_search_threshold"`
 }
 
 // Tool is one server tool registered in the file (docs/webhooks.md).
@@ -312,15 +317,16 @@ func Default() Config {
 			TurnRetention:  168 * time.Hour,
 		},
 		Loop: Loop{
-			MaxRounds:          8,
-			ToolTimeout:        30 * time.Second,
-			Display:            DisplayEvents,
-			DisplayResultBytes: 2 * KiB,
-			Keepalive:          15 * time.Second,
-			MaxBlockBytes:      1 * MiB,
-			ParseRetries:       2,
-			ResultRole:         "user",
-			ApprovalTimeout:    5 * time.Minute,
+			MaxRounds:           8,
+			ToolTimeout:         30 * time.Second,
+			Display:             DisplayEvents,
+			DisplayResultBytes:  2 * KiB,
+			Keepalive:           15 * time.Second,
+			MaxBlockBytes:       1 * MiB,
+			ParseRetries:        2,
+			ResultRole:          "user",
+			ApprovalTimeout:     5 * time.Minute,
+			ToolSearchThreshold: 32,
 		},
 		Log:  Log{Format: "text", Level: "info"},
 		Otel: defaultOtel(),

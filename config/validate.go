@@ -169,6 +169,9 @@ func (v *validator) loop(l Loop) {
 	}
 	v.oneOf("loop.result_role", l.ResultRole, "user", "system")
 	v.positiveDuration("loop.approval_timeout", l.ApprovalTimeout)
+	if l.ToolSearchThreshold < 0 {
+		v.add("loop.tool_search_threshold", "must not be negative, got %d (0 turns tool search off)", l.ToolSearchThreshold)
+	}
 }
 
 // toolName is OpenAI's rule for function names.

@@ -183,15 +183,16 @@ func unavailableNote(down []Unavailable) string {
 	return b.String()
 }
 
-// taught are the tools text mode teaches: the server tools, then the
+// taught are the tools text mode teaches: the server tools shown, then the
 // client's own. One prompt for both, in one syntax: a model taught two
 // would mix them.
 func (tr *turnRun) taught() []toolhost.Tool {
+	tools := tr.offered()
 	defs := tr.clientToolDefs()
 	if len(defs) == 0 {
-		return tr.t.Tools
+		return tools
 	}
-	return append(tr.t.Tools[:len(tr.t.Tools):len(tr.t.Tools)], defs...)
+	return append(tools[:len(tools):len(tools)], defs...)
 }
 
 func joinSections(a, b string) string {
@@ -274,7 +275,7 @@ func toolContent(r toolhost.Result) string {
 // the client's own (docs/tool-calls.md, native mode).
 func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
 	var defs []openai.Tool
-	for _, t := range tr.t.Tools {
+	for _, t := range tr.offered() {
 		defs = append(defs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}

@@ -314,6 +314,12 @@ func (tr *turnRun) startCalls(found []detect.Call, round int, final bool, ro *ro
 		case !tr.known[c.Name]:
 			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, tr.notFound(c.Name))
 			result = &r
+		case tr.hidden(c.Name):
+			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, notFoundYet(c.Name))
+			result = &r
+		case tr.isSearch(c.Name):
+			r := tr.findTools(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments})
+			result = &r
 		}
 		if err := tr.startCall(ro, round, id, c.Name, c.Arguments, result, ex); err != nil {
 			return err
@@ -330,6 +336,9 @@ func (tr *turnRun) notFound(name string) string {
 		return fmt.Sprintf("tool %q cannot run now: %s", name, why)
 	}
 	msg := toolhost.NotFoundMessage(name, tr.names)
+	if tr.search != nil {
+		msg = tr.searchNotFound(name)
+	}
 	if len(tr.reasons) > 0 {
 		msg += "; unavailable now: " + strings.Join(tr.reasons, "; ")
 	}
@@ -368,7 +377,8 @@ func (tr *turnRun) startCall(ro *roundOutcome, round int, id, name string, args 
 	}
 	if result != nil {
 		p.result = *result
-		if r, ok := ex.exec.(Refuser); ok {
+		// find_tools is the loop's own: nothing of it for the audit log.
+		if r, ok := ex.exec.(Refuser); ok && !tr.isSearch(name) {
 			r.Refuse(ex.ctx, p.call, p.result)
 		}
 		_, span := tr.r.toolSpan(ex.ctx, p.call)
@@ -412,6 +422,12 @@ func (tr *turnRun) startNative(ro *roundOutcome, round int, final bool, ex *call
 			result = &r
 		case !tr.known[c.name]:
 			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, tr.notFound(c.name))
+			result = &r
+		case tr.hidden(c.name):
+			r := toolhost.ErrorResult(toolhost.Call{ID: c.id, Name: c.name, Arguments: args}, toolhost.CodeToolNotFound, notFoundYet(c.name))
+			result = &r
+		case tr.isSearch(c.name):
+			r := tr.findTools(toolhost.Call{ID: c.id, Name: c.name, Arguments: args})
 			result = &r
 		}
 		if err := tr.startCall(ro, round, c.id, c.name, args, result, ex); err != nil {

@@ -28,6 +28,9 @@ type turnRun struct {
 	// run; reasons lists every reason, for calls of names nobody knows.
 	down    map[string]string
 	reasons []string
+	// search is the turn's tool search; nil shows every tool (see
+	// findtools.go).
+	search *toolSearch
 	// native says rounds run in native mode (docs/tool-calls.md); auto that
 	// native may still fall back to text.
 	native, auto bool
@@ -148,6 +151,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		return tr.rep, err
 	}
 	tr.base = base
+	tr.startSearch()
 	again := false // the round is tried again on a fallback upstream
 	for n := 1; ; n++ {
 		final := tr.plain || n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries

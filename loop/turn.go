@@ -76,6 +76,10 @@ type Turn struct {
 	// Tools are the server tools this turn may run, in the order they are
 	// taught. None means a plain pass-through turn of one round.
 	Tools []toolhost.Tool
+	// AlwaysShown names server tools the model is shown also when Tools
+	// are more than loop.tool_search_threshold: the tools the request
+	// picked with toolstream.tools, which the client wants used.
+	AlwaysShown []string
 	// Unavailable are server tools that cannot run at the moment (their
 	// MCP server is down). A turn with these and no Tools is still a tool
 	// turn: the model is told why it has no tools, its calls are read and

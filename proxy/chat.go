@@ -128,6 +128,7 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h ht
 		if t.Tools, err = pickTools(t.Tools, o.Tools); err != nil {
 			return nil, err
 		}
+		t.AlwaysShown = o.Tools // picked to be used, never hidden behind find_tools
 	} else {
 		// A request that picks its tools gets those; any other hears of
 		// the tools a down MCP server took with it.
