@@ -3,6 +3,7 @@ package loop_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,9 +36,10 @@ func (s stepper) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, e
 // chunkSink keeps the toolstream objects of the chat chunks it is sent,
 // and counts keepalives.
 type chunkSink struct {
-	mu      sync.Mutex
-	events  []string
-	content strings.Builder
+	mu         sync.Mutex
+	events     []string
+	content    strings.Builder
+	keepalives int
 }
 
 func (s *chunkSink) Send(b []byte) error {
@@ -62,8 +64,13 @@ func (s *chunkSink) Send(b []byte) error {
 	}
 	return nil
 }
-func (s *chunkSink) Comment(string) error { return nil }
-func (s *chunkSink) Done() error          { return nil }
+func (s *chunkSink) Comment(string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keepalives++
+	return nil
+}
+func (s *chunkSink) Done() error { return nil }
 
 func progressTurn(t *testing.T, display string) *loop.Turn {
 	t.Helper()
@@ -157,5 +164,95 @@ func TestToolProgressHidden(t *testing.T) {
 				t.Errorf("collected answer: %s", b)
 			}
 		})
+	})
+}
+
+// slowStepper reports progress every 200ms for 3s.
+type slowStepper struct{}
+
+func (slowStepper) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, error) {
+	for i := 1; i <= 15; i++ {
+		time.Sleep(200 * time.Millisecond)
+		toolhost.ReportProgress(c, toolhost.ProgressUpdate{Progress: float64(i)})
+	}
+	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: "done", Status: toolhost.StatusOK}, nil
+}
+
+// TestToolProgressKeepsAlive: progress keeps the stream alive as a
+// keepalive does, so a call that reports progress more often than
+// loop.keepalive gets no keepalive comments; one that reports nothing
+// does.
+func TestToolProgressKeepsAlive(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		exec       loop.Executor
+		keepalives bool
+	}{{"progress", slowStepper{}, false}, {"silent", sleeper{3 * time.Second}, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				turn := progressTurn(t, config.DisplayEvents)
+				turn.Loop.Keepalive = time.Second
+				turn.Executor = tt.exec
+				out := &chunkSink{}
+				if _, err := (&loop.Runner{}).Run(context.Background(), turn, out); err != nil {
+					t.Fatal(err)
+				}
+				if got := out.keepalives > 0; got != tt.keepalives {
+					t.Errorf("%d keepalives, want some: %v", out.keepalives, tt.keepalives)
+				}
+			})
+		})
+	}
+}
+
+// sleeper answers after d, reporting nothing.
+type sleeper struct{ d time.Duration }
+
+func (s sleeper) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, error) {
+	time.Sleep(s.d)
+	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: "done", Status: toolhost.StatusOK}, nil
+}
+
+// TestToolProgressPerCall: parallel calls are throttled each on its own:
+// both show their first, folded and last updates.
+func TestToolProgressPerCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		turn := progressTurn(t, config.DisplayEvents)
+		turn.Loop.ParallelTools = true
+		turn.Upstream = &scripted{mark: -1, rounds: [][]string{
+			{chunk(`{"role":"assistant","content":"Working. "}`, ""), hermesCall("build"), hermesCall("build"), chunk(`{}`, "stop"), "[DONE]"},
+			{chunk(`{"role":"assistant","content":"Built."}`, ""), chunk(`{}`, "stop"), "[DONE]"}}}
+		n := 0
+		runner := &loop.Runner{NewID: func(p string) string { n++; return p + strconv.Itoa(n) }}
+		out := &chunkSink{}
+		if _, err := runner.Run(context.Background(), turn, out); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		for _, e := range out.events {
+			var ev struct {
+				Event    string   `json:"event"`
+				CallID   string   `json:"call_id"`
+				Progress *float64 `json:"progress"`
+			}
+			json.Unmarshal([]byte(e), &ev)
+			if ev.CallID == "" {
+				continue
+			}
+			s := ev.Event
+			if ev.Progress != nil {
+				s += " " + jsonNum(*ev.Progress)
+			}
+			got[ev.CallID] = append(got[ev.CallID], s)
+		}
+		if len(got) != 2 {
+			t.Fatalf("events of %d calls, want 2:\n%s", len(got), strings.Join(out.events, "\n"))
+		}
+		want := []string{"tool.started", "tool.progress 1", "tool.progress 4", "tool.progress 5", "tool.finished"}
+		for id, evs := range got {
+			if diff := cmp.Diff(want, evs); diff != "" {
+				t.Errorf("call %s events (-want +got):\n%s", id, diff)
+			}
+		}
 	})
 }
