@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,5 +79,41 @@ func TestCallProgress(t *testing.T) {
 	want := []toolhost.ProgressUpdate{{Progress: 1, Total: 3, Message: "step"}, {Progress: 2, Total: 3, Message: "step"}, {Progress: 3, Total: 3, Message: "step"}}
 	if diff := cmp.Diff(want, log.updates); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+}
+
+// TestEverythingProgress: the reference server (over stdio, from npm; see
+// TestEverythingServer) reports each step of its long-running operation to
+// the call, as it sends progress only to requests with a token.
+func TestEverythingProgress(t *testing.T) {
+	script := os.Getenv(envEverything)
+	if script == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal(envEverything + " is not set: run .ci/run")
+		}
+		t.Skip(envEverything + " is not set: run .ci/run")
+	}
+	f := newFixture(t)
+	f.m.Apply([]config.MCPServer{{
+		Name: "everything", Command: "node", Args: []string{script, "stdio"},
+		Prefix: "ev_", Tools: []string{"trigger-long-running-operation"},
+	}}, time.Minute)
+	f.waitUp(t, "everything", 1)
+	log := &heard{got: make(chan struct{}, 8)}
+	res, err := f.host.Execute(t.Context(), toolhost.Call{ID: "call_long", Name: "ev_trigger-long-running-operation",
+		Arguments: json.RawMessage(`{"duration": 1, "steps": 3}`), Progress: log})
+	if err != nil || res.Err != nil || !strings.Contains(res.Content, "Long running operation completed") {
+		t.Fatalf("long-running operation = %+v, %v", res, err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	// The last step may lose its race with the result (see server.progress).
+	if len(log.updates) < 2 {
+		t.Fatalf("progress %+v, want at least the first two of 3 steps", log.updates)
+	}
+	for i, u := range log.updates {
+		if u.Progress != float64(i+1) || u.Total != 3 {
+			t.Errorf("update %d = %+v, want progress %d of 3", i, u, i+1)
+		}
 	}
 }
