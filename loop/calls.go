@@ -44,7 +44,10 @@ type calls struct {
 	// show writes an approval event to the client; it is called from the
 	// calls' goroutines.
 	show func(*approvalNote)
-	wg   sync.WaitGroup
+	// progress shows the calls' progress; nil when the client sees no
+	// events.
+	progress *progressFeed
+	wg       sync.WaitGroup
 	// prev is closed when the previous call finished (sequential mode).
 	prev chan struct{}
 	// outstanding counts started calls whose finished note the writer has
@@ -71,6 +74,7 @@ func (c *calls) start(p *pending) {
 		}
 		ctx, span := c.r.toolSpan(c.ctx, p.call)
 		p.result, p.err = c.exec.Execute(ctx, p.call)
+		c.progress.closeCall(p.call.ID)
 		endToolSpan(span, p.result, p.err)
 		c.send(note{p: p})
 	})
@@ -108,6 +112,9 @@ var _ toolhost.Progress = (*calls)(nil)
 func (tr *turnRun) finished(p *pending) error {
 	if p.err != nil {
 		return p.err
+	}
+	if err := tr.showLastProgress(p); err != nil {
+		return err
 	}
 	return tr.showFinished(p)
 }

@@ -15,9 +15,9 @@ import (
 // Event is toolstream's extension object on a chunk (docs/stream.md, display:
 // events). Standard SDKs ignore it; apps read it to show tool activity.
 type Event struct {
-	// Event is tool.started, tool.finished, approval.requested,
-	// approval.resolved, round.started, mode.fallback or
-	// upstream.fallback.
+	// Event is tool.started, tool.progress, tool.finished,
+	// approval.requested, approval.resolved, round.started, mode.fallback
+	// or upstream.fallback.
 	Event  string `json:"event"`
 	CallID string `json:"call_id,omitempty"`
 	Name   string `json:"name,omitempty"`
@@ -50,6 +50,11 @@ type Event struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	// Decision is approved, denied or expired (approval.resolved).
 	Decision string `json:"decision,omitempty"`
+	// Progress, Total and Message are how far a running call got, as its
+	// tool reported it (tool.progress); Total is left out when unknown.
+	Progress *float64 `json:"progress,omitempty"`
+	Total    *float64 `json:"total,omitempty"`
+	Message  string   `json:"message,omitempty"`
 }
 
 // MarshalJSON writes call_id and name on every tool.* and approval.* event,

@@ -60,7 +60,9 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		var tctx context.Context
 		tctx, cancelCalls = context.WithCancel(ctx)
 		ex = &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
+		ex.progress = tr.newProgressFeed()
 	}
+	tr.progress = ex.progress
 	tr.s.usage.round(nil, false) // a round that fails keeps no usage
 	tr.s.fin.release()           // nor the finish of one before
 	tr.s.fin = nil
@@ -68,7 +70,8 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	defer func() {
 		stopKeepalive()
 		cancelCalls()
-		tr.unlocked(ex.wg.Wait)
+		ex.progress.stop()
+		tr.unlocked(func() { ex.wg.Wait(); ex.progress.wait() })
 		if err == nil {
 			err = tr.asyncErr
 		}

@@ -63,6 +63,8 @@ type turnRun struct {
 	// gone.
 	mu       sync.Mutex
 	asyncErr error
+	// progress is the running round's tool.progress feed (progress.go).
+	progress *progressFeed
 
 	rep Report
 	// found lists the turn's calls as they were found, for Report.Calls.

@@ -95,7 +95,8 @@ type Call struct {
 	// turn. Nil means no client key, nothing pre-approved, no retry.
 	Origin *Origin
 	// Progress hears what happens to the call before its result (the
-	// approval it waits for); nil hears nothing.
+	// approval it waits for, and the tool's progress when it is also a
+	// [ProgressReporter]); nil hears nothing.
 	Progress Progress
 }
 

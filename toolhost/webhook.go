@@ -76,7 +76,7 @@ func (w *webhook) Execute(ctx context.Context, call Call, args json.RawMessage) 
 
 	sent := false // by any attempt
 	for attempt := 0; ; attempt++ {
-		out, retryable := w.attempt(ctx, call.ID, body)
+		out, retryable := w.attempt(ctx, call, body)
 		sent = sent || out.Sent
 		out.Attempts, out.Sent = attempt+1, sent
 		if !retryable || !w.idempotent || attempt == maxRetries {
@@ -101,7 +101,8 @@ func (w *webhook) Execute(ctx context.Context, call Call, args json.RawMessage) 
 // attempt sends the request once. retryable reports a failure that is
 // safe to resend: the connection was never made (so the webhook cannot
 // have seen the request), or the webhook answered 502, 503 or 504.
-func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out Outcome, retryable bool) {
+func (w *webhook) attempt(ctx context.Context, call Call, body []byte) (out Outcome, retryable bool) {
+	id := call.ID
 	// GotConn fires once a connection is in hand, before anything is
 	// written. An error without it is a dial/TLS failure. An error after
 	// it may come after the webhook got the request, and a POST with side
@@ -168,6 +169,11 @@ func (w *webhook) attempt(ctx context.Context, id string, body []byte) (out Outc
 		return Failure(CodeAPIError, msg), false
 	}
 
+	if isEventStream(resp.Header.Get("Content-Type")) {
+		// Progress, then the result (webhook_sse.go). Not retried: the
+		// webhook answered and is running the call.
+		return w.readEvents(ctx, call, resp.Body), false
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(w.maxResult)+1))
 	if err != nil {
 		if ctx.Err() != nil {

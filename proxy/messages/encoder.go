@@ -178,10 +178,14 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 }
 
 // Event is tool activity. tool.started sends a server call's mcp_tool_use
-// block, tool.finished its mcp_tool_result block; other events have no
+// block, tool.finished its mcp_tool_result block, tool.progress a ping
+// (the stream is alive; Anthropic's SDKs throw on event types they do not
+// know, so progress has no form of its own); other events have no
 // Anthropic form.
 func (e *Encoder) Event(ev *loop.Event) error {
 	switch ev.Event {
+	case "tool.progress":
+		return e.Keepalive()
 	case "tool.started":
 		if err := e.settle(); err != nil {
 			return err

@@ -28,6 +28,10 @@ func (e *Encoder) Event(ev *loop.Event) error {
 	case "tool.finished":
 		c, err = e.toolFinished(ev)
 	}
+	if err == nil && !e.req.Events && ev.Event == "tool.progress" && e.opts.Writer != nil {
+		// Not asked for: the progress still shows the stream is alive.
+		return e.opts.Writer.Comment("keepalive")
+	}
 	if err != nil || !e.req.Events {
 		return err
 	}

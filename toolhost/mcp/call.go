@@ -49,8 +49,10 @@ func (e *executor) Execute(ctx context.Context, call toolhost.Call, args json.Ra
 	// The SDK does not say whether its request left; once it is asked
 	// with a live context, the server may have the call.
 	sent := ctx.Err() == nil
+	params := &mcp.CallToolParams{Name: e.name, Arguments: arguments}
+	defer e.s.track(call, params)()
 	out := func() toolhost.Outcome {
-		res, err := sess.cs.CallTool(ctx, &mcp.CallToolParams{Name: e.name, Arguments: arguments})
+		res, err := sess.cs.CallTool(ctx, params)
 		if err != nil {
 			return e.failure(ctx, sess, err, timeout)
 		}

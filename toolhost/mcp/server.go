@@ -39,6 +39,10 @@ type server struct {
 
 	toolTimeout atomic.Int64 // loop.tool_timeout, as a Duration
 	sess        atomic.Pointer[session]
+	// running maps the progress tokens of calls in flight to the calls
+	// (progress.go); tokens counts them out.
+	running sync.Map
+	tokens  atomic.Uint64
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -154,6 +158,11 @@ func (s *server) serve(flapping bool) (upFor time.Duration, err error) {
 		Logger: s.log,
 		// No roots, sampling or elicitation: toolstream only calls tools.
 		Capabilities: &mcp.ClientCapabilities{},
+		// Calls carry a progress token (call.go); the server's
+		// notifications/progress for one reach the call's listener.
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			s.progress(req.Params)
+		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case changed <- struct{}{}:

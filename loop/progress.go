@@ -1,0 +1,204 @@
+package loop
+
+import (
+	"sync"
+	"time"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// progressEvery is the least time between two tool.progress events of one
+// call (docs/stream.md). A tool may report thousands of steps a second; a
+// client needs to see that it moves, and each event costs a write and a
+// flush. Updates that come sooner are folded into the next event, which
+// carries the newest; the last one is always shown before tool.finished.
+const progressEvery = 100 * time.Millisecond
+
+// progressFeed turns a round's progress reports into tool.progress events.
+// Reports come from the calls' goroutines (or an MCP session's handler) and
+// never wait for the client: they are noted under mu, and a timer writes
+// them under the turn's lock, as the keepalive timer does. Every timer it
+// starts is waited for (wg) before the round ends.
+type progressFeed struct {
+	tr *turnRun
+	wg sync.WaitGroup
+
+	mu      sync.Mutex
+	calls   map[string]*callProgress
+	stopped bool
+}
+
+// callProgress is one call's throttle.
+type callProgress struct {
+	call toolhost.Call
+	// last is when the call's last event went out; pending the newest
+	// update not shown yet; timer, when set, shows pending.
+	last    time.Time
+	pending *toolhost.ProgressUpdate
+	timer   *time.Timer
+	// closed: the executor returned (or the call finished); a report
+	// that comes later, from a notification still in flight, is dropped.
+	closed bool
+}
+
+// newProgressFeed returns the round's feed, or nil when the client sees
+// no events: display markdown or none, or an answer collected whole (a
+// non-streaming client would read a list of progress it never watched).
+func (tr *turnRun) newProgressFeed() *progressFeed {
+	if tr.plain || tr.t.Loop.Display != config.DisplayEvents {
+		return nil
+	}
+	if _, ok := tr.s.out.out.(*Collector); ok {
+		return nil
+	}
+	return &progressFeed{tr: tr, calls: map[string]*callProgress{}}
+}
+
+// ToolProgress implements [toolhost.ProgressReporter].
+func (c *calls) ToolProgress(call toolhost.Call, u toolhost.ProgressUpdate) {
+	if c.progress != nil && c.ctx.Err() == nil {
+		c.progress.report(call, u)
+	}
+}
+
+// report notes u and makes sure an event will show it: at once when the
+// call's last event is progressEvery old, else when it will be.
+func (f *progressFeed) report(call toolhost.Call, u toolhost.ProgressUpdate) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return
+	}
+	cp := f.calls[call.ID]
+	if cp == nil {
+		cp = &callProgress{call: call}
+		f.calls[call.ID] = cp
+	}
+	if cp.closed {
+		return
+	}
+	cp.pending = &u
+	if cp.timer != nil {
+		return // one is due and will show the newest
+	}
+	wait := max(progressEvery-time.Since(cp.last), 0)
+	f.wg.Add(1)
+	cp.timer = time.AfterFunc(wait, func() {
+		defer f.wg.Done()
+		f.fire(cp)
+	})
+}
+
+// fire shows cp's pending update, unless the call's tool.finished (or the
+// round's end) took it first.
+func (f *progressFeed) fire(cp *callProgress) {
+	tr := f.tr
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	f.mu.Lock()
+	u := cp.pending
+	cp.pending, cp.timer = nil, nil
+	if f.stopped {
+		u = nil
+	}
+	if u != nil {
+		cp.last = time.Now()
+	}
+	f.mu.Unlock()
+	if u == nil || tr.asyncErr != nil {
+		return
+	}
+	if err := tr.event(progressEvent(cp.call, *u)); err != nil {
+		tr.asyncErr = err
+		return
+	}
+	tr.flush()
+}
+
+// closeCall drops the reports that come after the call's executor
+// returned; the update still pending is shown by take.
+func (f *progressFeed) closeCall(id string) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if cp := f.calls[id]; cp != nil {
+		cp.closed = true
+	} else {
+		f.calls[id] = &callProgress{closed: true}
+	}
+}
+
+// take ends the call's progress and returns the update not shown yet, if
+// any. It is called with the turn's lock held, just before tool.finished.
+func (f *progressFeed) take(id string) *toolhost.ProgressUpdate {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cp := f.calls[id]
+	if cp == nil {
+		f.calls[id] = &callProgress{closed: true}
+		return nil
+	}
+	u := cp.pending
+	cp.pending, cp.closed = nil, true
+	f.stopTimer(cp)
+	return u
+}
+
+// stop ends the feed with the round: timers not yet fired never will, and
+// reports still coming are dropped. The caller holds the turn's lock and
+// then waits for wg without it.
+func (f *progressFeed) stop() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+	for _, cp := range f.calls {
+		f.stopTimer(cp)
+	}
+}
+
+// stopTimer stops cp's timer; one that was stopped before it fired will
+// never call Done itself. f.mu is held.
+func (f *progressFeed) stopTimer(cp *callProgress) {
+	if cp.timer != nil && cp.timer.Stop() {
+		f.wg.Done()
+	}
+	cp.timer = nil
+}
+
+// wait waits for the feed's timers; the caller does not hold the turn's
+// lock (a timer may be waiting for it).
+func (f *progressFeed) wait() {
+	if f != nil {
+		f.wg.Wait()
+	}
+}
+
+// showLastProgress shows the update of p's call not shown yet, so that the
+// client's last tool.progress says how far the call really got before its
+// tool.finished.
+func (tr *turnRun) showLastProgress(p *pending) error {
+	if u := tr.progress.take(p.call.ID); u != nil {
+		return tr.event(progressEvent(p.call, *u))
+	}
+	return nil
+}
+
+// progressEvent is the tool.progress event of call at u.
+func progressEvent(call toolhost.Call, u toolhost.ProgressUpdate) Event {
+	ev := Event{Event: "tool.progress", CallID: call.ID, Name: call.Name, Round: call.Round, Progress: &u.Progress, Message: u.Message}
+	if u.Total > 0 {
+		ev.Total = &u.Total
+	}
+	return ev
+}
+
+var _ toolhost.ProgressReporter = (*calls)(nil)
