@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envStdioServer) == "1" {
 		os.Exit(runStdioServer(os.Getenv(envStdioDir)))
 	}
+	// Without -v, go test shows no skip's reason: say once how to run it.
+	if os.Getenv(envEverything) == "" && os.Getenv("CI") == "" {
+		fmt.Println("toolhost/mcp: TestEverythingServer is skipped: " + envEverything + " is not set (bash .ci/run installs the reference MCP server and sets it)")
+	}
 	goleak.VerifyTestMain(m)
 }
 
