@@ -86,17 +86,26 @@ func Run(ctx context.Context, opts Options) error {
 	} else {
 		cfg.Listen = "127.0.0.1:0"
 	}
-	st, _, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: opts.Log})
+	st, instance, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: opts.Log})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log})
+	// Records, so that delete_task and delete_card (approval: always)
+	// wait for the user's decision as they would under serve; without
+	// them, a tool that needs approval is refused.
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{
+		ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log,
+		Records: st, Instance: instance, ApprovalTimeout: cfg.Loop.ApprovalTimeout,
+	})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log, Modes: st, History: st, Responses: st, Ready: st.Ready, StorageErrors: st.WriteFailures})
+	p, err := proxy.New(&cfg, proxy.Options{
+		Tools: host, Logger: opts.Log, Modes: st, History: st, Responses: st, Ready: st.Ready, StorageErrors: st.WriteFailures,
+		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
+	})
 	if err != nil {
 		return err
 	}
@@ -215,7 +224,7 @@ func converse(ctx context.Context, out io.Writer, base string, raw bool) error {
 		return fmt.Errorf("proxy answered %d: %s", resp.StatusCode, b)
 	}
 	fmt.Fprintf(out, "user ▸ %s\n\n", Prompt)
-	pr := newPrinter(out, raw)
+	pr := newPrinter(out, raw, base)
 	if err := pr.read(resp.Body); err != nil {
 		return err
 	}
