@@ -3,8 +3,11 @@ package demo
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"go.uber.org/goleak"
@@ -64,3 +67,55 @@ func TestTokensKeepRunes(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPrompts is the demo with a newcomer's own prompts: each runs as
+// a conversation of its own against the same tools, and a delete shows
+// that it waits for approval and the command that gives it; the demo goes
+// on once the user ran it.
+func TestRunPrompts(t *testing.T) {
+	out := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), Options{Out: out, Prompts: []string{
+			"Put a dentist appointment on my task board for Friday", "Say hello", "Delete task 1",
+		}})
+	}()
+	var approve string
+	deadline := time.Now().Add(20 * time.Second)
+	for approve == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no approve command printed:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+		if m := approveRE.FindStringSubmatch(out.String()); m != nil {
+			approve = m[1]
+		}
+	}
+	resp, err := http.Post(approve, "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"user ▸ Put a dentist appointment on my task board for Friday\n\nassistant ▸ Sure — I'll put \"Dentist appointment\" on your board for Friday.\n  ⚙ create_task {\"title\":\"Dentist appointment\",\"due\":\"",
+		"user ▸ Say hello\n\nassistant ▸ Hello! I'm toolstream's scripted demo model",
+		"── 1 round · 0 tool calls · ",
+		"  ⚙ delete_task {\"id\":1}\n  ⏸ delete_task waits for your approval until ",
+		". In another terminal, approve it with\n      curl -X POST http://127.0.0.1:",
+		"/deny -d '{\"reason\":\"not now\"}'\n  ▸ delete_task approved\n  ✓ delete_task → {\"deleted\":{\"id\":1,",
+		"assistant ▸ Deleted task #1 \"Dentist appointment\".",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("demo output lacks %q\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "The task list now holds") {
+		t.Errorf("the deleted task is still listed:\n%s", got)
+	}
+}
+
+var approveRE = regexp.MustCompile(`curl -X POST (http://\S+/approve)`)

@@ -200,7 +200,7 @@ func (p *printer) summary() error {
 	if p.usage != nil {
 		u = fmt.Sprintf("%d prompt + %d completion tokens, summed over the rounds", p.usage.Prompt, p.usage.Completion)
 	}
-	fmt.Fprintf(p.out, "── %d rounds · %d tool calls · finish_reason %q · usage: %s\n", p.rounds, p.calls, finish, u)
+	fmt.Fprintf(p.out, "── %s · %s · finish_reason %q · usage: %s\n", count(p.rounds, "round"), count(p.calls, "tool call"), finish, u)
 	var ids []string
 	for id := range p.ids {
 		ids = append(ids, id)

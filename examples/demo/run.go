@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,11 @@ type Options struct {
 	// model then calls tool servers the user started. Its other keys are
 	// not used.
 	ToolsFile string
+	// Prompts, when set, are sent instead of the demo's conversation,
+	// in order, each as a conversation of its own, against the same
+	// tools: "Put a dentist appointment on my task board", then
+	// "Delete task 1".
+	Prompts []string
 }
 
 // Prompt is the conversation the demo sends.
@@ -123,14 +129,23 @@ func Run(ctx context.Context, opts Options) error {
 		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes) and the proxy on loopback, calling the %d tools of %s.\n", len(toolCfgs), opts.ToolsFile)
 	}
 	fmt.Fprintf(out, "POST %s/chat/completions  stream: true\n\n", proxyURL)
-	if err := converse(ctx, out, proxyURL, opts.Raw); err != nil {
-		return err
+	prompts := opts.Prompts
+	if len(prompts) == 0 {
+		prompts = []string{Prompt}
+	}
+	for i, prompt := range prompts {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		if err := converse(ctx, out, proxyURL, prompt, opts.Raw); err != nil {
+			if ctx.Err() != nil {
+				return nil // Ctrl-C, say while an approval waits
+			}
+			return err
+		}
 	}
 	if servers != nil {
-		fmt.Fprintf(out, "\nThe task list now holds:\n")
-		for _, t := range servers.Tasks.Tasks() {
-			fmt.Fprintf(out, "  #%d %s (due %s, priority %d)\n", t.ID, t.Title, t.Due, t.Priority)
-		}
+		printBoards(out, servers)
 	}
 	if opts.Listen == "" {
 		return nil
@@ -141,6 +156,23 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// printBoards prints what the example servers hold after the
+// conversation.
+func printBoards(out io.Writer, servers *tools.Servers) {
+	if list := servers.Tasks.Tasks(); len(list) > 0 {
+		fmt.Fprintf(out, "\nThe task list now holds:\n")
+		for _, t := range list {
+			fmt.Fprintf(out, "  %s\n", taskLine(t))
+		}
+	}
+	if cards := servers.Kanban.Cards(); len(cards) > 0 {
+		fmt.Fprintf(out, "\nThe kanban board now holds:\n")
+		for _, c := range cards {
+			fmt.Fprintf(out, "  #%d %s (%s)\n", c.ID, c.Title, c.Column)
+		}
+	}
 }
 
 // startTools serves the example tool servers on free loopback ports and
@@ -203,10 +235,14 @@ func serve(h http.Handler, addr string) (string, func(), error) {
 	}, nil
 }
 
-// converse sends the demo conversation and prints the stream.
-func converse(ctx context.Context, out io.Writer, base string, raw bool) error {
-	body := fmt.Sprintf(`{"model":%q,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"You are a helpful assistant that manages the user's task board."},{"role":"user","content":%q}]}`,
-		modelName, Prompt)
+// converse sends prompt as a conversation of its own and prints the
+// stream.
+func converse(ctx context.Context, out io.Writer, base, prompt string, raw bool) error {
+	msgs, _ := json.Marshal([]map[string]string{
+		{"role": "system", "content": "You are a helpful assistant that manages the user's task board."},
+		{"role": "user", "content": prompt},
+	})
+	body := fmt.Sprintf(`{"model":%q,"stream":true,"stream_options":{"include_usage":true},"messages":%s}`, modelName, msgs)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat/completions", strings.NewReader(body))
 	if err != nil {
 		return err
@@ -223,7 +259,7 @@ func converse(ctx context.Context, out io.Writer, base string, raw bool) error {
 		b, _ := io.ReadAll(resp.Body)
 		return fmt.Errorf("proxy answered %d: %s", resp.StatusCode, b)
 	}
-	fmt.Fprintf(out, "user ▸ %s\n\n", Prompt)
+	fmt.Fprintf(out, "user ▸ %s\n\n", prompt)
 	pr := newPrinter(out, raw, base)
 	if err := pr.read(resp.Body); err != nil {
 		return err
