@@ -49,8 +49,9 @@ Flags:
   -raw           print the raw SSE lines instead of the readable rendering.
                    toolstream demo -raw
   -listen ADDR   keep the proxy serving on ADDR after the conversation, so
-                 you can point curl or an SDK at it: the scripted model is
-                 listed in /v1/models as demo-model.
+                 you can open the console at http://ADDR/ in a browser or
+                 point curl or an SDK at http://ADDR/v1: the scripted model
+                 is listed in /v1/models as demo-model.
                    toolstream demo -listen 127.0.0.1:8080
   -tools FILE    call the tools of this config file (only its tools: key is
                  used) instead of running the example tool servers, e.g.

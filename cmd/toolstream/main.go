@@ -31,7 +31,7 @@ TOOLSTREAM_LISTEN stand in for -config and -listen.
 Examples:
   toolstream demo                                  see it work, no model server needed
   toolstream demo "What is on my list?"            your own prompt to the scripted model
-  toolstream demo -listen 127.0.0.1:8080           then point any OpenAI client at http://127.0.0.1:8080/v1
+  toolstream demo -listen 127.0.0.1:8080           then open http://127.0.0.1:8080/ or point any OpenAI client at /v1
   toolstream check toolstream.yaml && toolstream serve toolstream.yaml
 
 Signals (serve): SIGHUP reloads FILE without dropping open streams; SIGTERM

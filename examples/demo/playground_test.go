@@ -45,7 +45,11 @@ func (l *lockedBuffer) String() string {
 // answers read from the results. The demo's own conversation made tasks
 // #1 to #3 first.
 func TestPlayground(t *testing.T) {
-	base := startPlayground(t, Options{})
+	base, out := startPlaygroundOut(t, Options{})
+	console := "Open " + strings.TrimSuffix(base, "/v1") + "/ in a browser, or try:\n"
+	if got := out.String(); !strings.Contains(got, console) || !strings.Contains(got, base+"/actions/ACTION_ID/approve") {
+		t.Errorf("the demo printed\n%s\nwant the console's URL and how to approve", got)
+	}
 	if got := get(t, base+"/models"); !strings.Contains(got, `"id":"demo-model"`) {
 		t.Errorf("/v1/models = %s, want demo-model listed", got)
 	}
@@ -122,6 +126,14 @@ func TestPlaygroundToolsFile(t *testing.T) {
 // returns its API base URL.
 func startPlayground(t *testing.T, opts Options) string {
 	t.Helper()
+	base, _ := startPlaygroundOut(t, opts)
+	return base
+}
+
+// startPlaygroundOut is startPlayground, also returning what the demo
+// printed.
+func startPlaygroundOut(t *testing.T, opts Options) (string, *lockedBuffer) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +158,7 @@ func startPlayground(t *testing.T, opts Options) string {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return "http://" + addr + "/v1"
+	return "http://" + addr + "/v1", out
 }
 
 // ask sends one prompt and checks the stream completed, the model

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -150,12 +151,23 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Listen == "" {
 		return nil
 	}
-	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop). Try:\n", proxyURL)
-	for _, prompt := range []string{"Put a dentist appointment on my task board", "Add a card “Fix the login page” to the kanban board", "Wave at me"} {
+	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop).\n", proxyURL)
+	fmt.Fprintf(out, "Open %s/ in a browser, or try:\n", strings.TrimSuffix(proxyURL, "/v1"))
+	for _, prompt := range tryPrompts {
 		fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}'\n", proxyURL, prompt)
 	}
+	fmt.Fprintf(out, "A delete waits for your approval: the stream names the action, and\n  curl -X POST %s/actions/ACTION_ID/approve\nlets it run (/deny refuses it).\n", proxyURL)
 	<-ctx.Done()
 	return nil
+}
+
+// tryPrompts are what the demo suggests trying once it keeps serving.
+var tryPrompts = []string{
+	"Put a dentist appointment on my task board for Friday",
+	"What is on my list?",
+	"Delete task 1",
+	"Add a card “Fix the login page” to the kanban board",
+	"Wave at me",
 }
 
 // printBoards prints what the example servers hold after the
@@ -224,6 +236,11 @@ func serve(h http.Handler, addr string) (string, func(), error) {
 		}
 	}()
 	url := "http://" + ln.Addr().String()
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		// -listen :8080 listens on every address; the URLs printed are
+		// for a browser and curl on this machine.
+		url = "http://" + net.JoinHostPort("localhost", strconv.Itoa(a.Port))
+	}
 	if _, ok := h.(*proxy.Server); ok {
 		url += "/v1"
 	}
