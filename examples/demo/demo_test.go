@@ -3,7 +3,10 @@ package demo
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"go.uber.org/goleak"
+
+	"github.com/toolstream/toolstream/examples/tools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -119,3 +124,35 @@ func TestRunPrompts(t *testing.T) {
 }
 
 var approveRE = regexp.MustCompile(`curl -X POST (http://\S+/approve)`)
+
+// TestRunToolsDown: with -tools naming servers nobody started, the failed
+// call says how to start them, in the printed stream and in the model's
+// answer.
+func TestRunToolsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	cfg := strings.NewReplacer("127.0.0.1:9001", closed, "127.0.0.1:9002", closed, "127.0.0.1:9003", closed).Replace(string(tools.Config))
+	file := filepath.Join(t.TempDir(), "toolstream.yaml")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Run(context.Background(), Options{Out: &out, ToolsFile: file, Prompts: []string{"Put a dentist appointment on my task board"}}); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"  ✗ create_task → EXECUTION_FAILED: ",
+		"connection refused (",
+		"\n  hint: start the example tools: go run ./examples/tools/serve\n",
+		"Are the example tool servers running? To start the example tools: go run ./examples/tools/serve",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("demo output lacks %q\n%s", want, got)
+		}
+	}
+}

@@ -17,6 +17,8 @@ type printer struct {
 	raw bool
 	// base is the proxy's API base URL, for the approve command.
 	base string
+	// hinted: the hint to start the tool servers was printed.
+	hinted bool
 
 	atLineStart bool
 	// pending is whitespace held back: between tool blocks a model writes
@@ -120,6 +122,11 @@ func (p *printer) chunk(c *chunk) {
 		case "tool.finished":
 			if ev.Error != nil {
 				p.line(fmt.Sprintf("  ✗ %s → %s: %s (%d ms)", ev.Name, ev.Error.Code, ev.Error.Message, ev.DurationMS))
+				if strings.Contains(ev.Error.Message, "connection refused") && !p.hinted {
+					// The tool servers of -tools are the user's to start.
+					p.hinted = true
+					p.line("  hint: " + serveHint)
+				}
 			} else {
 				p.line(fmt.Sprintf("  ✓ %s → %s (%d ms)", ev.Name, ev.Result, ev.DurationMS))
 			}
