@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,8 @@ func TestIntentCalls(t *testing.T) {
 		{"Move card 1", nil},
 		{"Delete", nil},
 		{"Change task 2", nil},
+		{"Add a task", nil},
+		{"Add a card to the kanban board", nil},
 	} {
 		got := reply(turn{prompt: tt.prompt, system: allTools, now: today})
 		if diff := cmp.Diff(tt.want, got.calls); diff != "" {
@@ -144,4 +147,24 @@ func TestWhen(t *testing.T) {
 			t.Errorf("%q: %q %q %v, want %q %q", tt.in, w.date, w.words, ok, tt.date, tt.words)
 		}
 	}
+}
+
+// FuzzReply: whatever the prompt and the results, the model answers
+// without panicking, and every call it writes is one JSON object.
+func FuzzReply(f *testing.F) {
+	for _, p := range []string{Prompt, "Put a dentist appointment on my task board tomorrow", "Mark the dentist appointment as done",
+		"Move card 1 to done", "Wave at me", "Remind me to water the plants every Friday at 7pm", "on Dec 1st", "'", ":", ""} {
+		f.Add(p, twoTasks)
+	}
+	f.Fuzz(func(t *testing.T, prompt, content string) {
+		for _, rounds := range [][][]result{nil, {{ok("read_tasks", content)}}, {{ok("create_task", content)}, {ok("update_task", content)}}} {
+			got := reply(turn{prompt: prompt, rounds: rounds, system: allTools, now: today})
+			for _, c := range got.calls {
+				var v map[string]any
+				if err := json.Unmarshal([]byte(c.Args), &v); err != nil {
+					t.Errorf("%q: %s arguments %s: %v", prompt, c.Name, c.Args, err)
+				}
+			}
+		}
+	})
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolstream/toolstream/examples/tools/kanban"
@@ -64,6 +65,9 @@ func first(in intent, t *turn) step {
 	}
 	switch in.kind {
 	case createTasks:
+		if slices.Contains(in.titles, "") {
+			return step{say: "What should the task say? Tell me like “Put a dentist appointment on my task board”."}
+		}
 		var calls []call
 		for i, title := range in.titles {
 			p := in.priority
@@ -95,6 +99,9 @@ func first(in intent, t *turn) step {
 		}
 		return step{say: fmt.Sprintf("Let me find %q on your list.", in.ref), calls: []call{newCall("read_tasks", readArgs{})}}
 	case createCard:
+		if in.titles[0] == "" {
+			return step{say: "What should the card say? Tell me like “Add a card 'Fix the login page' to the kanban board”."}
+		}
 		return step{say: "I'll put that on the kanban board.",
 			calls: []call{newCall("create_card", cardArgs{Title: in.titles[0], Column: in.column})}}
 	case moveCard, deleteCard:

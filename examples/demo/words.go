@@ -39,7 +39,7 @@ var (
 	// "to my to-do list", "from the list".
 	placeRE = regexp.MustCompile(`(?i)\b(on|to|onto|in|into|from|off|of)\s+(my|the)\s+((task|to-?do)\s+)?(board|list|tasks|agenda)\b`)
 	// leadRE is what comes before a title: articles, "task", "called".
-	leadRE     = regexp.MustCompile(`(?i)^((the|a|an|my)\s+)*((task|to-?do|item)\s+)?((called|named|titled)\s+)?`)
+	leadRE     = regexp.MustCompile(`(?i)^((the|a|an|my)(\s+|$))*((task|to-?do|item)(\s+|$))?((called|named|titled)(\s+|$))?`)
 	priorityRE = regexp.MustCompile(`(?i)\b(with\s+)?(high|low|top)\s+priority\b|\b(with\s+)?priority\s+[1-3]\b|\b(urgent|important|asap)\b`)
 	listSepRE  = regexp.MustCompile(`(?i)\s*[,;]\s*(?:and\s+)?|\s+and\s+`)
 
@@ -119,8 +119,8 @@ func titlesOf(p string, now time.Time) []string {
 func cardTitleOf(p string) string {
 	s := firstSentence(p)
 	s = cardVerbRE.ReplaceAllString(s, "")
-	s = cardObjectRE.ReplaceAllString(s, " ")
 	s = cardPlaceRE.ReplaceAllString(s, " ")
+	s = cardObjectRE.ReplaceAllString(s, " ")
 	s = columnRE.ReplaceAllString(s, " ")
 	s = kanbanWordsRE.ReplaceAllString(s, " ")
 	return cleanTitle(s)
