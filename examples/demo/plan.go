@@ -97,6 +97,9 @@ func first(in intent, t *turn) step {
 		if in.ref == "" {
 			return step{say: "Which task? Say its number (“Delete task 1”) or its title; “What is on my list?” shows both."}
 		}
+		if allRE.MatchString(in.ref) {
+			return step{say: "I do one task at a time, so that a delete can wait for your approval: say “Delete task 1” or “Mark task 1 as done”; “What is on my list?” shows their numbers."}
+		}
 		return step{say: fmt.Sprintf("Let me find %q on your list.", in.ref), calls: []call{newCall("read_tasks", readArgs{})}}
 	case createCard:
 		if in.titles[0] == "" {

@@ -13,9 +13,10 @@ import (
 // try the example tools, and a help answer for the rest.
 var (
 	cardRE     = regexp.MustCompile(`(?i)\b(cards?|kanban)\b`)
-	taskNounRE = regexp.MustCompile(`(?i)\b(tasks?|to-?dos?|to do|lists?|board|agenda|reminders?)\b`)
-	remindRE   = regexp.MustCompile(`(?i)\bremind me\b`)
-	dueWordRE  = regexp.MustCompile(`(?i)\b(due|on my plate)\b`)
+	taskNounRE = regexp.MustCompile(`(?i)\b(tasks?|to-?dos?|to do|lists?|board|agenda|calendar|reminders?)\b`)
+	// remindRE is a task said as what the user must do.
+	remindRE  = regexp.MustCompile(`(?i)\b(remind me|i need to|i have to|i must|don't let me forget to|do not let me forget to)\b`)
+	dueWordRE = regexp.MustCompile(`(?i)\b(due|on my plate)\b`)
 	// quotedRE is a phrase in straight or curly quotes; an apostrophe
 	// inside a word ("What's") opens none.
 	quotedRE = regexp.MustCompile(`(?:^|[\s(:,])["'“‘]([^"“”‘’]+?)["'”’](?:$|[\s.,!?:;)])`)
@@ -23,7 +24,7 @@ var (
 	idRE     = regexp.MustCompile(`(?i)(?:\b(?:task|card|number|no\.?)\s*#?|#)(\d+)\b`)
 	everyRE  = regexp.MustCompile(`(?i)\b(?:every\s+(day|morning|evening|night|week|month|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|(daily|weekly|monthly))\b`)
 	atRE     = regexp.MustCompile(`(?i)\bat\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b`)
-	columnRE = regexp.MustCompile(`(?i)\b(to[ -]?do|doing|in progress|done|finished)\b(?:\s+column)?`)
+	columnRE = regexp.MustCompile(`(?i)(?:\b(?:in|into|to|under)\s+(?:the\s+)?)?\b(to[ -]?do|doing|in progress|done|finished)\b(?:\s+column)?`)
 
 	reopenRE     = regexp.MustCompile(`(?i)\b(reopen|uncheck|undo|not done|undone|not finished|open again)\b`)
 	doneRE       = regexp.MustCompile(`(?i)\b(mark|tick|check off|complete|completed|finish|finished|did|done)\b`)
@@ -31,19 +32,20 @@ var (
 	renameRE     = regexp.MustCompile(`(?i)\b(rename|call it|retitle|title)\b`)
 	renameToRE   = regexp.MustCompile(`(?i)^(.*?)\s+(?:to|as)\s+(.+)$`)
 	stateWordsRE = regexp.MustCompile(`(?i)\b(as\s+)?(not\s+)?(done|complete|completed|finished|undone|open again)\b`)
+	allRE        = regexp.MustCompile(`(?i)^(all|every|everything)\b`)
 	fillerRE     = regexp.MustCompile(`(?i)\b(please|it|off|again)\b`)
 	cardDeleteRE = regexp.MustCompile(`(?i)\b(delete|remove|drop|get rid of)\b`)
 	cardMoveRE   = regexp.MustCompile(`(?i)\bmove\b`)
 
 	// placeRE is where a task goes or comes from: "on my task board",
 	// "to my to-do list", "from the list".
-	placeRE = regexp.MustCompile(`(?i)\b(on|to|onto|in|into|from|off|of)\s+(my|the)\s+((task|to-?do)\s+)?(board|list|tasks|agenda)\b`)
+	placeRE = regexp.MustCompile(`(?i)\b(on|to|onto|in|into|from|off|of)\s+(my|the)\s+((task|to-?do)\s+)?(board|list|tasks|agenda|calendar)\b`)
 	// leadRE is what comes before a title: articles, "task", "called".
 	leadRE     = regexp.MustCompile(`(?i)^((the|a|an|my)(\s+|$))*((task|to-?do|item)(\s+|$))?((called|named|titled)(\s+|$))?`)
 	priorityRE = regexp.MustCompile(`(?i)\b(with\s+)?(high|low|top)\s+priority\b|\b(with\s+)?priority\s+[1-3]\b|\b(urgent|important|asap)\b`)
 	listSepRE  = regexp.MustCompile(`(?i)\s*[,;]\s*(?:and\s+)?|\s+and\s+`)
 
-	taskVerbRE    = regexp.MustCompile(`(?i)^.*?\b(add|put|create|make|new|remind me( to| about)?|note|write down|jot down)\s+`)
+	taskVerbRE    = regexp.MustCompile(`(?i)^.*?\b(add|put|create|make|new|schedule|plan|note|write down|jot down|(remind me|i need|i have|i must|forget)( to| about)?)\s+`)
 	taskObjectRE  = regexp.MustCompile(`(?i)^(a |an |the )?(new )?(task|to-?do|reminder|item)s?(\s+(to|for|called|named|titled|saying|about)\b|:)?\s*`)
 	cardVerbRE    = regexp.MustCompile(`(?i)^.*?\b(add|put|create|make|move|delete|remove|drop)\s+`)
 	cardObjectRE  = regexp.MustCompile(`(?i)\b(a |an |the )?(new )?(kanban )?cards?\b(\s+(to|for|called|named|titled|saying|about)\b|:)?`)
@@ -64,7 +66,7 @@ var verbs = []struct {
 	kind kind
 	re   *regexp.Regexp
 }{
-	{createTasks, regexp.MustCompile(`(?i)\b(add|put|create|make|new|remind me|note|write down|jot down)\b`)},
+	{createTasks, regexp.MustCompile(`(?i)\b(add|put|create|make|new|schedule|plan|remind me|i need to|i have to|i must|let me forget|note|write down|jot down)\b`)},
 	{listTasks, regexp.MustCompile(`(?i)\b(what|what's|whats|show|list|which|how many|read|see|tell me|do i have|anything)\b`)},
 	{updateTask, regexp.MustCompile(`(?i)\b(mark|tick|check off|complete|finish|finished|did|rename|change|move|postpone|reschedule|push|reopen|uncheck|prioriti[sz]e|(?:is|are) (?:done|finished|complete))\b`)},
 	{deleteTask, regexp.MustCompile(`(?i)\b(delete|remove|drop|erase|get rid of|cancel|scrap)\b`)},
@@ -107,7 +109,7 @@ func titlesOf(p string, now time.Time) []string {
 	if w, ok := findWhen(s, now); ok {
 		s = s[:w.span[0]] + " " + s[w.span[1]:]
 	}
-	s = taskVerbRE.ReplaceAllString(s, "")
+	s = taskVerbRE.ReplaceAllString(strings.Join(strings.Fields(s), " "), "")
 	s = taskObjectRE.ReplaceAllString(s, "")
 	s = placeRE.ReplaceAllString(s, " ")
 	s = priorityRE.ReplaceAllString(s, " ")
