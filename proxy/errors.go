@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/jsonread"
 	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
@@ -55,7 +55,9 @@ func (e apiError) body() []byte {
 	if e.Code != "" {
 		in.Code = &e.Code
 	}
-	b, _ := json.Marshal(struct {
+	// Not json.Marshal: its HTML escaping would turn the 401's "Bearer
+	// <key>" into "Bearer \u003ckey\u003e" for the person reading it.
+	b, _ := jsonread.Marshal(struct {
 		Error inner `json:"error"`
 	}{in})
 	return b

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
@@ -173,5 +175,37 @@ func TestRelayedErrorKeepsRetryAfter(t *testing.T) {
 	}
 	if n := len(e.up.Requests()); n != 1 {
 		t.Errorf("upstream saw %d requests, want 1 (a two-minute Retry-After is the client's to wait)", n)
+	}
+}
+
+// TestErrorBodiesReadAsWritten: error bodies keep < > & as they are, as
+// OpenAI's and Anthropic's do. json.Marshal and echo's c.JSON would write
+// the 401's "Bearer <key>" as "Bearer \u003ckey\u003e", which a person
+// reading the body with curl cannot make sense of.
+func TestErrorBodiesReadAsWritten(t *testing.T) {
+	e := newEnv(t, nil, withKeys("k1"))
+	for _, tt := range []struct {
+		path, body, want string
+	}{
+		{"/v1/chat/completions", chatBody, `Bearer <key>`},
+		{"/v1/embeddings", `{}`, `Bearer <key>`},
+		{"/v1/messages", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`, `x-api-key: <key>`},
+	} {
+		body := readAll(t, e.do(t, http.MethodPost, tt.path, tt.body))
+		if !strings.Contains(body, tt.want) || strings.Contains(body, `\u003c`) {
+			t.Errorf("%s: body %s, want %s written as is", tt.path, body, tt.want)
+		}
+	}
+
+	// echo's c.JSON writes the other routes' bodies, /readyz's reason too.
+	up := upstreamtest.New()
+	cfg := config.Default()
+	u := config.DefaultUpstreamEntry()
+	u.Name, u.BaseURL, u.Models = "up", up.URL, config.Models("*")
+	cfg.Upstreams = []config.Upstream{u}
+	r := serve(t, &cfg, up, proxy.Options{Ready: func() error { return errors.New("storage <closed> & gone") }})
+	body := readAll(t, r.do(t, http.MethodGet, "/readyz", ""))
+	if !strings.Contains(body, `"reason":"storage <closed> & gone"`) {
+		t.Errorf("/readyz body %s, want the reason written as is", body)
 	}
 }

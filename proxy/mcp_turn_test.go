@@ -176,16 +176,19 @@ func TestMCPEverythingNativeTurn(t *testing.T) {
 	mustContain(t, "round 2's request", string(reqs[1].Body), `"role":"tool"`, `"tool_call_id":"call_g1"`, "42")
 }
 
+// envEverything points at the reference MCP server's dist/index.js.
+const envEverything = "TOOLSTREAM_MCP_EVERYTHING"
+
 // everythingScript is the reference server's entry point, which .ci/run
 // installs; without it the test is skipped, except in CI.
 func everythingScript(t *testing.T) string {
 	t.Helper()
-	script := os.Getenv("TOOLSTREAM_MCP_EVERYTHING")
+	script := os.Getenv(envEverything)
 	if script == "" {
 		if os.Getenv("CI") != "" {
-			t.Fatal("TOOLSTREAM_MCP_EVERYTHING is not set; .ci/run installs @modelcontextprotocol/server-everything and sets it")
+			t.Fatal(envEverything + " is not set; .ci/run installs @modelcontextprotocol/server-everything and sets it")
 		}
-		t.Skip("set TOOLSTREAM_MCP_EVERYTHING to server-everything's dist/index.js (bash .ci/run does) to run this test")
+		t.Skip("set " + envEverything + " to server-everything's dist/index.js (bash .ci/run does) to run this test")
 	}
 	return script
 }

@@ -180,6 +180,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
+	e.JSONSerializer = jsonSerializer{}
 	e.Use(s.recoverPanic, s.limitBody)
 
 	e.GET("/healthz", s.healthz)

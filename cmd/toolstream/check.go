@@ -33,6 +33,18 @@ func check(args []string, stdout, stderr io.Writer) int {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, w.String())
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d upstreams, %d tools)\n", file, len(cfg.Upstreams), len(cfg.Tools))
+	counts := count(len(cfg.Upstreams), "upstream") + ", " + count(len(cfg.Tools), "tool")
+	if n := len(cfg.MCPServers); n > 0 {
+		counts += ", " + count(n, "MCP server")
+	}
+	fmt.Fprintf(stdout, "%s: ok (%s)\n", file, counts)
 	return exitOK
+}
+
+// count is n and noun, plural unless n is 1: "1 upstream", "0 tools".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

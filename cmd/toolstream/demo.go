@@ -13,7 +13,8 @@ import (
 	"github.com/toolstream/toolstream/examples/demo"
 )
 
-// runDemo runs the scripted conversation and prints what the client sees.
+// runDemo runs the scripted conversation, or the prompts given after the
+// flags, and prints what the client sees.
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -25,7 +26,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := demo.Run(ctx, demo.Options{Out: stdout, Raw: *raw, Listen: *listen, ToolsFile: *toolsFile}); err != nil {
+	opts := demo.Options{Out: stdout, Raw: *raw, Listen: *listen, ToolsFile: *toolsFile, Prompts: fs.Args()}
+	if err := demo.Run(ctx, opts); err != nil {
 		// Only -listen names a port of the user's: the scripted model
 		// and the tool servers take free ones. A busy port says what to
 		// do, as serve does, not "bind: address already in use".

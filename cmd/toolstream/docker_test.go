@@ -103,3 +103,14 @@ func eventually(d time.Duration, f func() error) error {
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// haveContainerEngine reports whether docker or podman is installed, not
+// whether its engine answers: TestMain asks, and must not wait for one.
+func haveContainerEngine() bool {
+	for _, e := range []string{"docker", "podman"} {
+		if _, err := exec.LookPath(e); err == nil {
+			return true
+		}
+	}
+	return false
+}

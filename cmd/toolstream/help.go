@@ -29,21 +29,29 @@ accepting and lets open streams finish for shutdown_grace.
 
 Exit codes: 0 stopped by a signal, 1 config or runtime error, 2 usage error.
 `,
-	"demo": `toolstream demo [-raw] [-listen ADDR] [-tools FILE]
+	"demo": `toolstream demo [-raw] [-listen ADDR] [-tools FILE] [PROMPT ...]
 
 Run a scripted model, the example tool servers (tasks, kanban, avatar) as
 webhook tools and the proxy on loopback, send one conversation ("Create
 three tasks for tomorrow…") and print what the client sees as it arrives.
 Needs nothing else: no model server, no config file.
 
+Each PROMPT after the flags is sent instead, in order, each as a
+conversation of its own against the same tools. The scripted model
+creates, lists, updates and deletes tasks, puts kanban cards on the board
+and moves them, and makes the avatar smile or wave; asked anything else, it
+says what it can do. A delete waits for your approval: the demo prints the
+curl command that gives it.
+  toolstream demo "Put a dentist appointment on my task board for Friday" "What is on my list?"
+  toolstream demo "Add a task to call mom" "Mark task 1 as done" "Delete task 1"
+
 Flags:
   -raw           print the raw SSE lines instead of the readable rendering.
                    toolstream demo -raw
   -listen ADDR   keep the proxy serving on ADDR after the conversation, so
-                 you can point curl or an SDK at it: the scripted model is
-                 listed in /v1/models as demo-model; asked for tasks, a
-                 kanban card or a wave, it calls those tools, and it
-                 answers other prompts plainly.
+                 you can open the console at http://ADDR/ in a browser or
+                 point curl or an SDK at http://ADDR/v1: the scripted model
+                 is listed in /v1/models as demo-model.
                    toolstream demo -listen 127.0.0.1:8080
   -tools FILE    call the tools of this config file (only its tools: key is
                  used) instead of running the example tool servers, e.g.

@@ -15,10 +15,10 @@ const usage = `toolstream — an OpenAI-compatible proxy that runs tools for you
 
 Usage:
   toolstream serve [FILE] [-listen ADDR]     run the proxy with FILE (default ./toolstream.yaml)
-  toolstream demo [-raw] [-listen ADDR] [-tools FILE]
-                                             run a scripted conversation through the proxy;
-                                             -raw prints the SSE lines, -listen keeps it serving,
-                                             -tools calls the tool servers FILE names
+  toolstream demo [-raw] [-listen ADDR] [-tools FILE] [PROMPT ...]
+                                             run a scripted conversation through the proxy, or
+                                             your prompts; -raw prints the SSE lines, -listen
+                                             keeps it serving, -tools calls the tool servers FILE names
   toolstream check [FILE]                    validate a config; print every problem as file:line:col
   toolstream health [FILE] [-listen ADDR] [-timeout D]
                                              ask a running proxy's /healthz; exit 0 on 200
@@ -30,7 +30,8 @@ TOOLSTREAM_LISTEN stand in for -config and -listen.
 
 Examples:
   toolstream demo                                  see it work, no model server needed
-  toolstream demo -listen 127.0.0.1:8080           then point any OpenAI client at http://127.0.0.1:8080/v1
+  toolstream demo "What is on my list?"            your own prompt to the scripted model
+  toolstream demo -listen 127.0.0.1:8080           then open http://127.0.0.1:8080/ or point any OpenAI client at /v1
   toolstream check toolstream.yaml && toolstream serve toolstream.yaml
 
 Signals (serve): SIGHUP reloads FILE without dropping open streams; SIGTERM

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -69,6 +70,27 @@ func TestCheckDefaultFile(t *testing.T) {
 	os.WriteFile("toolstream.yaml", []byte("listen: 127.0.0.1:8080\n"), 0o644)
 	if code, out, errs := runCmd("check"); code != exitOK || out != "toolstream.yaml: ok (0 upstreams, 0 tools)\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestCheckCounts: the ok line counts in words a person reads: "1
+// upstream", "2 tools", and MCP servers only when there are some.
+func TestCheckCounts(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.yaml")
+	tool := "  - name: %s\n    description: d\n    parameters: {type: object}\n    webhook: {url: http://127.0.0.1:9001/x}\n"
+	for _, tt := range []struct {
+		yaml, want string
+	}{
+		{"upstreams:\n  - {name: a, base_url: http://a/v1}\ntools:\n" + fmt.Sprintf(tool, "one"),
+			"1 upstream, 1 tool"},
+		{"upstreams:\n  - {name: a, base_url: http://a/v1}\n  - {name: b, base_url: http://b/v1}\ntools:\n" + fmt.Sprintf(tool, "one") + fmt.Sprintf(tool, "two") +
+			"mcp_servers:\n  - {name: m, command: echo}\n",
+			"2 upstreams, 2 tools, 1 MCP server"},
+	} {
+		os.WriteFile(file, []byte(tt.yaml), 0o644)
+		if code, out, errs := runCmd("check", file); code != exitOK || out != file+": ok ("+tt.want+")\n" {
+			t.Errorf("exit %d, stdout %q, stderr %q; want ok (%s)", code, out, errs, tt.want)
+		}
 	}
 }
 

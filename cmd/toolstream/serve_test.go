@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -26,6 +28,11 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("TOOLSTREAM_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	// Without -v, go test shows no skip's reason: say once how to run it.
+	flag.Parse()
+	if !testing.Short() && !haveContainerEngine() {
+		fmt.Println("cmd/toolstream: TestDockerImage is skipped: neither docker nor podman is installed")
 	}
 	goleak.VerifyTestMain(m)
 }

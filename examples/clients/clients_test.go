@@ -7,6 +7,7 @@ package clients_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -22,7 +23,21 @@ import (
 	"github.com/toolstream/toolstream/examples/demo"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain says once, also without -v (which alone shows a skip's
+// reason), why the client tests will be skipped here and how to run them.
+func TestMain(m *testing.M) {
+	var skips []string
+	if why := nodeSkip(); why != "" {
+		skips = append(skips, "the Node.js client tests are skipped: "+why)
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		skips = append(skips, "TestCurl is skipped: curl is not installed")
+	}
+	if len(skips) > 0 {
+		fmt.Println("examples/clients: " + strings.Join(skips, "; "))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // envModules names the node_modules directory holding this directory's
 // pinned packages; .ci/run installs them outside the repository and sets
@@ -115,8 +130,8 @@ func TestCurl(t *testing.T) {
 // user's cache with npm ci. It skips when neither can be had.
 func nodeModules(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the npm client examples need Node.js 20 or later")
+	if why := nodeSkip(); why != "" {
+		t.Skip(why)
 	}
 	if dir := os.Getenv(envModules); dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, "openai", "package.json")); err != nil {
@@ -127,13 +142,7 @@ func nodeModules(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatalf("%s is not set: .ci/run installs examples/clients/package-lock.json and sets it", envModules)
 	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skipf("%s is not set and npm is not installed: run .ci/run, or npm ci in examples/clients and set %s to its node_modules", envModules, envModules)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Skipf("%s is not set and there is no cache directory to install into: %v", envModules, err)
-	}
+	cache, _ := os.UserCacheDir() // nodeSkip made sure there is one
 	dir := filepath.Join(cache, "toolstream-ci", "clients")
 	lock, err := os.ReadFile("package-lock.json")
 	if err != nil {
@@ -160,6 +169,26 @@ func nodeModules(t *testing.T) string {
 		}
 	}
 	return filepath.Join(dir, "node_modules")
+}
+
+// nodeSkip says why the Node.js tests cannot run here, or "" when they
+// can: node is there, and so are the pinned packages (envModules) or npm
+// and a cache directory to install them into. In CI a missing envModules
+// is a failure, not a skip.
+func nodeSkip() string {
+	if _, err := exec.LookPath("node"); err != nil {
+		return "node is not installed: the npm client examples need Node.js 20 or later"
+	}
+	if os.Getenv(envModules) != "" || os.Getenv("CI") != "" {
+		return ""
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return fmt.Sprintf("%s is not set and npm is not installed: run bash .ci/run, or npm ci in examples/clients and set %s to its node_modules", envModules, envModules)
+	}
+	if _, err := os.UserCacheDir(); err != nil {
+		return fmt.Sprintf("%s is not set and there is no cache directory to install into: %v", envModules, err)
+	}
+	return ""
 }
 
 // runNode runs script with the pinned packages against base and returns

@@ -6,7 +6,6 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -16,122 +15,160 @@ import (
 // modelName is what the scripted model calls itself.
 const modelName = "demo-model"
 
-// titles are the tasks the scripted model creates.
-var titles = []string{"Buy groceries", "Call the plumber", "Renew my passport"}
-
 // script is the scripted model. It knows no tools natively: like a small
 // local model in text mode, it writes its calls as hermes <tool_call>
 // blocks, and only for tools the proxy taught it in the system prompt.
-// Before any tool result is in its history it announces what it will do
-// and writes its calls; once results are in, it answers from them. Its
-// text comes in token-sized chunks, so markers arrive split across chunks
-// as they do from real servers.
+// It reads the user's prompt for what to do (intent.go), writes the calls
+// that does, and once their results are in, answers from them (plan.go).
+// Its text comes in token-sized chunks, so markers arrive split across
+// chunks as they do from real servers.
 func script(req upstreamtest.Request) upstreamtest.Round {
-	var body struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
-	}
-	json.Unmarshal(req.Body, &body)
-	last, system := "", ""
-	if n := len(body.Messages); n > 0 {
-		last = fmt.Sprint(body.Messages[n-1].Content)
-		if body.Messages[0].Role == "system" {
-			system = fmt.Sprint(body.Messages[0].Content)
-		}
-	}
-	taught := func(tool string) bool { return strings.Contains(system, tool) }
+	t := readTurn(req.Body, time.Now())
+	text := render(reply(t))
 	id := "chatcmpl-demo" + fmt.Sprint(time.Now().UnixNano()%1e6)
-	var text string
-	switch {
-	case strings.Contains(last, "<tool_response>"):
-		text = answer(last)
-	case cardWords.MatchString(last) && taught("create_card"):
-		text = "I'll put that on the kanban board.\n" + toolCall("create_card", struct {
-			Title  string `json:"title"`
-			Column string `json:"column"`
-		}{cardTitle(last), "todo"})
-	case avatarWords.MatchString(last) && taught("expression") && taught("motion"):
-		// Calls in the middle of a sentence, the way an avatar's gestures
-		// go with the words.
-		inline := func(name, arg string) string {
-			return strings.TrimSuffix(toolCall(name, map[string]string{"name": arg}), "\n")
-		}
-		text = "Hi there! " + inline("expression", "smile") + "It's good to see you. " + inline("motion", "wave")
-	case taskWords.MatchString(last) && taught("create_task"):
-		tomorrow := time.Now().AddDate(0, 0, 1).Format("2006-01-02")
-		var b strings.Builder
-		b.WriteString("Sure — I'll put those three on your board for tomorrow.\n")
-		for i, t := range titles {
-			b.WriteString(toolCall("create_task", struct {
-				Title    string `json:"title"`
-				Due      string `json:"due"`
-				Priority int    `json:"priority"`
-			}{t, tomorrow, i + 1}))
-		}
-		text = b.String()
-	default:
-		text = plainReply
-	}
 	events := upstreamtest.Text(id, modelName, tokens(text)...)
-	events = append(events, upstreamtest.Usage(id, modelName, 180+len(last)/4, len(text)/4))
+	events = append(events, upstreamtest.Usage(id, modelName, 180+t.size/4, len(text)/4))
 	return upstreamtest.Round{Events: events}
 }
 
-// toolCall writes one call the hermes way.
-func toolCall(name string, args any) string {
-	a, _ := json.Marshal(args)
-	return fmt.Sprintf("<tool_call>\n{\"name\": %q, \"arguments\": %s}\n</tool_call>\n", name, a)
+// turn is what the model reads in a request.
+type turn struct {
+	prompt string
+	// rounds are the results of the calls made for prompt so far, one
+	// results message a round, oldest first; earlier are the results
+	// from before it in the conversation (a card's id, say).
+	rounds  [][]result
+	earlier []result
+	system  string
+	now     time.Time
+	size    int // bytes of the last message, for the usage count
 }
 
-// plainReply is the answer to a prompt the script has no part for: the
-// demo is a playground any client can be pointed at, and it should say
-// what it can do rather than pretend.
-const plainReply = "Hello! I'm toolstream's scripted demo model, so I only know three tricks, " +
-	"each calling the example tools through the proxy with the tool activity in the stream: " +
-	"ask me to create some tasks (\"Create three tasks for tomorrow\"), to put a card on the " +
-	"kanban board (\"Add a card 'Fix the login page'\"), or to wave at you."
-
-var (
-	taskWords   = regexp.MustCompile(`(?i)\b(tasks?|to-?dos?|board|remind(er)?s?)\b`)
-	cardWords   = regexp.MustCompile(`(?i)\b(cards?|kanban)\b`)
-	avatarWords = regexp.MustCompile(`(?i)\b(wave|waving|smile|avatar|greet)\b`)
-	quotedRE    = regexp.MustCompile(`["'“‘]([^"'”’]+)["'”’]`)
-)
-
-// cardTitle is the first quoted phrase of the prompt, or a stock title.
-func cardTitle(prompt string) string {
-	if m := quotedRE.FindStringSubmatch(prompt); m != nil {
-		return m[1]
-	}
-	return "Fix the login page"
+// taught reports whether the proxy taught the model a tool: the model
+// calls only those, as the proxy runs only those.
+func (t *turn) taught(tool string) bool {
+	return strings.Contains(t.system, tool)
 }
 
-var (
-	taskResultRE = regexp.MustCompile(`"content":\{[^{}]*"id":(\d+)[^{}]*"title":"([^"]*)"[^{}]*"due":"([^"]*)"`)
-	cardResultRE = regexp.MustCompile(`"content":\{[^{}]*"id":(\d+)[^{}]*"title":"([^"]*)"[^{}]*"column":"([^"]*)"`)
-)
+// result is one <tool_response> the proxy fed back: the hermes frame's
+// object.
+type result struct {
+	Name    string          `json:"name"`
+	Content json.RawMessage `json:"content"`
+	Error   *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
 
-// answer reads the tools' replies out of the results message.
-func answer(results string) string {
-	if strings.Contains(results, `"motion":"wave"`) {
-		return "\nAnything I can do for you today?"
+// readTurn reads the chat request's messages: the system prompt, the
+// user's last prompt, and the tool results after it.
+func readTurn(body []byte, now time.Time) turn {
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
 	}
-	if m := cardResultRE.FindStringSubmatch(results); m != nil {
-		return fmt.Sprintf("Done: %q is card #%s in the %s column of the kanban board.", m[2], m[1], m[3])
+	json.Unmarshal(body, &req)
+	t := turn{now: now}
+	for i, m := range req.Messages {
+		text := contentText(m.Content)
+		if i == len(req.Messages)-1 {
+			t.size = len(text)
+		}
+		switch {
+		case m.Role == "system" || m.Role == "developer":
+			t.system += text
+		case m.Role != "user":
+		case strings.Contains(text, "<tool_response>"):
+			t.rounds = append(t.rounds, results(text))
+		default:
+			for _, r := range t.rounds {
+				t.earlier = append(t.earlier, r...)
+			}
+			t.prompt, t.rounds = text, nil
+		}
 	}
-	m := taskResultRE.FindAllStringSubmatch(results, -1)
-	if len(m) == 0 {
-		return "That did not work: the tools did not answer as expected."
+	return t
+}
+
+// contentText is a message's text: the string, or its text parts joined.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
 	}
+	var parts []struct{ Text string }
+	json.Unmarshal(raw, &parts)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Done! I created %d tasks for tomorrow (%s):\n", len(m), m[0][3])
-	for _, t := range m {
-		fmt.Fprintf(&b, "- #%s %s\n", t[1], t[2])
+	for _, p := range parts {
+		b.WriteString(p.Text)
 	}
-	b.WriteString("Anything else?")
 	return b.String()
+}
+
+// results reads the <tool_response> blocks of a results message.
+func results(text string) []result {
+	var out []result
+	for {
+		_, rest, ok := strings.Cut(text, "<tool_response>")
+		if !ok {
+			return out
+		}
+		block, after, _ := strings.Cut(rest, "</tool_response>")
+		var r result
+		if json.Unmarshal([]byte(strings.TrimSpace(block)), &r) == nil {
+			out = append(out, r)
+		}
+		text = after
+	}
+}
+
+// call is one tool call the model writes; Args is its JSON.
+type call struct {
+	Name string
+	Args string
+}
+
+// newCall marshals args, a struct so that the keys keep their order.
+func newCall(name string, args any) call {
+	a, _ := json.Marshal(args)
+	return call{name, string(a)}
+}
+
+// step is what the model writes in one round: prose, then its calls; or,
+// when then is set, each call followed by more words on the same line (an
+// avatar's gestures go with the sentence). Without calls, say is the
+// answer.
+type step struct {
+	say   string
+	calls []call
+	then  []string
+}
+
+func render(s step) string {
+	var b strings.Builder
+	b.WriteString(s.say)
+	if len(s.then) > 0 {
+		for i, c := range s.calls {
+			b.WriteString(strings.TrimSuffix(toolCall(c), "\n"))
+			b.WriteString(s.then[i])
+		}
+		return b.String()
+	}
+	if len(s.calls) > 0 {
+		b.WriteString("\n")
+	}
+	for _, c := range s.calls {
+		b.WriteString(toolCall(c))
+	}
+	return b.String()
+}
+
+// toolCall writes one call the hermes way.
+func toolCall(c call) string {
+	return fmt.Sprintf("<tool_call>\n{\"name\": %q, \"arguments\": %s}\n</tool_call>\n", c.Name, c.Args)
 }
 
 // tokens cuts text into pieces of 1 to 6 bytes, rune-aligned, the way a

@@ -1,8 +1,10 @@
 package demo
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -36,12 +38,18 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// TestPlayground is demo -listen as a user points a client at it: the
-// model is listed, a prompt with no script gets a short plain answer and
-// no tool activity, and the task, kanban and avatar prompts each run their
-// script against the example tool servers.
+// TestPlayground is demo -listen as a newcomer points a client at it:
+// the model is listed, a prompt with no script gets a short answer saying
+// what it can do and no tool activity, and what they type to try the
+// example tools runs those tools with the arguments in their words, the
+// answers read from the results. The demo's own conversation made tasks
+// #1 to #3 first.
 func TestPlayground(t *testing.T) {
-	base := startPlayground(t, Options{})
+	base, out := startPlaygroundOut(t, Options{})
+	console := "Open " + strings.TrimSuffix(base, "/v1") + "/ in a browser, or try:\n"
+	if got := out.String(); !strings.Contains(got, console) || !strings.Contains(got, base+"/actions/ACTION_ID/approve") {
+		t.Errorf("the demo printed\n%s\nwant the console's URL and how to approve", got)
+	}
 	if got := get(t, base+"/models"); !strings.Contains(got, `"id":"demo-model"`) {
 		t.Errorf("/v1/models = %s, want demo-model listed", got)
 	}
@@ -51,13 +59,35 @@ func TestPlayground(t *testing.T) {
 		tools  []string // the tools the turn runs, in order
 	}{
 		{"Say hello", "scripted demo model", nil},
-		{"What's the weather like?", "ask me to create some tasks", nil},
-		{"Put a dentist appointment on my task board", "Done! I created 3 tasks", []string{"create_task", "create_task", "create_task"}},
+		{"What's the weather like?", `Try:\n- “Put a dentist appointment on my task board for Friday”`, nil},
+		{"Put a dentist appointment on my task board", `Done: \"Dentist appointment\" is task #4 on your board.`, []string{"create_task"}},
+		{"What is on my list?", `You have 4 tasks:\n- #1 Buy groceries (due `, []string{"read_tasks"}},
+		{"Mark the dentist appointment as done", "Here it is now: #4 Dentist appointment (done).", []string{"read_tasks", "update_task"}},
+		{"Which tasks are done?", `You have 1 task done:\n- #4 Dentist appointment (done)`, []string{"read_tasks"}},
 		{"Add a card 'Fix the login page' to the kanban board", `Done: \"Fix the login page\" is card #1 in the todo column`, []string{"create_card"}},
+		{"Move card 1 to doing", `Moved card #1 \"Fix the login page\" from todo to doing.`, []string{"move_card"}},
 		{"Wave at me", "It's good to see you.", []string{"expression", "motion"}},
+		{"Smile", "Sure! ", []string{"expression"}},
 	} {
 		ask(t, base, tc.prompt, tc.want, tc.tools)
 	}
+}
+
+// TestPlaygroundApproval: deleting a task waits for the user's decision
+// (delete_task is approval: always), announced in the stream with the
+// action's id; approved, the task is gone; denied, it stays and the model
+// says so.
+func TestPlaygroundApproval(t *testing.T) {
+	base := startPlayground(t, Options{})
+	body := askDeciding(t, base, "Delete task 1", "approve")
+	if text := joinContent(body); !strings.Contains(text, `Deleted task #1 \"Buy groceries\".`) {
+		t.Errorf("approved: the model said %q", text)
+	}
+	body = askDeciding(t, base, "Remove the plumber from my list", "deny")
+	if text := joinContent(body); !strings.Contains(text, "OK, I did not delete the task: you did not approve it (not now).") {
+		t.Errorf("denied: the model said %q", text)
+	}
+	ask(t, base, "What is on my list?", `You have 2 tasks:\n- #2 Call the plumber`, []string{"read_tasks"})
 }
 
 // TestPlaygroundToolsFile is the demo in front of tool servers the user
@@ -79,7 +109,7 @@ func TestPlaygroundToolsFile(t *testing.T) {
 	ask(t, base, "Add a card 'Water the plants' to the kanban board", "Water the plants", []string{"create_card"})
 	ask(t, base, "Wave at me", "good to see you", []string{"expression", "motion"})
 	// The demo's own conversation ran first: three tasks, then one more.
-	ask(t, base, "Put a dentist appointment on my task board", "Done! I created 3 tasks", []string{"create_task", "create_task", "create_task"})
+	ask(t, base, "Put a dentist appointment on my task board", `is task #4 on your board`, []string{"create_task"})
 
 	if got := servers.Kanban.Cards(); len(got) != 1 || got[0].Title != "Water the plants" {
 		t.Errorf("the kanban server holds %+v, want the card", got)
@@ -87,14 +117,22 @@ func TestPlaygroundToolsFile(t *testing.T) {
 	if got := servers.Avatar.Done(); strings.Join(got, ",") != "expression:smile,motion:wave" {
 		t.Errorf("the avatar server did %v", got)
 	}
-	if got := servers.Tasks.Tasks(); len(got) != 6 {
-		t.Errorf("the task server holds %d tasks, want 6 (the demo's three, then three more)", len(got))
+	if got := servers.Tasks.Tasks(); len(got) != 4 || got[3].Title != "Dentist appointment" {
+		t.Errorf("the task server holds %+v, want the demo's three, then the dentist appointment", got)
 	}
 }
 
 // startPlayground runs the demo with -listen until the test ends and
 // returns its API base URL.
 func startPlayground(t *testing.T, opts Options) string {
+	t.Helper()
+	base, _ := startPlaygroundOut(t, opts)
+	return base
+}
+
+// startPlaygroundOut is startPlayground, also returning what the demo
+// printed.
+func startPlaygroundOut(t *testing.T, opts Options) (string, *lockedBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -120,15 +158,14 @@ func startPlayground(t *testing.T, opts Options) string {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return "http://" + addr + "/v1"
+	return "http://" + addr + "/v1", out
 }
 
 // ask sends one prompt and checks the stream completed, the model
 // said want, and the turn ran exactly the tools given, each ok.
 func ask(t *testing.T, base, prompt, want string, ran []string) {
 	t.Helper()
-	body := `{"model":"demo-model","stream":true,"messages":[{"role":"user","content":"` + prompt + `"}]}`
-	resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+	resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(chatBody(prompt)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +188,48 @@ func ask(t *testing.T, base, prompt, want string, ran []string) {
 	if strings.Join(tools, ",") != strings.Join(ran, ",") {
 		t.Errorf("%q: ran %v, want %v", prompt, tools, ran)
 	}
+}
+
+// askDeciding sends a prompt whose turn waits for an approval, decides
+// it (approve or deny) through the API once the stream names the action,
+// and returns the whole stream.
+func askDeciding(t *testing.T, base, prompt, decision string) string {
+	t.Helper()
+	resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(chatBody(prompt)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		body.WriteString(line + "\n")
+		m := actionRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		r, err := http.Post(base+"/actions/"+m[1]+"/"+decision, "application/json", strings.NewReader(`{"reason":"not now"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := io.ReadAll(r.Body); r.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d %s", decision, r.StatusCode, b)
+		}
+		r.Body.Close()
+	}
+	got := body.String()
+	if !strings.Contains(got, `"event":"approval.requested"`) || !strings.HasSuffix(got, "data: [DONE]\n\n") {
+		t.Errorf("%q: no approval asked for, or the stream did not complete:\n%s", prompt, got)
+	}
+	return got
+}
+
+var actionRE = regexp.MustCompile(`"event":"approval.requested".*"action_id":"([^"]+)"`)
+
+func chatBody(prompt string) string {
+	msgs, _ := json.Marshal([]map[string]string{{"role": "user", "content": prompt}})
+	return `{"model":"demo-model","stream":true,"messages":` + string(msgs) + `}`
 }
 
 var finishedRE = regexp.MustCompile(`"event":"tool.finished","call_id":"[^"]*","name":"([^"]*)","round":\d+,"status":"([^"]*)"`)

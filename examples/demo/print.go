@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // printer renders a chat-completions stream for a person: the assistant's
@@ -14,6 +15,10 @@ import (
 type printer struct {
 	out io.Writer
 	raw bool
+	// base is the proxy's API base URL, for the approve command.
+	base string
+	// hinted: the hint to start the tool servers was printed.
+	hinted bool
 
 	atLineStart bool
 	// pending is whitespace held back: between tool blocks a model writes
@@ -29,8 +34,8 @@ type printer struct {
 	usage    *struct{ Prompt, Completion int }
 }
 
-func newPrinter(out io.Writer, raw bool) *printer {
-	return &printer{out: out, raw: raw, atLineStart: true, ids: map[string]bool{}, rounds: 1}
+func newPrinter(out io.Writer, raw bool, base string) *printer {
+	return &printer{out: out, raw: raw, base: base, atLineStart: true, ids: map[string]bool{}, rounds: 1}
 }
 
 type chunk struct {
@@ -55,7 +60,11 @@ type chunk struct {
 		Status     string          `json:"status"`
 		Result     json.RawMessage `json:"result"`
 		Error      *struct{ Code, Message string }
-		DurationMS int64 `json:"duration_ms"`
+		DurationMS int64      `json:"duration_ms"`
+		ActionID   string     `json:"action_id"`
+		ExpiresAt  *time.Time `json:"expires_at"`
+		Decision   string     `json:"decision"`
+		Reason     string     `json:"reason"`
 	} `json:"toolstream"`
 }
 
@@ -113,9 +122,22 @@ func (p *printer) chunk(c *chunk) {
 		case "tool.finished":
 			if ev.Error != nil {
 				p.line(fmt.Sprintf("  ✗ %s → %s: %s (%d ms)", ev.Name, ev.Error.Code, ev.Error.Message, ev.DurationMS))
+				if strings.Contains(ev.Error.Message, "connection refused") && !p.hinted {
+					// The tool servers of -tools are the user's to start.
+					p.hinted = true
+					p.line("  hint: " + serveHint)
+				}
 			} else {
 				p.line(fmt.Sprintf("  ✓ %s → %s (%d ms)", ev.Name, ev.Result, ev.DurationMS))
 			}
+		case "approval.requested":
+			p.approval(ev.Name, ev.ActionID, ev.ExpiresAt)
+		case "approval.resolved":
+			why := ""
+			if ev.Reason != "" {
+				why = ": " + ev.Reason
+			}
+			p.line(fmt.Sprintf("  ▸ %s %s%s", ev.Name, ev.Decision, why))
 		case "round.started":
 			p.rounds = ev.Round
 			p.line(fmt.Sprintf("  ↻ round %d", ev.Round))
@@ -127,6 +149,20 @@ func (p *printer) chunk(c *chunk) {
 	} else if ev != nil && ev.Event == "tool.started" {
 		p.calls++
 	}
+}
+
+// approval says that a call waits for the user, and how to decide: the
+// stream stays open, with keepalives, until someone does.
+func (p *printer) approval(tool, action string, expires *time.Time) {
+	until := ""
+	if expires != nil {
+		until = " until " + expires.Local().Format("15:04:05")
+	}
+	p.line(fmt.Sprintf("  ⏸ %s waits for your approval%s. In another terminal, approve it with\n"+
+		"      curl -X POST %s/actions/%s/approve\n"+
+		"    or refuse it with\n"+
+		"      curl -X POST %s/actions/%s/deny -d '{\"reason\":\"not now\"}'",
+		tool, until, p.base, action, p.base, action))
 }
 
 // text prints assistant text, prefixing a new paragraph. Whitespace at the
@@ -171,7 +207,7 @@ func (p *printer) summary() error {
 	if p.usage != nil {
 		u = fmt.Sprintf("%d prompt + %d completion tokens, summed over the rounds", p.usage.Prompt, p.usage.Completion)
 	}
-	fmt.Fprintf(p.out, "── %d rounds · %d tool calls · finish_reason %q · usage: %s\n", p.rounds, p.calls, finish, u)
+	fmt.Fprintf(p.out, "── %s · %s · finish_reason %q · usage: %s\n", count(p.rounds, "round"), count(p.calls, "tool call"), finish, u)
 	var ids []string
 	for id := range p.ids {
 		ids = append(ids, id)

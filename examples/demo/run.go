@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +39,11 @@ type Options struct {
 	// model then calls tool servers the user started. Its other keys are
 	// not used.
 	ToolsFile string
+	// Prompts, when set, are sent instead of the demo's conversation,
+	// in order, each as a conversation of its own, against the same
+	// tools: "Put a dentist appointment on my task board", then
+	// "Delete task 1".
+	Prompts []string
 }
 
 // Prompt is the conversation the demo sends.
@@ -86,17 +93,26 @@ func Run(ctx context.Context, opts Options) error {
 	} else {
 		cfg.Listen = "127.0.0.1:0"
 	}
-	st, _, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: opts.Log})
+	st, instance, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: opts.Log})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log})
+	// Records, so that delete_task and delete_card (approval: always)
+	// wait for the user's decision as they would under serve; without
+	// them, a tool that needs approval is refused.
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{
+		ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log,
+		Records: st, Instance: instance, ApprovalTimeout: cfg.Loop.ApprovalTimeout,
+	})
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	p, err := proxy.New(&cfg, proxy.Options{Tools: host, Logger: opts.Log, Modes: st, History: st, Responses: st, Ready: st.Ready, StorageErrors: st.WriteFailures})
+	p, err := proxy.New(&cfg, proxy.Options{
+		Tools: host, Logger: opts.Log, Modes: st, History: st, Responses: st, Ready: st.Ready, StorageErrors: st.WriteFailures,
+		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
+	})
 	if err != nil {
 		return err
 	}
@@ -114,24 +130,61 @@ func Run(ctx context.Context, opts Options) error {
 		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes) and the proxy on loopback, calling the %d tools of %s.\n", len(toolCfgs), opts.ToolsFile)
 	}
 	fmt.Fprintf(out, "POST %s/chat/completions  stream: true\n\n", proxyURL)
-	if err := converse(ctx, out, proxyURL, opts.Raw); err != nil {
-		return err
+	prompts := opts.Prompts
+	if len(prompts) == 0 {
+		prompts = []string{Prompt}
+	}
+	for i, prompt := range prompts {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		if err := converse(ctx, out, proxyURL, prompt, opts.Raw); err != nil {
+			if ctx.Err() != nil {
+				return nil // Ctrl-C, say while an approval waits
+			}
+			return err
+		}
 	}
 	if servers != nil {
-		fmt.Fprintf(out, "\nThe task list now holds:\n")
-		for _, t := range servers.Tasks.Tasks() {
-			fmt.Fprintf(out, "  #%d %s (due %s, priority %d)\n", t.ID, t.Title, t.Due, t.Priority)
-		}
+		printBoards(out, servers)
 	}
 	if opts.Listen == "" {
 		return nil
 	}
-	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop). Try:\n", proxyURL)
-	for _, prompt := range []string{"Put a dentist appointment on my task board", "Add a card “Fix the login page” to the kanban board", "Wave at me"} {
+	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop).\n", proxyURL)
+	fmt.Fprintf(out, "Open %s/ in a browser, or try:\n", strings.TrimSuffix(proxyURL, "/v1"))
+	for _, prompt := range tryPrompts {
 		fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}'\n", proxyURL, prompt)
 	}
+	fmt.Fprintf(out, "A delete waits for your approval: the stream names the action, and\n  curl -X POST %s/actions/ACTION_ID/approve\nlets it run (/deny refuses it).\n", proxyURL)
 	<-ctx.Done()
 	return nil
+}
+
+// tryPrompts are what the demo suggests trying once it keeps serving.
+var tryPrompts = []string{
+	"Put a dentist appointment on my task board for Friday",
+	"What is on my list?",
+	"Delete task 1",
+	"Add a card “Fix the login page” to the kanban board",
+	"Wave at me",
+}
+
+// printBoards prints what the example servers hold after the
+// conversation.
+func printBoards(out io.Writer, servers *tools.Servers) {
+	if list := servers.Tasks.Tasks(); len(list) > 0 {
+		fmt.Fprintf(out, "\nThe task list now holds:\n")
+		for _, t := range list {
+			fmt.Fprintf(out, "  %s\n", taskLine(t))
+		}
+	}
+	if cards := servers.Kanban.Cards(); len(cards) > 0 {
+		fmt.Fprintf(out, "\nThe kanban board now holds:\n")
+		for _, c := range cards {
+			fmt.Fprintf(out, "  #%d %s (%s)\n", c.ID, c.Title, c.Column)
+		}
+	}
 }
 
 // startTools serves the example tool servers on free loopback ports and
@@ -183,6 +236,11 @@ func serve(h http.Handler, addr string) (string, func(), error) {
 		}
 	}()
 	url := "http://" + ln.Addr().String()
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		// -listen :8080 listens on every address; the URLs printed are
+		// for a browser and curl on this machine.
+		url = "http://" + net.JoinHostPort("localhost", strconv.Itoa(a.Port))
+	}
 	if _, ok := h.(*proxy.Server); ok {
 		url += "/v1"
 	}
@@ -194,10 +252,14 @@ func serve(h http.Handler, addr string) (string, func(), error) {
 	}, nil
 }
 
-// converse sends the demo conversation and prints the stream.
-func converse(ctx context.Context, out io.Writer, base string, raw bool) error {
-	body := fmt.Sprintf(`{"model":%q,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"You are a helpful assistant that manages the user's task board."},{"role":"user","content":%q}]}`,
-		modelName, Prompt)
+// converse sends prompt as a conversation of its own and prints the
+// stream.
+func converse(ctx context.Context, out io.Writer, base, prompt string, raw bool) error {
+	msgs, _ := json.Marshal([]map[string]string{
+		{"role": "system", "content": "You are a helpful assistant that manages the user's task board."},
+		{"role": "user", "content": prompt},
+	})
+	body := fmt.Sprintf(`{"model":%q,"stream":true,"stream_options":{"include_usage":true},"messages":%s}`, modelName, msgs)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat/completions", strings.NewReader(body))
 	if err != nil {
 		return err
@@ -214,8 +276,8 @@ func converse(ctx context.Context, out io.Writer, base string, raw bool) error {
 		b, _ := io.ReadAll(resp.Body)
 		return fmt.Errorf("proxy answered %d: %s", resp.StatusCode, b)
 	}
-	fmt.Fprintf(out, "user ▸ %s\n\n", Prompt)
-	pr := newPrinter(out, raw)
+	fmt.Fprintf(out, "user ▸ %s\n\n", prompt)
+	pr := newPrinter(out, raw, base)
 	if err := pr.read(resp.Body); err != nil {
 		return err
 	}

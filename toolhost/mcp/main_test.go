@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envStdioServer) == "1" {
 		os.Exit(runStdioServer(os.Getenv(envStdioDir)))
 	}
+	// Without -v, go test shows no skip's reason: say once how to run it.
+	if os.Getenv(envEverything) == "" && os.Getenv("CI") == "" {
+		fmt.Println("toolhost/mcp: TestEverythingServer is skipped: " + envEverything + " is not set (bash .ci/run installs the reference MCP server and sets it)")
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -110,13 +114,21 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, Options{})
+}
+
+// newFixtureWith is newFixture with opts, whose backoff bounds and log
+// the fixture sets.
+func newFixtureWith(t *testing.T, opts Options) *fixture {
+	t.Helper()
 	host, err := toolhost.New(nil, toolhost.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lb := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(lb, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	m := New(host, Options{Log: log, MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
+	opts.Log, opts.MinBackoff, opts.MaxBackoff = log, 20*time.Millisecond, 200*time.Millisecond
+	m := New(host, opts)
 	t.Cleanup(func() {
 		if err := m.Close(); err != nil {
 			t.Errorf("Close: %v", err)

@@ -33,6 +33,15 @@ const (
 	DefaultMaxBackoff = 30 * time.Second
 )
 
+// Default connect timeouts when [Options] leaves them zero. A server's
+// first start gets longer: `npx -y <package>` downloads the package
+// before the server can answer, which takes more than half a minute on a
+// slow network, and a start cut short starts the download over.
+const (
+	DefaultConnectTimeout      = 30 * time.Second
+	DefaultFirstConnectTimeout = 2 * time.Minute
+)
+
 // Options configure a [Manager]. The zero value is ready to use.
 type Options struct {
 	// Log receives connection changes, skipped tools and stdio servers'
@@ -43,6 +52,11 @@ type Options struct {
 	// stays at MaxBackoff. Zero means [DefaultMinBackoff] and
 	// [DefaultMaxBackoff].
 	MinBackoff, MaxBackoff time.Duration
+	// FirstConnectTimeout bounds starting a server and its initialize
+	// handshake until it has connected once; ConnectTimeout bounds every
+	// reconnect after that. Zero means [DefaultFirstConnectTimeout] and
+	// [DefaultConnectTimeout].
+	FirstConnectTimeout, ConnectTimeout time.Duration
 }
 
 // State is what a configured MCP server is doing now.
@@ -71,6 +85,10 @@ type Manager struct {
 	log  *slog.Logger
 	min  time.Duration
 	max  time.Duration
+	// firstConnect and connect bound a server's connect attempts before
+	// and after it first connected.
+	firstConnect time.Duration
+	connect      time.Duration
 	// check validates tools (schemas) without touching host: a scratch
 	// registry that nothing executes.
 	check *toolhost.Host
@@ -83,7 +101,8 @@ type Manager struct {
 // New returns a manager that registers MCP servers' tools in host. No
 // server runs until [Manager.Apply].
 func New(host *toolhost.Host, opts Options) *Manager {
-	m := &Manager{host: host, log: opts.Log, min: opts.MinBackoff, max: opts.MaxBackoff, servers: map[string]*server{}}
+	m := &Manager{host: host, log: opts.Log, min: opts.MinBackoff, max: opts.MaxBackoff,
+		firstConnect: opts.FirstConnectTimeout, connect: opts.ConnectTimeout, servers: map[string]*server{}}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
 	}
@@ -95,6 +114,12 @@ func New(host *toolhost.Host, opts Options) *Manager {
 	}
 	if m.max < m.min {
 		m.max = m.min
+	}
+	if m.firstConnect <= 0 {
+		m.firstConnect = DefaultFirstConnectTimeout
+	}
+	if m.connect <= 0 {
+		m.connect = DefaultConnectTimeout
 	}
 	// An empty host cannot fail to build.
 	m.check, _ = toolhost.New(nil, toolhost.Options{})

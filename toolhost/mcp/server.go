@@ -18,10 +18,9 @@ import (
 )
 
 const (
-	// connectTimeout bounds starting a server and the initialize
-	// handshake; listTimeout bounds one tools/list walk.
-	connectTimeout = 30 * time.Second
-	listTimeout    = 30 * time.Second
+	// listTimeout bounds one tools/list walk. (Connecting is bounded by
+	// the manager's connect timeouts.)
+	listTimeout = 30 * time.Second
 	// pingInterval and pingTimeout watch a streamable HTTP server, whose
 	// connection, unlike a stdio pipe, does not end when the server dies.
 	pingInterval = 15 * time.Second
@@ -47,6 +46,10 @@ type server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	// connected is set once a connect succeeded; only run's goroutine
+	// touches it.
+	connected bool
 
 	mu      sync.Mutex
 	state   State
@@ -175,12 +178,22 @@ func (s *server) serve(flapping bool) (upFor time.Duration, err error) {
 		return 0, err
 	}
 	defer cleanup()
-	cctx, cancel := context.WithTimeout(s.ctx, connectTimeout)
+	timeout := s.m.connect
+	if !s.connected {
+		// Until the server first connects, each attempt may be the
+		// one that downloads it (npx -y); see DefaultFirstConnectTimeout.
+		timeout = s.m.firstConnect
+	}
+	cctx, cancel := context.WithTimeout(s.ctx, timeout)
 	cs, err := client.Connect(cctx, tr, nil)
 	cancel()
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && s.ctx.Err() == nil {
+		return 0, fmt.Errorf("connecting: no answer within %s: %w", timeout, err)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("connecting: %w", err)
 	}
+	s.connected = true
 	ended := make(chan error, 1)
 	go func() { ended <- cs.Wait() }()
 	sess := &session{cs: cs, suspect: make(chan struct{}, 1)}

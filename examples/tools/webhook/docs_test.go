@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,15 @@ import (
 	"testing"
 	"time"
 )
+
+// TestMain says once, also without -v, that the JavaScript verifier's
+// test is skipped here.
+func TestMain(m *testing.M) {
+	if _, err := exec.LookPath("node"); err != nil && os.Getenv("CI") == "" {
+		fmt.Println("examples/tools/webhook: TestDocsJSVerifier is skipped: node is not installed (install Node.js to run the docs' JavaScript verifier)")
+	}
+	os.Exit(m.Run())
+}
 
 // webhookDocs is the page users copy verifiers from.
 const webhookDocs = "../../../docs/webhooks.md"
