@@ -59,6 +59,13 @@ type Options struct {
 	// notifications/progress to a client that asked for progress; zero
 	// means 5s. The first is sent when the wait begins.
 	ProgressInterval time.Duration
+	// SessionTimeout closes a session no request has used for this long
+	// (an open GET stream does not count); zero means an hour. Clients
+	// that leave without a DELETE — the inspector's CLI, a killed
+	// desktop app — would otherwise hold their session until shutdown.
+	// A client that comes back gets 404 and starts a new session, as
+	// the transport asks of it.
+	SessionTimeout time.Duration
 }
 
 // Handler serves /mcp. Create it with [New]; call [Handler.ToolsChanged]
@@ -76,6 +83,9 @@ func New(opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = time.Hour
+	}
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 5 * time.Second
 	}
@@ -86,7 +96,7 @@ func New(opts Options) *Handler {
 			return nil
 		}
 		return sc.server
-	}, &mcp.StreamableHTTPOptions{Logger: opts.Logger})
+	}, &mcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: opts.SessionTimeout})
 	return h
 }
 
