@@ -136,3 +136,39 @@ func TestMCPServeElicitation(t *testing.T) {
 		t.Errorf("action %+v", a)
 	}
 }
+
+// TestMCPServeKeys: a session belongs to the key that opened it — another
+// key presenting its id gets 404 — and a PATCH of a key's scope applies
+// to its open sessions from their next request.
+func TestMCPServeKeys(t *testing.T) {
+	e, _ := newKeysEnv(t, mcpConfig(), nil, nil)
+	code, created := e.jsonDo(t, http.MethodPost, "/admin/keys", `{"name":"alice","tools":["create_task","delete_task"]}`, keysAdmin)
+	secret, _ := created["key"].(string)
+	if code != http.StatusCreated || secret == "" {
+		t.Fatalf("create: %d %v", code, created)
+	}
+	cs := mcpConnect(t, e, secret, "2025-11-25", nil)
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"create_task", "delete_task"}) {
+		t.Errorf("alice lists %v", got)
+	}
+
+	list := `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`
+	resp := e.do(t, http.MethodPost, "/mcp", list, "Authorization: Bearer "+plainKey, "Mcp-Session-Id: "+cs.ID(),
+		"Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2025-11-25")
+	if body := readAll(t, resp); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another key with alice's session: %d %s", resp.StatusCode, body)
+	}
+
+	if code, out := e.jsonDo(t, http.MethodPatch, "/admin/keys/alice", `{"tools":["create_task"]}`, keysAdmin); code != http.StatusOK {
+		t.Fatalf("patch: %d %v", code, out)
+	}
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"create_task"}) {
+		t.Errorf("after the PATCH alice lists %v", got)
+	}
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: map[string]any{"id": "1"}}); err == nil || !strings.Contains(err.Error(), `unknown tool "delete_task"`) {
+		t.Errorf("a tool the PATCH took away: %v", err)
+	}
+	if n := len(e.hooks.received()); n != 0 {
+		t.Errorf("the webhook was called %d times", n)
+	}
+}
