@@ -89,7 +89,24 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loo
 	s.holdToKey(k, turn)
 	keyID, _ := c.Get(ctxKeyID).(string)
 	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
+	if turn.Origin != nil {
+		turn.Origin.Source = turnSource(c.Path())
+	}
 	return turn, up, nil
+}
+
+// turnSource names a turn route for the audit log's source: the three
+// client protocols share prepareTurn, and an operator reading the log
+// wants to know which of them made a call.
+func turnSource(path string) string {
+	switch path {
+	case messagesPath:
+		return "messages"
+	case "/v1/responses":
+		return "responses"
+	default:
+		return "chat"
+	}
 }
 
 // newTurn gathers what the turn runs with: the upstream, its tool mode,

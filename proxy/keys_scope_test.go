@@ -194,6 +194,9 @@ func TestKeyToolScope(t *testing.T) {
 			if r := recs[0]; r.Tool != "delete_task" || r.ErrorCode != "TOOL_NOT_FOUND" || r.KeyID != "app" || r.Executed {
 				t.Errorf("audit record %+v", r)
 			}
+			if src, want := recs[0].Source, strings.Fields(rc.name)[0]; src != want {
+				t.Errorf("audit source %q, want %q", src, want)
+			}
 		})
 	}
 }

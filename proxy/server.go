@@ -19,6 +19,7 @@ import (
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/keys"
+	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -111,6 +112,9 @@ type Server struct {
 	// replaces the first (keys.Table.SetConfig).
 	keys     *keys.Table
 	keyStore KeyStore
+	// mcpServe serves /mcp; stopWatch ends its following of the tools.
+	mcpServe  *mcpserve.Handler
+	stopWatch func()
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
@@ -156,6 +160,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.state.Store(st)
+	s.newMCPServe()
 	s.echo = s.routes()
 	s.handler = s.echo
 	if opts.Tracing != nil {
@@ -208,6 +213,8 @@ func (s *Server) routes() *echo.Echo {
 	if s.keyStore != nil {
 		s.adminKeyRoutes(admin)
 	}
+
+	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", s.serveMCP, s.requireKey)
 
 	v1 := e.Group("/v1", s.requireKey)
 	v1.POST("/chat/completions", s.chatCompletions, s.admit)
@@ -286,6 +293,7 @@ func (s *Server) readyz(c echo.Context) error {
 // connections. In-flight requests are not
 // affected; shut the http.Server down first.
 func (s *Server) Close() {
+	s.closeMCPServe()
 	for _, u := range s.state.Load().upstreams {
 		u.Close()
 	}

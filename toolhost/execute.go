@@ -97,6 +97,7 @@ func (h *Host) newCallRun(call Call, start time.Time) *callRun {
 	}
 	if o := call.Origin; o != nil {
 		rec.KeyID = o.KeyID
+		rec.Source = o.Source
 		rec.Attempt = o.Attempt
 	}
 	return &callRun{h: h, call: call, rec: rec, began: time.Now()}

@@ -96,6 +96,8 @@ type Host struct {
 
 	mu  sync.Mutex // serialises writers of reg
 	reg atomic.Pointer[registry]
+	// watchers hear of every change of reg ([Host.Watch]).
+	watchers watchers
 
 	rt runtimeTools
 }

@@ -92,7 +92,7 @@ func (h *Host) Register(t Tool, exec Executor) error {
 		next.names = append(next.names, t.Name)
 	}
 	next.tools[t.Name] = e
-	h.reg.Store(next)
+	h.publish(next)
 	return nil
 }
 
@@ -104,7 +104,7 @@ func (h *Host) Remove(name string) bool {
 	if _, ok := old.tools[name]; !ok {
 		return false
 	}
-	h.reg.Store(old.without(func(e *entry) bool { return e.tool.Name == name }))
+	h.publish(old.without(func(e *entry) bool { return e.tool.Name == name }))
 	return true
 }
 
@@ -153,7 +153,7 @@ func (h *Host) SetSource(source string, regs []Registration) error {
 	} else {
 		next.names = append(next.names, names...)
 	}
-	h.reg.Store(next)
+	h.publish(next)
 	return nil
 }
 

@@ -30,6 +30,10 @@ const (
 type Origin struct {
 	// KeyID is the client key's id (store.KeyID); empty without keys.
 	KeyID string
+	// Source is the route that asked for the call ("chat", "responses",
+	// "messages" or "mcp"), kept in the audit log so a call made by an
+	// MCP client is told from one a model made in a turn.
+	Source string
 	// Approve names tools whose approval: always calls this turn runs
 	// without asking ("*": all of them); approval: admin tools still ask.
 	Approve []string

@@ -212,12 +212,12 @@ func (h *Host) restore(name string, old *entry) {
 	defer h.mu.Unlock()
 	reg := h.reg.Load()
 	if old == nil {
-		h.reg.Store(reg.without(func(e *entry) bool { return e.tool.Name == name }))
+		h.publish(reg.without(func(e *entry) bool { return e.tool.Name == name }))
 		return
 	}
 	next := reg.clone()
 	next.tools[name] = old
-	h.reg.Store(next)
+	h.publish(next)
 }
 
 // DeleteRuntimeTool removes a runtime tool from the store and the

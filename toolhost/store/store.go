@@ -114,6 +114,9 @@ type CallRecord struct {
 	// KeyID identifies the client key of the turn ([KeyID]); empty when
 	// the proxy runs without keys.
 	KeyID string `json:"key_id"`
+	// Source is the route that made the call: chat, responses, messages
+	// or mcp; empty for records written before it was kept.
+	Source string `json:"source"`
 	// Executed says an executor was started: the tool may have acted.
 	Executed bool `json:"executed"`
 	// Approval says how the call was let through or stopped; nil for a

@@ -1,0 +1,121 @@
+package clients_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy"
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
+)
+
+// TestMCPClient runs mcp-client.mjs: the official MCP TypeScript SDK
+// against /mcp lists the key's tools, calls one, reads isError for bad
+// arguments and the unknown-tool error for one outside its scope, waits
+// with progress for an approval it then gives through /v1/actions, denies
+// one by declining an elicitation, cancels a slow call (the webhook sees
+// its request cancelled) and hears list_changed after a registration.
+func TestMCPClient(t *testing.T) {
+	modules := nodeModules(t)
+	cancelled := make(chan struct{})
+	var once sync.Once
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		json.Unmarshal(b, &body)
+		if r.URL.Path == "/slow_task" {
+			select {
+			case <-r.Context().Done():
+				once.Do(func() { close(cancelled) })
+			case <-time.After(30 * time.Second):
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"ok":true,"arguments":` + string(body.Arguments) + `}`))
+	}))
+	model := upstreamtest.New()
+	yaml := `auth:
+  keys:
+    - name: app
+      key: sk-app-key
+      tools: [create_task, approve_task, slow_task, "rt_*"]
+  admin_keys: [sk-admin-key]
+  webhook_allow: ["127.0.0.1"]
+upstreams:
+  - name: local
+    base_url: ` + model.URL + `
+    models: ["*"]
+tools:
+  - name: create_task
+    parameters: {type: object, properties: {title: {type: string}, count: {type: integer}}, required: [title]}
+    webhook: {url: "` + hooks.URL + `/create_task"}
+  - name: approve_task
+    parameters: {type: object, properties: {id: {type: string}}}
+    approval: always
+    webhook: {url: "` + hooks.URL + `/approve_task"}
+  - name: slow_task
+    webhook: {url: "` + hooks.URL + `/slow_task"}
+  - name: delete_task
+    webhook: {url: "` + hooks.URL + `/delete_task"}
+`
+	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := toolhost.New(cfg.Tools, toolhost.Options{Records: db, ToolStore: db, WebhookAllow: cfg.Auth.WebhookAllow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := proxy.New(cfg, proxy.Options{Tools: host, RuntimeTools: host, Records: db, Approvals: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		p.Close()
+		host.Close()
+		model.Close()
+		hooks.CloseClientConnections()
+		hooks.Close()
+		db.Close()
+	})
+
+	out := runNode(t, modules, srv.URL, "mcp-client.mjs", "sk-app-key", "sk-admin-key", hooks.URL)
+	want := regexp.MustCompile(`(?m)^tools: approve_task, create_task, slow_task
+create_task: isError false · \{"ok":true,"arguments":\{"count":2,"title":"milk"\}\}
+bad arguments: isError true · INVALID_PARAMETER
+out of scope: error -32602 · MCP error -32602: unknown tool "delete_task"
+progress: waiting for approval of approve_task \(action act_\w+\)
+approve: 200
+approved call: isError false
+elicitation: Allow the tool approve_task to run
+declined call: isError true · DENIED
+slow call: cancelled
+register: 201
+list_changed: approve_task, create_task, rt_tool, slow_task$`)
+	if !want.MatchString(out) {
+		t.Errorf("output does not match\n%s\n--- it is:\n%s", want, out)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Error("the webhook's request of the cancelled call was not cancelled")
+	}
+}

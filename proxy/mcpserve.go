@@ -1,0 +1,59 @@
+package proxy
+
+import (
+	"context"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolstream/toolstream/proxy/mcpserve"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// toolWatcher is a tool host that tells of changes to its tool set;
+// toolhost.Host is one. /mcp's sessions hear of changes through it.
+type toolWatcher interface {
+	Watch(f func()) (stop func())
+}
+
+// newMCPServe builds /mcp's handler over the server tools, kept in line
+// with the tool host when it can tell of changes.
+func (s *Server) newMCPServe() {
+	var tools mcpserve.Tools = noTools{}
+	if s.tools != nil {
+		tools = s.tools
+	}
+	opts := mcpserve.Options{Tools: tools, Logger: s.log}
+	if s.approvals != nil {
+		opts.Approvals = s.approvals
+	}
+	s.mcpServe = mcpserve.New(opts)
+	if w, ok := s.tools.(toolWatcher); ok {
+		s.stopWatch = w.Watch(s.mcpServe.ToolsChanged)
+	}
+}
+
+// serveMCP is POST (and GET, DELETE) /mcp: toolstream as an MCP server
+// for the request's client key, whose tool scope filters tools/list and
+// tools/call.
+func (s *Server) serveMCP(c echo.Context) error {
+	s.mcpServe.Serve(c.Response(), c.Request(), keyOf(c))
+	return nil
+}
+
+// closeMCPServe ends /mcp's sessions and stops following the tool host.
+func (s *Server) closeMCPServe() {
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
+	s.mcpServe.Close()
+}
+
+// noTools is the tool host of a proxy without server tools: /mcp lists
+// nothing.
+type noTools struct{}
+
+func (noTools) Tools() []toolhost.Tool { return nil }
+
+func (noTools) Execute(_ context.Context, call toolhost.Call) (toolhost.Result, error) {
+	return toolhost.ErrorResult(call, toolhost.CodeToolNotFound, "no server tools"), nil
+}
