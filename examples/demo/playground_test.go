@@ -46,9 +46,23 @@ func (l *lockedBuffer) String() string {
 // #1 to #3 first.
 func TestPlayground(t *testing.T) {
 	base, out := startPlaygroundOut(t, Options{})
-	console := "Open " + strings.TrimSuffix(base, "/v1") + "/ in a browser, or try:\n"
-	if got := out.String(); !strings.Contains(got, console) || !strings.Contains(got, base+"/actions/ACTION_ID/approve") {
-		t.Errorf("the demo printed\n%s\nwant the console's URL and how to approve", got)
+	console := regexp.MustCompile(`Open ` + regexp.QuoteMeta(strings.TrimSuffix(base, "/v1")) + `/ in a browser \(its Tools and Audit views take the admin key (sk-demo-admin-\w+)\), or try:\n`)
+	m := console.FindStringSubmatch(out.String())
+	if m == nil || !strings.Contains(out.String(), base+"/actions/ACTION_ID/approve") {
+		t.Fatalf("the demo printed\n%s\nwant the console's URL with an admin key, and how to approve", out.String())
+	}
+	// The key opens what the console's Tools and Audit views read.
+	for _, path := range []string{"/admin/tools", "/admin/calls"} {
+		req, _ := http.NewRequest(http.MethodGet, strings.TrimSuffix(base, "/v1")+path, nil)
+		req.Header.Set("Authorization", "Bearer "+m[1])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s with the printed admin key: %d", path, resp.StatusCode)
+		}
 	}
 	if got := get(t, base+"/models"); !strings.Contains(got, `"id":"demo-model"`) {
 		t.Errorf("/v1/models = %s, want demo-model listed", got)

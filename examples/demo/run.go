@@ -19,6 +19,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/backend"
 )
 
@@ -88,8 +89,14 @@ func Run(ctx context.Context, opts Options) error {
 	cfg.Upstreams = []config.Upstream{up}
 	cfg.Tools = toolCfgs
 	cfg.Storage.InMemory = true
+	// An admin key for the console's Tools and Audit views while the
+	// demo keeps serving: made up per run and printed, as the proxy
+	// serves only loopback.
+	adminKey := ""
 	if opts.Listen != "" {
 		cfg.Listen = opts.Listen
+		adminKey = store.NewID("sk-demo-admin-")
+		cfg.Auth.AdminKeys = []config.Secret{config.Secret(adminKey)}
 	} else {
 		cfg.Listen = "127.0.0.1:0"
 	}
@@ -112,6 +119,7 @@ func Run(ctx context.Context, opts Options) error {
 	p, err := proxy.New(&cfg, proxy.Options{
 		Tools: host, Logger: opts.Log, Modes: st, History: st, Responses: st, Ready: st.Ready, StorageErrors: st.WriteFailures,
 		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
+		RuntimeTools: host, Keys: st,
 	})
 	if err != nil {
 		return err
@@ -152,7 +160,7 @@ func Run(ctx context.Context, opts Options) error {
 		return nil
 	}
 	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop).\n", proxyURL)
-	fmt.Fprintf(out, "Open %s/ in a browser, or try:\n", strings.TrimSuffix(proxyURL, "/v1"))
+	fmt.Fprintf(out, "Open %s/ in a browser (its Tools and Audit views take the admin key %s), or try:\n", strings.TrimSuffix(proxyURL, "/v1"), adminKey)
 	for _, prompt := range tryPrompts {
 		fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}'\n", proxyURL, prompt)
 	}
