@@ -27,6 +27,7 @@ func TestIntentCalls(t *testing.T) {
 		// Tasks: created from the words between the verb and the board,
 		// with the day they name.
 		{"Put a dentist appointment on my task board", []call{{"create_task", `{"title":"Dentist appointment"}`}}},
+		{"Put a dentist appointment on my task board for Friday, and wave at me", []call{{"create_task", `{"title":"Dentist appointment","due":"2026-11-27"}`}}},
 		{"Put a dentist appointment on my task board tomorrow", []call{{"create_task", `{"title":"Dentist appointment","due":"2026-11-25"}`}}},
 		{"Remind me to buy milk on Friday", []call{{"create_task", `{"title":"Buy milk","due":"2026-11-27"}`}}},
 		{"Add a task to call mom in 3 days", []call{{"create_task", `{"title":"Call mom","due":"2026-11-27"}`}}},

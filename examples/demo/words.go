@@ -105,7 +105,7 @@ func titlesOf(p string, now time.Time) []string {
 			return out
 		}
 	}
-	s := firstSentence(p)
+	s := firstClause(firstSentence(p))
 	if w, ok := findWhen(s, now); ok {
 		s = s[:w.span[0]] + " " + s[w.span[1]:]
 	}
@@ -146,6 +146,18 @@ func cleanTitle(s string) string {
 func firstSentence(s string) string {
 	if i := strings.IndexAny(s, ".?!"); i >= 0 {
 		return s[:i]
+	}
+	return s
+}
+
+// firstClause is s up to a clause that asks for something else ("Put a
+// dentist appointment on my board, and wave at me"): its words are not
+// the task's title.
+func firstClause(s string) string {
+	for _, sep := range []string{", and ", ", then ", "; ", " and then "} {
+		if i := strings.Index(s, sep); i >= 0 {
+			s = s[:i]
+		}
 	}
 	return s
 }
