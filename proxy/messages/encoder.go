@@ -123,7 +123,8 @@ func (e *Encoder) Started() bool { return e.started }
 // the tool blocks.
 func (e *Encoder) Text(s string) error {
 	if e.open != "text" && strings.TrimSpace(s) == "" {
-		e.space += s
+		// A copy: s is only valid during the call (loop.EventSink).
+		e.space += strings.Clone(s)
 		return nil
 	}
 	s, e.space = e.space+s, ""

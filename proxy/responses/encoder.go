@@ -217,13 +217,13 @@ func (e *Encoder) Text(s string) error {
 	body := strings.TrimRightFunc(s, unicode.IsSpace)
 	tail := s[len(body):]
 	if body == "" {
-		t.held += tail
+		t.held += strings.Clone(tail) // s is only valid during the call
 		return nil
 	}
 	if t.held != "" {
 		body = t.held + body
 	}
-	t.held = tail
+	t.held = strings.Clone(tail)
 	t.b.WriteString(body)
 	return e.delta(evTextDelta, t.id, t.index, true, body)
 }
