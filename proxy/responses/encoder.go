@@ -139,14 +139,26 @@ type slot struct {
 type textItem struct {
 	id    string
 	index int
-	b     strings.Builder
+	// ref is what every delta event of the item says of it (see
+	// deltaRef).
+	ref string
+	b   strings.Builder
 	// held is trailing blank space not sent yet (see [Encoder.Text]).
 	held string
+}
+
+// newTextItem opens the next output item, a message or reasoning whose id
+// starts with prefix.
+func (e *Encoder) newTextItem(prefix string) *textItem {
+	t := &textItem{id: e.opts.NewID(prefix), index: e.addSlot(false)}
+	t.ref = deltaRef(t.id, t.index, true)
+	return t
 }
 
 type clientCall struct {
 	item  functionCallItem
 	index int
+	ref   string
 	args  strings.Builder
 }
 
@@ -207,7 +219,7 @@ func (e *Encoder) Text(s string) error {
 		return err
 	}
 	if e.text == nil {
-		t := &textItem{id: e.opts.NewID("msg_"), index: e.addSlot(false)}
+		t := e.newTextItem("msg_")
 		e.text = t
 		if err := e.openMessage(t); err != nil {
 			return err
@@ -225,7 +237,7 @@ func (e *Encoder) Text(s string) error {
 	}
 	t.held = strings.Clone(tail)
 	t.b.WriteString(body)
-	return e.delta(evTextDelta, t.id, t.index, true, body)
+	return e.delta(evTextDelta, t.ref, body)
 }
 
 // Reasoning is the model's reasoning: a delta of the open reasoning item,
@@ -238,7 +250,7 @@ func (e *Encoder) Reasoning(s string) error {
 		return err
 	}
 	if e.think == nil {
-		t := &textItem{id: e.opts.NewID("rs_"), index: e.addSlot(false)}
+		t := e.newTextItem("rs_")
 		e.think = t
 		item := reasoningItem{ID: t.id, Type: "reasoning", Summary: []any{}, Content: []reasoningPart{}}
 		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: t.index, Item: item}); err != nil {
@@ -249,7 +261,7 @@ func (e *Encoder) Reasoning(s string) error {
 		}
 	}
 	e.think.b.WriteString(s)
-	return e.delta(evReasoningDelta, e.think.id, e.think.index, true, s)
+	return e.delta(evReasoningDelta, e.think.ref, s)
 }
 
 // ToolCall is a fragment of a call of the client's own tools: its first
@@ -265,6 +277,7 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		}
 		c = &clientCall{index: e.addSlot(false), item: functionCallItem{ID: e.opts.NewID("fc_"), Type: "function_call",
 			Status: StatusInProgress, CallID: f.ID, Name: f.Name}}
+		c.ref = deltaRef(c.item.ID, c.index, false)
 		e.fcalls[f.Index] = c
 		e.forder = append(e.forder, f.Index)
 		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.item}); err != nil {
@@ -275,7 +288,7 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		return nil
 	}
 	c.args.WriteString(f.Arguments)
-	return e.delta(evArgsDelta, c.item.ID, c.index, false, f.Arguments)
+	return e.delta(evArgsDelta, c.ref, f.Arguments)
 }
 
 // Finish is the turn's finish_reason: "length" and "content_filter" make

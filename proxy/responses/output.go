@@ -76,13 +76,14 @@ func (e *Encoder) send(typ string, v any) error {
 	return e.opts.Writer.WriteEvent(typ, b)
 }
 
-// delta writes a delta event: the per-token path, encoded by hand.
-func (e *Encoder) delta(typ, itemID string, index int, content bool, s string) error {
+// delta writes a delta event of the item whose deltaRef is ref: the
+// per-token path, encoded by hand.
+func (e *Encoder) delta(typ, ref string, s string) error {
 	seq := e.next()
 	if e.opts.Writer == nil {
 		return nil
 	}
-	return e.write(typ, appendDelta(e.event(), typ, seq, itemID, index, content, s))
+	return e.write(typ, appendDeltaRef(e.event(), typ, seq, ref, s))
 }
 
 // openMessage sends the events that open message item t: the item, in

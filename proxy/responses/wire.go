@@ -94,14 +94,26 @@ type toolstreamEvent struct {
 //
 //	{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hel","logprobs":[]}
 func appendDelta(dst []byte, typ string, seq int, itemID string, index int, content bool, delta string) []byte {
+	return appendDeltaRef(dst, typ, seq, deltaRef(itemID, index, content), delta)
+}
+
+// appendDeltaRef is appendDelta with the item's part of the event made
+// once per item (deltaRef), not once per token.
+func appendDeltaRef(dst []byte, typ string, seq int, ref string, delta string) []byte {
 	dst = appendHead(dst, typ, seq)
-	dst = appendItemRef(dst, itemID, index, content)
-	dst = append(dst, `,"delta":`...)
+	dst = append(dst, ref...)
 	dst = loop.AppendJSONString(dst, delta)
 	if typ == evTextDelta {
 		dst = append(dst, `,"logprobs":[]`...)
 	}
 	return append(dst, '}')
+}
+
+// deltaRef is what every delta event of an item says between its head and
+// its delta: the item's appendItemRef and the delta's key.
+func deltaRef(itemID string, index int, content bool) string {
+	var b [128]byte
+	return string(append(appendItemRef(b[:0], itemID, index, content), `,"delta":`...))
 }
 
 // The events of a turn's plain text — a message item opened, its text,
