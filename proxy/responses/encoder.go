@@ -133,7 +133,10 @@ type slot struct {
 	hidden  bool
 	message bool
 	text    string
-	call    *functionCallItem
+	// chat is what restores a completed message: the chat message of
+	// its text.
+	chat json.RawMessage
+	call *functionCallItem
 }
 
 type textItem struct {

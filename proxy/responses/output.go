@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/toolstream/toolstream/loop"
 )
 
 // How the encoder writes: events in sequence, the output items by index,
@@ -165,11 +163,12 @@ func (e *Encoder) closeText() error {
 	}
 	e.text = nil
 	text := t.b.String()
+	done := newDoneMessage(t.id, text)
 	if seq := e.next(); e.opts.Writer != nil {
 		b := appendHead(e.event(), evTextDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"text":`...)
-		b = loop.AppendJSONString(b, text)
+		b = append(b, done.text...)
 		if err := e.write(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
 			return err
 		}
@@ -178,16 +177,18 @@ func (e *Encoder) closeText() error {
 		b := appendHead(e.event(), evPartDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"part":`...)
-		b = appendOutputText(b, text)
+		b = append(b, done.part...)
 		if err := e.write(evPartDone, append(b, '}')); err != nil {
 			return err
 		}
 	}
 	// What restores it: {"role":"assistant","content":text}.
-	m := append(make([]byte, 0, len(text)+40), `{"role":"assistant","content":`...)
-	e.items[t.id] = []json.RawMessage{append(loop.AppendJSONString(m, text), '}')}
-	e.slots[t.index].message, e.slots[t.index].text = true, text
-	return e.doneJSON(t.index, appendMessageItem(make([]byte, 0, len(text)+160), t.id, StatusCompleted, true, text))
+	m := append(make([]byte, 0, len(done.text)+32), `{"role":"assistant","content":`...)
+	m = append(append(m, done.text...), '}')
+	e.items[t.id] = []json.RawMessage{m}
+	s := &e.slots[t.index]
+	s.message, s.text, s.chat = true, text, m
+	return e.doneJSON(t.index, done.item)
 }
 
 func (e *Encoder) closeThink() error {
@@ -300,6 +301,9 @@ func (e *Encoder) keep(resp []byte) error {
 // (its message items, at most one between the client's calls), and its
 // calls are the client's.
 func (e *Encoder) plainMessages() ([]json.RawMessage, error) {
+	if m := e.onlyMessage(); m != nil {
+		return []json.RawMessage{m}, nil
+	}
 	var text strings.Builder
 	m := &chatMessage{Role: "assistant"}
 	for _, s := range e.slots {
@@ -321,6 +325,28 @@ func (e *Encoder) plainMessages() ([]json.RawMessage, error) {
 		return nil, err
 	}
 	return []json.RawMessage{b}, nil
+}
+
+// onlyMessage is the chat message of the answer's one output item, when
+// that is a message of valid UTF-8 — the common answer without tools:
+// what restores the item is then the message plainMessages would write,
+// byte for byte. Otherwise it is nil.
+func (e *Encoder) onlyMessage() json.RawMessage {
+	var only *slot
+	for i := range e.slots {
+		s := &e.slots[i]
+		if s.item == nil || s.hidden {
+			continue
+		}
+		if only != nil || !s.message {
+			return nil
+		}
+		only = s
+	}
+	if only == nil || !utf8.ValidString(only.text) {
+		return nil
+	}
+	return only.chat
 }
 
 // asRead is s as a client reads it back from its item's JSON: each byte

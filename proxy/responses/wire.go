@@ -167,15 +167,43 @@ func appendOutputText(dst []byte, text string) []byte {
 // assistant: without content while in progress (part false), with its one
 // output_text part once done.
 func appendMessageItem(dst []byte, id, status string, part bool, text string) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = loop.AppendJSONString(dst, id)
-	dst = append(dst, `,"type":"message","status":`...)
-	dst = loop.AppendJSONString(dst, status)
-	dst = append(dst, `,"role":"assistant","content":[`...)
+	dst = appendMessageHead(dst, id, status)
 	if part {
 		dst = appendOutputText(dst, text)
 	}
 	return append(dst, "]}"...)
+}
+
+// appendMessageHead appends a message item up to its content's first
+// part.
+func appendMessageHead(dst []byte, id, status string) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = loop.AppendJSONString(dst, id)
+	dst = append(dst, `,"type":"message","status":`...)
+	dst = loop.AppendJSONString(dst, status)
+	return append(dst, `,"role":"assistant","content":[`...)
+}
+
+// doneMessage is a completed message item's JSON (appendMessageItem) and
+// the parts of it that the events closing the item repeat: its
+// output_text part and that part's text, as JSON. They are views of
+// item: the text, the largest thing a plain answer sends, is escaped
+// once for all of them.
+type doneMessage struct {
+	item, part, text []byte
+}
+
+func newDoneMessage(id, text string) doneMessage {
+	b := appendMessageHead(make([]byte, 0, len(text)+len(id)+160), id, StatusCompleted)
+	part := len(b)
+	b = append(b, `{"type":"output_text","text":`...)
+	start := len(b)
+	b = loop.AppendJSONString(b, text)
+	end := len(b)
+	b = append(b, `,"annotations":[],"logprobs":[]}`...)
+	partEnd := len(b)
+	b = append(b, "]}"...)
+	return doneMessage{item: b, part: b[part:partEnd], text: b[start:end]}
 }
 
 // appendItemEvent appends response.output_item.added or .done (itemEvent)

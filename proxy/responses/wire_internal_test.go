@@ -64,6 +64,10 @@ func TestHandWritten(t *testing.T) {
 		item := appendMessageItem(nil, "msg_1", StatusCompleted, true, text)
 		check("message item done", string(item),
 			stdJSON(t, messageItem{ID: "msg_1", Type: "message", Status: StatusCompleted, Role: "assistant", Content: []outputPart{outputText(text)}}))
+		done := newDoneMessage("msg_1", text)
+		check("done message's item", string(done.item), string(item))
+		check("done message's part", string(done.part), stdJSON(t, outputText(text)))
+		check("done message's text", string(done.text), string(stdString(text)))
 		check("item event", string(appendItemEvent(nil, evItemDone, 12, 3, item)),
 			stdJSON(t, &itemEvent{Type: evItemDone, Seq: 12, OutputIndex: 3, Item: json.RawMessage(item)}))
 		check("item ref", string(appendItemRef(appendHead(nil, evPartAdded, 4), text, 2, true))+`,"part":{}}`,
@@ -122,30 +126,33 @@ func TestHandWritten(t *testing.T) {
 // TestPlainMessagesAsRead: a turn without tools stores its assistant
 // message as its items read back: text that is not UTF-8 comes back with
 // U+FFFD in each bad byte's place, as the output item's JSON carries it.
+// Text that is UTF-8 comes back as it was.
 func TestPlainMessagesAsRead(t *testing.T) {
-	r, err := ToChat([]byte(`{"model":"m","input":"hi"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept Finished
-	e := NewEncoder(r, Options{ID: "resp_1", Keep: func(f Finished) { kept = f }})
-	for _, s := range []string{"a\xff\xfeb ", "c\u2028"} {
-		if err := e.Text(s); err != nil {
+	for _, texts := range [][]string{{"a\xff\xfeb ", "c\u2028"}, {"a <b> ", "c\u2028\n", "\"d\""}} {
+		r, err := ToChat([]byte(`{"model":"m","input":"hi"}`))
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := e.Done(); err != nil {
-		t.Fatal(err)
-	}
-	var item struct {
-		Content []struct{ Text string }
-	}
-	if err := json.Unmarshal(e.slots[0].item, &item); err != nil {
-		t.Fatal(err)
-	}
-	want := stdJSON(t, &chatMessage{Role: "assistant", Content: item.Content[0].Text})
-	if len(kept.Messages) != 1 || string(kept.Messages[0]) != want {
-		t.Errorf("kept %s, want %s", strs(kept.Messages), want)
+		var kept Finished
+		e := NewEncoder(r, Options{ID: "resp_1", Keep: func(f Finished) { kept = f }})
+		for _, s := range texts {
+			if err := e.Text(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.Done(); err != nil {
+			t.Fatal(err)
+		}
+		var item struct {
+			Content []struct{ Text string }
+		}
+		if err := json.Unmarshal(e.slots[0].item, &item); err != nil {
+			t.Fatal(err)
+		}
+		want := stdJSON(t, &chatMessage{Role: "assistant", Content: item.Content[0].Text})
+		if len(kept.Messages) != 1 || string(kept.Messages[0]) != want {
+			t.Errorf("%q: kept %s, want %s", texts, strs(kept.Messages), want)
+		}
 	}
 }
 
