@@ -145,9 +145,35 @@ type textItem struct {
 	// ref is what every delta event of the item says of it (see
 	// deltaRef).
 	ref string
-	b   strings.Builder
+	// b is the item's text so far, in a buffer from bufs: grown once per
+	// answer rather than once per item, and copied out once, when the
+	// item ends (see String).
+	b *[]byte
 	// held is trailing blank space not sent yet (see [Encoder.Text]).
 	held string
+}
+
+// add appends s to the item's text.
+func (t *textItem) add(s string) {
+	if t.b == nil {
+		t.b = bufs.Get().(*[]byte)
+		*t.b = (*t.b)[:0]
+	}
+	*t.b = append(*t.b, s...)
+}
+
+// String is the item's text, which it no longer adds to: its buffer goes
+// back.
+func (t *textItem) String() string {
+	if t.b == nil {
+		return ""
+	}
+	s := string(*t.b)
+	if cap(*t.b) <= 64<<10 {
+		bufs.Put(t.b)
+	}
+	t.b = nil
+	return s
 }
 
 // newTextItem opens the next output item, a message or reasoning whose id
@@ -178,8 +204,11 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 	if opts.NewID == nil {
 		opts.NewID = loop.NewID
 	}
-	e := &Encoder{req: r, opts: opts, tools: map[string]toolhost.Tool{}, resp: newResponse(r, opts.ID, opts.Created),
-		fcalls: map[int]*clientCall{}, mcp: map[string]*serverCall{}, items: map[string][]json.RawMessage{}}
+	// The maps of calls are made when a call comes: most answers have none.
+	e := &Encoder{req: r, opts: opts, resp: newResponse(r, opts.ID, opts.Created), items: map[string][]json.RawMessage{}}
+	if len(opts.Tools) > 0 {
+		e.tools = make(map[string]toolhost.Tool, len(opts.Tools))
+	}
 	for _, t := range opts.Tools {
 		e.tools[t.Name] = t
 	}
@@ -239,7 +268,7 @@ func (e *Encoder) Text(s string) error {
 		body = t.held + body
 	}
 	t.held = strings.Clone(tail)
-	t.b.WriteString(body)
+	t.add(body)
 	return e.delta(evTextDelta, t.ref, body)
 }
 
@@ -263,7 +292,7 @@ func (e *Encoder) Reasoning(s string) error {
 			return err
 		}
 	}
-	e.think.b.WriteString(s)
+	e.think.add(s)
 	return e.delta(evReasoningDelta, e.think.ref, s)
 }
 
@@ -281,6 +310,9 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		c = &clientCall{index: e.addSlot(false), item: functionCallItem{ID: e.opts.NewID("fc_"), Type: "function_call",
 			Status: StatusInProgress, CallID: f.ID, Name: f.Name}}
 		c.ref = deltaRef(c.item.ID, c.index, false)
+		if e.fcalls == nil {
+			e.fcalls = map[int]*clientCall{}
+		}
 		e.fcalls[f.Index] = c
 		e.forder = append(e.forder, f.Index)
 		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.item}); err != nil {

@@ -138,7 +138,7 @@ func (e *Encoder) doneJSON(index int, item []byte) error {
 // output is the final output: the completed items in order, approval
 // requests left out.
 func (e *Encoder) output() []json.RawMessage {
-	out := []json.RawMessage{}
+	out := make([]json.RawMessage, 0, len(e.slots))
 	for _, s := range e.slots {
 		if s.item != nil && !s.hidden {
 			out = append(out, s.item)
@@ -162,7 +162,7 @@ func (e *Encoder) closeText() error {
 		return nil
 	}
 	e.text = nil
-	text := t.b.String()
+	text := t.String()
 	done := newDoneMessage(t.id, text)
 	if seq := e.next(); e.opts.Writer != nil {
 		b := appendHead(e.event(), evTextDone, seq)
@@ -197,7 +197,7 @@ func (e *Encoder) closeThink() error {
 		return nil
 	}
 	e.think = nil
-	text := t.b.String()
+	text := t.String()
 	if err := e.send(evReasoningDone, &reasoningTextDone{Type: evReasoningDone, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Text: text}); err != nil {
 		return err
 	}
@@ -221,13 +221,13 @@ func (e *Encoder) cutOpen() error {
 	}
 	if t := e.think; t != nil {
 		if err := cut(t.index, reasoningItem{ID: t.id, Type: "reasoning", Summary: []any{},
-			Content: []reasoningPart{{Type: "reasoning_text", Text: t.b.String()}}}); err != nil {
+			Content: []reasoningPart{{Type: "reasoning_text", Text: t.String()}}}); err != nil {
 			return err
 		}
 	}
 	if t := e.text; t != nil {
 		if err := cut(t.index, messageItem{ID: t.id, Type: "message", Status: StatusIncomplete, Role: "assistant",
-			Content: []outputPart{outputText(t.b.String())}}); err != nil {
+			Content: []outputPart{outputText(t.String())}}); err != nil {
 			return err
 		}
 	}
