@@ -49,6 +49,15 @@ type Writer interface {
 	Comment(text string) error
 }
 
+// frameWriter is a [Writer] that also takes an event framed whole, as the
+// stream carries it: "event: <name>\ndata: <json>\n\n". The encoder frames
+// the event of every token itself — it wrote that JSON and knows it holds
+// no line break — which saves the Writer a copy and a search per token.
+// proxy's SSE writer is one.
+type frameWriter interface {
+	WriteFrame(frame []byte) error
+}
+
 // Options configure an [Encoder]. ID is required; the zero value of the
 // others is usable.
 type Options struct {
@@ -122,6 +131,8 @@ type Encoder struct {
 	items      map[string][]json.RawMessage
 	// buf is the event being written, from bufs while streaming.
 	buf *[]byte
+	// frames is the Writer when it takes frames.
+	frames frameWriter
 }
 
 // slot is one output item; hidden ones are streamed but not part of the
@@ -214,6 +225,7 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 	}
 	if opts.Writer != nil {
 		e.buf = bufs.Get().(*[]byte)
+		e.frames, _ = opts.Writer.(frameWriter)
 	}
 	return e
 }

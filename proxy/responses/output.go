@@ -81,7 +81,15 @@ func (e *Encoder) delta(typ, ref string, s string) error {
 	if e.opts.Writer == nil {
 		return nil
 	}
-	return e.write(typ, appendDeltaRef(e.event(), typ, seq, ref, s))
+	if e.frames == nil {
+		return e.write(typ, appendDeltaRef(e.event(), typ, seq, ref, s))
+	}
+	b := append(e.event(), "event: "...)
+	b = append(b, typ...)
+	b = append(b, "\ndata: "...)
+	b = append(appendDeltaRef(b, typ, seq, ref, s), "\n\n"...)
+	*e.buf = b
+	return e.frames.WriteFrame(b)
 }
 
 // openMessage sends the events that open message item t: the item, in
