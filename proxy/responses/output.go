@@ -18,10 +18,30 @@ func (e *Encoder) begin() error {
 		return nil
 	}
 	e.started = true
-	if err := e.sendResponse(evCreated, nil); err != nil {
-		return err
+	created, inProgress := e.next(), e.next()
+	if e.opts.Writer == nil {
+		return nil
 	}
-	return e.sendResponse(evInProgress, nil)
+	// Both carry the response as it stands, the same bytes: they are
+	// written once, after room for the longer head, and each event's head
+	// goes in front of them.
+	const room = 80
+	b := append(e.event(), make([]byte, room)...)
+	b = append(e.resp.appendJSON(b), '}')
+	*e.buf = b
+	for _, ev := range [...]struct {
+		typ string
+		seq int
+	}{{evCreated, created}, {evInProgress, inProgress}} {
+		var h [room]byte
+		head := append(appendHead(h[:0], ev.typ, ev.seq), `,"response":`...)
+		at := room - len(head)
+		copy(b[at:], head)
+		if err := e.opts.Writer.WriteEvent(ev.typ, b[at:]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sendResponse writes a response.* event carrying the response object:
