@@ -41,7 +41,7 @@ func lend(texts []string, f func(string) error) error {
 // blank space held back until text follows — is a copy.
 func TestEncoderTextBorrowed(t *testing.T) {
 	thinking := []string{"Hm", ", ok.\n"}
-	texts := []string{"\n\n", "Hi", " there. ", "\n", "Bye", ".\n\n"}
+	texts := []string{"\n\n", "Hi", "", " there. ", "\n", "Bye", ".\n\n"}
 	answer := func(lendOrCopy func([]string, func(string) error) error) ([]string, responses.Finished) {
 		r, err := responses.ToChat([]byte(`{"model":"m","stream":true,"input":"hi"}`))
 		if err != nil {

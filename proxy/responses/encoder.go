@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/toolhost"
@@ -270,7 +271,12 @@ func (e *Encoder) Text(s string) error {
 		}
 	}
 	t := e.text
-	body := strings.TrimRightFunc(s, unicode.IsSpace)
+	body := s
+	if n := len(s); n == 0 || s[n-1] <= ' ' || s[n-1] >= utf8.RuneSelf {
+		// Only then can s end in blank space: most tokens end in a
+		// letter or a mark.
+		body = strings.TrimRightFunc(s, unicode.IsSpace)
+	}
 	tail := s[len(body):]
 	if body == "" {
 		t.held += strings.Clone(tail) // s is only valid during the call
