@@ -132,27 +132,19 @@ func (e *eventSink) Flush() error {
 // sendValue hands one chunk's parts to the sink in the order a reader of
 // the chunk meets them: reasoning, text, tool calls, finish, usage.
 //
-// Every chunk of the turn comes this way, so each object is walked once
-// for the fields it has rather than searched once for each field it might
-// have (a search for a missing field reads the object twice), and text
-// and reasoning go out as views of the parsed chunk (see
-// [EventSink.Text]), not as a copy each.
+// Every chunk of the turn comes this way, so text and reasoning go out as
+// views of the parsed chunk (see [EventSink.Text]), not as a copy each,
+// and the delta — whose fields looked for are mostly missing, and a
+// search for a missing field reads the object again — is walked once for
+// the fields it has. The chunk and its choice, whose fields are found
+// near their start, are searched.
 func (e *eventSink) sendValue(v *fastjson.Value) error {
-	var choices, usage *fastjson.Value
-	visit(v, func(k []byte, f *fastjson.Value) {
-		switch string(k) {
-		case "choices":
-			choices = first(choices, f)
-		case "usage":
-			usage = first(usage, f)
-		}
-	})
-	if c := choices.GetArray(); len(c) > 0 {
+	if c := v.GetArray("choices"); len(c) > 0 {
 		if err := e.choice(c[0]); err != nil {
 			return err
 		}
 	}
-	if u := e.resolve(usage); u != nil && u.Type() == fastjson.TypeObject {
+	if u := e.resolve(v.Get("usage")); u != nil && u.Type() == fastjson.TypeObject {
 		return e.out.Usage(json.RawMessage(u.MarshalTo(nil)))
 	}
 	return nil
@@ -176,15 +168,7 @@ func first(had, v *fastjson.Value) *fastjson.Value {
 }
 
 func (e *eventSink) choice(c0 *fastjson.Value) error {
-	var delta, finish *fastjson.Value
-	visit(c0, func(k []byte, f *fastjson.Value) {
-		switch string(k) {
-		case "delta":
-			delta = first(delta, f)
-		case "finish_reason":
-			finish = first(finish, f)
-		}
-	})
+	delta, finish := c0.Get("delta"), c0.Get("finish_reason")
 	if delta != nil {
 		var rc, r, content, tcs *fastjson.Value
 		visit(delta, func(k []byte, f *fastjson.Value) {
