@@ -287,7 +287,7 @@ func (e *Encoder) Text(s string) error {
 	}
 	t.held = strings.Clone(tail)
 	t.add(body)
-	return e.delta(evTextDelta, t.ref, body)
+	return e.delta(textDelta, t.ref, body)
 }
 
 // Reasoning is the model's reasoning: a delta of the open reasoning item,
@@ -311,7 +311,7 @@ func (e *Encoder) Reasoning(s string) error {
 		}
 	}
 	e.think.add(s)
-	return e.delta(evReasoningDelta, e.think.ref, s)
+	return e.delta(reasoningDelta, e.think.ref, s)
 }
 
 // ToolCall is a fragment of a call of the client's own tools: its first
@@ -341,7 +341,7 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		return nil
 	}
 	c.args.WriteString(f.Arguments)
-	return e.delta(evArgsDelta, c.ref, f.Arguments)
+	return e.delta(argsDelta, c.ref, f.Arguments)
 }
 
 // Finish is the turn's finish_reason: "length" and "content_filter" make

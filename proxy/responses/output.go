@@ -94,22 +94,20 @@ func (e *Encoder) send(typ string, v any) error {
 	return e.opts.Writer.WriteEvent(typ, b)
 }
 
-// delta writes a delta event of the item whose deltaRef is ref: the
-// per-token path, encoded by hand.
-func (e *Encoder) delta(typ, ref string, s string) error {
+// delta writes a delta event of kind k of the item whose deltaRef is ref:
+// the per-token path, encoded by hand, and framed too when the Writer
+// takes frames.
+func (e *Encoder) delta(k *deltaKind, ref string, s string) error {
 	seq := e.next()
 	if e.opts.Writer == nil {
 		return nil
 	}
-	if e.frames == nil {
-		return e.write(typ, appendDeltaRef(e.event(), typ, seq, ref, s))
-	}
-	b := append(e.event(), "event: "...)
-	b = append(b, typ...)
-	b = append(b, "\ndata: "...)
-	b = append(appendDeltaRef(b, typ, seq, ref, s), "\n\n"...)
+	b := appendDeltaEvent(e.event(), k, e.frames != nil, seq, ref, s)
 	*e.buf = b
-	return e.frames.WriteFrame(b)
+	if e.frames != nil {
+		return e.frames.WriteFrame(b)
+	}
+	return e.opts.Writer.WriteEvent(k.name, b)
 }
 
 // openMessage sends the events that open message item t: the item, in

@@ -94,19 +94,50 @@ type toolstreamEvent struct {
 //
 //	{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hel","logprobs":[]}
 func appendDelta(dst []byte, typ string, seq int, itemID string, index int, content bool, delta string) []byte {
-	return appendDeltaRef(dst, typ, seq, deltaRef(itemID, index, content), delta)
+	return appendDeltaEvent(dst, newDeltaKind(typ), false, seq, deltaRef(itemID, index, content), delta)
 }
 
-// appendDeltaRef is appendDelta with the item's part of the event made
-// once per item (deltaRef), not once per token.
-func appendDeltaRef(dst []byte, typ string, seq int, ref string, delta string) []byte {
-	dst = appendHead(dst, typ, seq)
+// deltaKind is one type of delta event, with what every event of it
+// starts and ends with made once, framed (see frameWriter) and not.
+type deltaKind struct {
+	name string
+	// head is the frame's "event:" line, "data: ", and the JSON up to
+	// the sequence number's value, which starts at data.
+	head string
+	data int
+	// tail ends the JSON, and the frame.
+	tail string
+}
+
+func newDeltaKind(name string) *deltaKind {
+	event := "event: " + name + "\ndata: "
+	tail := "}"
+	if name == evTextDelta {
+		tail = `,"logprobs":[]}`
+	}
+	return &deltaKind{name: name, head: event + `{"type":"` + name + `","sequence_number":`, data: len(event), tail: tail + "\n\n"}
+}
+
+// The delta events.
+var (
+	textDelta      = newDeltaKind(evTextDelta)
+	reasoningDelta = newDeltaKind(evReasoningDelta)
+	argsDelta      = newDeltaKind(evArgsDelta)
+)
+
+// appendDeltaEvent is appendDelta for a delta of kind k, with the item's
+// part of the event made once per item (deltaRef), not once per token;
+// framed, it is the whole frame.
+func appendDeltaEvent(dst []byte, k *deltaKind, framed bool, seq int, ref string, delta string) []byte {
+	head, tail := k.head, k.tail
+	if !framed {
+		head, tail = head[k.data:], tail[:len(tail)-2]
+	}
+	dst = append(dst, head...)
+	dst = strconv.AppendInt(dst, int64(seq), 10)
 	dst = append(dst, ref...)
 	dst = loop.AppendJSONString(dst, delta)
-	if typ == evTextDelta {
-		dst = append(dst, `,"logprobs":[]`...)
-	}
-	return append(dst, '}')
+	return append(dst, tail...)
 }
 
 // deltaRef is what every delta event of an item says between its head and

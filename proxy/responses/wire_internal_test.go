@@ -31,6 +31,10 @@ func TestAppendDelta(t *testing.T) {
 		if got != tc.want || !json.Valid([]byte(got)) {
 			t.Errorf("%s:\n got %s\nwant %s", tc.typ, got, tc.want)
 		}
+		framed := string(appendDeltaEvent(nil, newDeltaKind(tc.typ), true, 7, deltaRef("msg_1", 2, tc.content), "a \"b\"\n"))
+		if want := "event: " + tc.typ + "\ndata: " + tc.want + "\n\n"; framed != want {
+			t.Errorf("%s framed:\n got %q\nwant %q", tc.typ, framed, want)
+		}
 	}
 }
 
