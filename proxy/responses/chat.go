@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
@@ -45,16 +46,49 @@ type entry struct {
 	msg     *chatMessage    // built from the input
 	raw     json.RawMessage // given by the caller (stored or restored)
 	restore *Restored
+	// json is msg encoded, once: Chat is built again when a stored
+	// conversation is prepended or items are restored, and a stored
+	// response keeps the conversation too.
+	json json.RawMessage
+}
+
+// encoded is e's message as JSON.
+func (e *entry) encoded() (json.RawMessage, error) {
+	if e.json == nil {
+		b, err := encodeMessage(e.msg)
+		if err != nil {
+			return nil, err
+		}
+		e.json = b
+	}
+	return e.json, nil
+}
+
+// encodeMessage is m as JSON. A message of text alone — a user's input,
+// the instructions — is written by hand, as encoding/json writes it:
+// every request has one.
+func encodeMessage(m *chatMessage) (json.RawMessage, error) {
+	text, ok := m.Content.(string)
+	if !ok || len(m.ToolCalls) > 0 || m.ToolCallID != "" {
+		return marshal(m)
+	}
+	b := make([]byte, 0, len(m.Role)+len(text)+32)
+	b = append(b, `{"role":`...)
+	b = loop.AppendJSONString(b, m.Role)
+	b = append(b, `,"content":`...)
+	b = loop.AppendJSONString(b, text)
+	return append(b, '}'), nil
 }
 
 // build writes r.Chat from r's entries; restore placeholders not yet
 // replaced are left out.
 func (r *Request) build() error {
 	msgs := make([]json.RawMessage, 0, len(r.entries))
-	for _, e := range r.entries {
+	for i := range r.entries {
+		e := &r.entries[i]
 		switch {
 		case e.msg != nil:
-			b, err := marshal(e.msg)
+			b, err := e.encoded()
 			if err != nil {
 				return err
 			}
@@ -230,12 +264,13 @@ func callsOnly(e entry) []chatToolCall {
 // out.
 func (r *Request) Conversation() ([]json.RawMessage, error) {
 	var out []json.RawMessage
-	for i, e := range r.entries {
+	for i := range r.entries {
+		e := &r.entries[i]
 		switch {
 		case i == 0 && r.Instructions != "" && e.msg != nil:
 			// the instructions
 		case e.msg != nil:
-			b, err := marshal(e.msg)
+			b, err := e.encoded()
 			if err != nil {
 				return nil, err
 			}

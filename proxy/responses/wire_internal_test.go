@@ -167,3 +167,22 @@ func strs(ms []json.RawMessage) []string {
 	}
 	return out
 }
+
+// TestEncodeMessage: a chat message written by hand is the one
+// encoding/json writes.
+func TestEncodeMessage(t *testing.T) {
+	msgs := []*chatMessage{{Role: "assistant", ToolCalls: []chatToolCall{{ID: "c", Type: "function", Function: chatCallFunc{Name: "f", Arguments: "{}"}}}},
+		{Role: "tool", ToolCallID: "c", Content: "ok"}, {Role: "user", Content: []chatPart{{Type: "text"}}}, {Role: "assistant"}}
+	for _, text := range handTexts {
+		msgs = append(msgs, &chatMessage{Role: "user", Content: text}, &chatMessage{Role: "system <" + text + ">", Content: text})
+	}
+	for _, m := range msgs {
+		got, err := encodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := stdJSON(t, m); string(got) != want {
+			t.Errorf("got %s\nwant %s", got, want)
+		}
+	}
+}
