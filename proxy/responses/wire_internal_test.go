@@ -3,7 +3,10 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 // stdString is s as encoding/json writes it with HTML escaping off.
@@ -183,6 +186,39 @@ func TestEncodeMessage(t *testing.T) {
 		}
 		if want := stdJSON(t, m); string(got) != want {
 			t.Errorf("got %s\nwant %s", got, want)
+		}
+	}
+}
+
+// TestEncodeChat: the chat body written by hand is the one encoding/json
+// writes, for every request of the golden files and then some.
+func TestEncodeChat(t *testing.T) {
+	bodies := []string{
+		`{"model":"m <&>","input":"hi \u2028","stream":false,"user":"u","max_output_tokens":7,"parallel_tool_calls":false,
+		  "temperature":0.5,"top_p":1e-1,"reasoning":{"effort":"low"},"tool_choice":{"type":"function","name":"f"},
+		  "tools":[{"type":"function","name":"f","description":"<d>","parameters":{"type":"object", "properties":{}},"strict":true}],
+		  "text":{"format":{"type":"json_schema","name":"s","schema":{"type":"object"}}},"toolstream":{ "display" : "none" }}`,
+		`{"model":"m","previous_response_id":"resp_1","stream":true}`,
+	}
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name == "request.json" {
+				bodies = append(bodies, string(f.Data))
+			}
+		}
+	}
+	for _, body := range bodies {
+		r, err := ToChat([]byte(body))
+		if err != nil {
+			continue // refused: no chat body
+		}
+		if want := stdJSON(t, &r.chat); string(r.Chat) != want {
+			t.Errorf("request %s:\n got %s\nwant %s", body, r.Chat, want)
 		}
 	}
 }
