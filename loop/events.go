@@ -17,10 +17,13 @@ import (
 // as a chat stream is; one that is a [Transcriber] also gets the turn's
 // rounds.
 type EventSink interface {
-	// Text is visible assistant text.
+	// Text is visible assistant text. text is valid only during the call,
+	// like a Sink's chunk: it is read in place from the parsed chunk, and a
+	// sink that keeps any of it copies it.
 	Text(text string) error
 	// Reasoning is the model's reasoning (reasoning_content, reasoning, or
-	// an implicit <think> split off).
+	// an implicit <think> split off), valid only during the call as
+	// Text's is.
 	Reasoning(text string) error
 	// ToolCall is a fragment of a call of one of the client's own tools,
 	// as a chat stream carries it: the first fragment of a call has its
@@ -128,6 +131,13 @@ func (e *eventSink) Flush() error {
 
 // sendValue hands one chunk's parts to the sink in the order a reader of
 // the chunk meets them: reasoning, text, tool calls, finish, usage.
+//
+// Every chunk of the turn comes this way, so text and reasoning go out as
+// views of the parsed chunk (see [EventSink.Text]), not as a copy each,
+// and the delta — whose fields looked for are mostly missing, and a
+// search for a missing field reads the object again — is walked once for
+// the fields it has. The chunk and its choice, whose fields are found
+// near their start, are searched.
 func (e *eventSink) sendValue(v *fastjson.Value) error {
 	if c := v.GetArray("choices"); len(c) > 0 {
 		if err := e.choice(c[0]); err != nil {
@@ -140,21 +150,52 @@ func (e *eventSink) sendValue(v *fastjson.Value) error {
 	return nil
 }
 
+// visit calls f for each field of object v, in order; a v that is no
+// object has none.
+func visit(v *fastjson.Value, f func(k []byte, v *fastjson.Value)) {
+	if o, err := v.Object(); err == nil {
+		o.Visit(f)
+	}
+}
+
+// first keeps the first of a field that is there twice, as a search
+// finds it.
+func first(had, v *fastjson.Value) *fastjson.Value {
+	if had != nil {
+		return had
+	}
+	return v
+}
+
 func (e *eventSink) choice(c0 *fastjson.Value) error {
-	if delta := c0.Get("delta"); delta != nil {
-		for _, k := range [...]string{"reasoning_content", "reasoning"} {
-			if s := e.resolve(delta.Get(k)); s != nil && s.Type() == fastjson.TypeString && len(s.GetStringBytes()) > 0 {
-				if err := e.out.Reasoning(string(s.GetStringBytes())); err != nil {
+	delta, finish := c0.Get("delta"), c0.Get("finish_reason")
+	if delta != nil {
+		var rc, r, content, tcs *fastjson.Value
+		visit(delta, func(k []byte, f *fastjson.Value) {
+			switch string(k) {
+			case "reasoning_content":
+				rc = first(rc, f)
+			case "reasoning":
+				r = first(r, f)
+			case "content":
+				content = first(content, f)
+			case "tool_calls":
+				tcs = first(tcs, f)
+			}
+		})
+		for _, s := range [...]*fastjson.Value{rc, r} {
+			if t := e.text(s); t != "" {
+				if err := e.out.Reasoning(t); err != nil {
 					return err
 				}
 			}
 		}
-		if s := e.resolve(delta.Get("content")); s != nil && s.Type() == fastjson.TypeString && len(s.GetStringBytes()) > 0 {
-			if err := e.out.Text(string(s.GetStringBytes())); err != nil {
+		if t := e.text(content); t != "" {
+			if err := e.out.Text(t); err != nil {
 				return err
 			}
 		}
-		if tcs := e.resolve(delta.Get("tool_calls")); tcs != nil && tcs.Type() == fastjson.TypeArray {
+		if tcs := e.resolve(tcs); tcs != nil && tcs.Type() == fastjson.TypeArray {
 			for _, tc := range tcs.GetArray() {
 				f := ToolCallDelta{
 					Index:     tc.GetInt("index"),
@@ -168,13 +209,22 @@ func (e *eventSink) choice(c0 *fastjson.Value) error {
 			}
 		}
 	}
-	if f := c0.GetStringBytes("finish_reason"); len(f) > 0 {
+	if f := finish.GetStringBytes(); len(f) > 0 {
 		if err := e.stopSequence(c0, string(f)); err != nil {
 			return err
 		}
 		return e.out.Finish(string(f))
 	}
 	return nil
+}
+
+// text is the string v holds, resolved, as a view of the parsed chunk
+// valid until the next one; "" when v is no string.
+func (e *eventSink) text(v *fastjson.Value) string {
+	if v = e.resolve(v); v == nil || v.Type() != fastjson.TypeString {
+		return ""
+	}
+	return b2s(v.GetStringBytes())
 }
 
 // stopSequence tells a [StopSequencer] the stop sequence the upstream

@@ -18,6 +18,33 @@ func plain8(w uint64) bool {
 	return (ctl|quote|backslash|w)&highs == 0
 }
 
+// plainRun is the end of the run of plain ASCII bytes that starts at
+// s[i]: eight at a time, then the last few one by one. It is a function
+// of its own so that its loops keep all they need in registers.
+func plainRun(s string, i int) int {
+	for i+8 <= len(s) {
+		w := s[i : i+8] // one bounds check, and one load of a word
+		if !plain8(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
+			break
+		}
+		i += 8
+	}
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	return i
+}
+
+// plain says which bytes are ASCII written as themselves in a JSON
+// string, as plain8 does for eight.
+var plain = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
 // AppendJSONString appends s as a JSON string exactly as encoding/json
 // writes it with HTML escaping off: quotes, backslashes and control
 // characters escaped (\b \f \n \r \t by name), U+2028 and U+2029 escaped,
@@ -27,21 +54,13 @@ func plain8(w uint64) bool {
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
-		// Eight bytes at a time while none needs a look: text is
-		// mostly plain ASCII.
-		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
-			i += 8
-		}
-		if i == len(s) {
+	for i := 0; ; {
+		// Text is mostly plain ASCII: the runs of it need no look but
+		// their end.
+		if i = plainRun(s, i); i == len(s) {
 			break
 		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '"', '\\':

@@ -151,6 +151,16 @@ func (s *sseSink) WriteEvent(name string, payload []byte) error {
 	return err
 }
 
+// WriteFrame writes one event that is framed already: its "event:" and
+// "data:" lines and the blank line after them. The Responses and Messages
+// encoders frame the event of every token themselves, whose JSON they
+// wrote and know to hold no line break: WriteEvent's copy into a frame
+// and its search for line breaks are then spent once per token for
+// nothing.
+func (s *sseSink) WriteFrame(frame []byte) error {
+	return s.write(frame)
+}
+
 // Done writes "data: [DONE]".
 func (s *sseSink) Done() error {
 	return s.write(doneFrame)

@@ -96,7 +96,13 @@ func (e *Encoder) delta(kind, piece string) error {
 		e.content[len(e.content)-1].body.WriteString(piece)
 		return nil
 	}
-	return e.event("content_block_delta", appendDelta(e.buf[:0], e.n-1, kind, piece))
+	if e.frames == nil {
+		return e.event("content_block_delta", appendDelta(e.buf[:0], e.n-1, kind, piece))
+	}
+	b := append(e.buf[:0], "event: content_block_delta\ndata: "...)
+	b = append(appendDelta(b, e.n-1, kind, piece), "\n\n"...)
+	e.buf = b[:0]
+	return e.frames.WriteFrame(b)
 }
 
 // stopBlock closes the open block.

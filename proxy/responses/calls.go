@@ -54,7 +54,7 @@ func (e *Encoder) toolStarted(ev *loop.Event) (*serverCall, error) {
 	}
 	c := &serverCall{callID: ev.CallID, item: mcpCallItem{ID: e.opts.NewID("mcp_"), Type: "mcp_call", Status: StatusInProgress,
 		ServerLabel: e.label(ev.Name), Name: ev.Name, Arguments: args}}
-	e.mcp[ev.CallID] = c
+	e.addCall(c)
 	if a := e.tools[ev.Name].Approval; a == toolhost.ApprovalAlways || a == toolhost.ApprovalAdmin {
 		return c, nil
 	}
@@ -157,8 +157,16 @@ func (e *Encoder) call(ev *loop.Event) *serverCall {
 	}
 	c := &serverCall{callID: ev.CallID, item: mcpCallItem{ID: e.opts.NewID("mcp_"), Type: "mcp_call", Status: StatusInProgress,
 		ServerLabel: e.label(ev.Name), Name: ev.Name, Arguments: "{}"}}
-	e.mcp[ev.CallID] = c
+	e.addCall(c)
 	return c
+}
+
+// addCall keeps server call c by its call id.
+func (e *Encoder) addCall(c *serverCall) {
+	if e.mcp == nil {
+		e.mcp = map[string]*serverCall{}
+	}
+	e.mcp[c.callID] = c
 }
 
 // label is a tool's server_label: its MCP server's name, or

@@ -3,7 +3,9 @@ package responses
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
@@ -45,16 +47,49 @@ type entry struct {
 	msg     *chatMessage    // built from the input
 	raw     json.RawMessage // given by the caller (stored or restored)
 	restore *Restored
+	// json is msg encoded, once: Chat is built again when a stored
+	// conversation is prepended or items are restored, and a stored
+	// response keeps the conversation too.
+	json json.RawMessage
+}
+
+// encoded is e's message as JSON.
+func (e *entry) encoded() (json.RawMessage, error) {
+	if e.json == nil {
+		b, err := encodeMessage(e.msg)
+		if err != nil {
+			return nil, err
+		}
+		e.json = b
+	}
+	return e.json, nil
+}
+
+// encodeMessage is m as JSON. A message of text alone — a user's input,
+// the instructions — is written by hand, as encoding/json writes it:
+// every request has one.
+func encodeMessage(m *chatMessage) (json.RawMessage, error) {
+	text, ok := m.Content.(string)
+	if !ok || len(m.ToolCalls) > 0 || m.ToolCallID != "" {
+		return marshal(m)
+	}
+	b := make([]byte, 0, len(m.Role)+len(text)+32)
+	b = append(b, `{"role":`...)
+	b = loop.AppendJSONString(b, m.Role)
+	b = append(b, `,"content":`...)
+	b = loop.AppendJSONString(b, text)
+	return append(b, '}'), nil
 }
 
 // build writes r.Chat from r's entries; restore placeholders not yet
 // replaced are left out.
 func (r *Request) build() error {
 	msgs := make([]json.RawMessage, 0, len(r.entries))
-	for _, e := range r.entries {
+	for i := range r.entries {
+		e := &r.entries[i]
 		switch {
 		case e.msg != nil:
-			b, err := marshal(e.msg)
+			b, err := e.encoded()
 			if err != nil {
 				return err
 			}
@@ -64,12 +99,81 @@ func (r *Request) build() error {
 		}
 	}
 	r.chat.Messages = msgs
-	b, err := marshal(&r.chat)
+	b, err := encodeChat(&r.chat)
 	if err != nil {
 		return err
 	}
 	r.Chat = b
 	return nil
+}
+
+// encodeChat is c as encoding/json writes it (HTML escaping off), by hand
+// but for its tools: every request is built at least once, and the
+// reflection cost more than reading the request did. Its raw values are
+// compact already (each reader compacts what it keeps, and the messages
+// are encoded or compacted by this package), which encoding/json would
+// make them.
+func encodeChat(c *chatRequest) ([]byte, error) {
+	size := 256 + len(c.Model) + len(c.ToolChoice) + len(c.ResponseFormat) + len(c.Toolstream) + len(c.User)
+	for _, m := range c.Messages {
+		size += len(m) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"model":`...)
+	b = loop.AppendJSONString(b, c.Model)
+	b = append(b, `,"messages":`...)
+	if c.Messages == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, m := range c.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendRaw(b, m)
+		}
+		b = append(b, ']')
+	}
+	if len(c.Tools) > 0 {
+		t, err := marshal(c.Tools)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"tools":`...), t...)
+	}
+	b = appendRawField(b, `,"tool_choice":`, c.ToolChoice)
+	if c.ParallelToolCalls != nil {
+		b = strconv.AppendBool(append(b, `,"parallel_tool_calls":`...), *c.ParallelToolCalls)
+	}
+	if c.MaxTokens != 0 {
+		b = strconv.AppendInt(append(b, `,"max_tokens":`...), int64(c.MaxTokens), 10)
+	}
+	b = appendRawField(b, `,"temperature":`, c.Temperature)
+	b = appendRawField(b, `,"top_p":`, c.TopP)
+	b = appendRawField(b, `,"response_format":`, c.ResponseFormat)
+	if c.ReasoningEffort != "" {
+		b = loop.AppendJSONString(append(b, `,"reasoning_effort":`...), c.ReasoningEffort)
+	}
+	if c.User != "" {
+		b = loop.AppendJSONString(append(b, `,"user":`...), c.User)
+	}
+	if c.Stream {
+		b = append(b, `,"stream":true`...)
+	}
+	if o := c.StreamOptions; o != nil {
+		b = strconv.AppendBool(append(b, `,"stream_options":{"include_usage":`...), o.IncludeUsage)
+		b = append(b, '}')
+	}
+	b = appendRawField(b, `,"toolstream":`, c.Toolstream)
+	return append(b, '}'), nil
+}
+
+// appendRawField appends key and raw, unless raw is empty (omitempty).
+func appendRawField(dst []byte, key string, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return dst
+	}
+	return append(append(dst, key...), raw...)
 }
 
 // errNotMessage is a stored or restored chat message that is not a JSON
@@ -230,12 +334,13 @@ func callsOnly(e entry) []chatToolCall {
 // out.
 func (r *Request) Conversation() ([]json.RawMessage, error) {
 	var out []json.RawMessage
-	for i, e := range r.entries {
+	for i := range r.entries {
+		e := &r.entries[i]
 		switch {
 		case i == 0 && r.Instructions != "" && e.msg != nil:
 			// the instructions
 		case e.msg != nil:
-			b, err := marshal(e.msg)
+			b, err := e.encoded()
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/toolhost"
@@ -47,6 +48,15 @@ type Writer interface {
 	WriteEvent(name string, data []byte) error
 	// Comment writes an SSE comment (": keepalive").
 	Comment(text string) error
+}
+
+// frameWriter is a [Writer] that also takes an event framed whole, as the
+// stream carries it: "event: <name>\ndata: <json>\n\n". The encoder frames
+// the event of every token itself — it wrote that JSON and knows it holds
+// no line break — which saves the Writer a copy and a search per token.
+// proxy's SSE writer is one.
+type frameWriter interface {
+	WriteFrame(frame []byte) error
 }
 
 // Options configure an [Encoder]. ID is required; the zero value of the
@@ -122,6 +132,8 @@ type Encoder struct {
 	items      map[string][]json.RawMessage
 	// buf is the event being written, from bufs while streaming.
 	buf *[]byte
+	// frames is the Writer when it takes frames.
+	frames frameWriter
 }
 
 // slot is one output item; hidden ones are streamed but not part of the
@@ -133,20 +145,61 @@ type slot struct {
 	hidden  bool
 	message bool
 	text    string
-	call    *functionCallItem
+	// chat is what restores a completed message: the chat message of
+	// its text.
+	chat json.RawMessage
+	call *functionCallItem
 }
 
 type textItem struct {
 	id    string
 	index int
-	b     strings.Builder
+	// ref is what every delta event of the item says of it (see
+	// deltaRef).
+	ref string
+	// b is the item's text so far, in a buffer from bufs: grown once per
+	// answer rather than once per item, and copied out once, when the
+	// item ends (see String).
+	b *[]byte
 	// held is trailing blank space not sent yet (see [Encoder.Text]).
 	held string
+}
+
+// add appends s to the item's text.
+func (t *textItem) add(s string) {
+	if t.b == nil {
+		t.b = bufs.Get().(*[]byte)
+		*t.b = (*t.b)[:0]
+	}
+	*t.b = append(*t.b, s...)
+}
+
+// String is the item's text, which it no longer adds to: its buffer goes
+// back.
+func (t *textItem) String() string {
+	if t.b == nil {
+		return ""
+	}
+	s := string(*t.b)
+	if cap(*t.b) <= 64<<10 {
+		bufs.Put(t.b)
+	}
+	t.b = nil
+	return s
+}
+
+// newTextItem opens the next output item, a message or reasoning whose id
+// starts with prefix.
+func (e *Encoder) newTextItem(prefix string) *textItem {
+	t := &textItem{id: e.opts.NewID(prefix), index: e.addSlot(false)}
+	t.ref = deltaRef(t.id, t.index, true)
+	return t
 }
 
 type clientCall struct {
 	item  functionCallItem
 	index int
+	ref   string
 	args  strings.Builder
 }
 
@@ -163,13 +216,17 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 	if opts.NewID == nil {
 		opts.NewID = loop.NewID
 	}
-	e := &Encoder{req: r, opts: opts, tools: map[string]toolhost.Tool{}, resp: newResponse(r, opts.ID, opts.Created),
-		fcalls: map[int]*clientCall{}, mcp: map[string]*serverCall{}, items: map[string][]json.RawMessage{}}
+	// The maps of calls are made when a call comes: most answers have none.
+	e := &Encoder{req: r, opts: opts, resp: newResponse(r, opts.ID, opts.Created), items: map[string][]json.RawMessage{}}
+	if len(opts.Tools) > 0 {
+		e.tools = make(map[string]toolhost.Tool, len(opts.Tools))
+	}
 	for _, t := range opts.Tools {
 		e.tools[t.Name] = t
 	}
 	if opts.Writer != nil {
 		e.buf = bufs.Get().(*[]byte)
+		e.frames, _ = opts.Writer.(frameWriter)
 	}
 	return e
 }
@@ -207,25 +264,30 @@ func (e *Encoder) Text(s string) error {
 		return err
 	}
 	if e.text == nil {
-		t := &textItem{id: e.opts.NewID("msg_"), index: e.addSlot(false)}
+		t := e.newTextItem("msg_")
 		e.text = t
 		if err := e.openMessage(t); err != nil {
 			return err
 		}
 	}
 	t := e.text
-	body := strings.TrimRightFunc(s, unicode.IsSpace)
+	body := s
+	if n := len(s); n == 0 || s[n-1] <= ' ' || s[n-1] >= utf8.RuneSelf {
+		// Only then can s end in blank space: most tokens end in a
+		// letter or a mark.
+		body = strings.TrimRightFunc(s, unicode.IsSpace)
+	}
 	tail := s[len(body):]
 	if body == "" {
-		t.held += tail
+		t.held += strings.Clone(tail) // s is only valid during the call
 		return nil
 	}
 	if t.held != "" {
 		body = t.held + body
 	}
-	t.held = tail
-	t.b.WriteString(body)
-	return e.delta(evTextDelta, t.id, t.index, true, body)
+	t.held = strings.Clone(tail)
+	t.add(body)
+	return e.delta(textDelta, t.ref, body)
 }
 
 // Reasoning is the model's reasoning: a delta of the open reasoning item,
@@ -238,7 +300,7 @@ func (e *Encoder) Reasoning(s string) error {
 		return err
 	}
 	if e.think == nil {
-		t := &textItem{id: e.opts.NewID("rs_"), index: e.addSlot(false)}
+		t := e.newTextItem("rs_")
 		e.think = t
 		item := reasoningItem{ID: t.id, Type: "reasoning", Summary: []any{}, Content: []reasoningPart{}}
 		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: t.index, Item: item}); err != nil {
@@ -248,8 +310,8 @@ func (e *Encoder) Reasoning(s string) error {
 			return err
 		}
 	}
-	e.think.b.WriteString(s)
-	return e.delta(evReasoningDelta, e.think.id, e.think.index, true, s)
+	e.think.add(s)
+	return e.delta(reasoningDelta, e.think.ref, s)
 }
 
 // ToolCall is a fragment of a call of the client's own tools: its first
@@ -265,6 +327,10 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		}
 		c = &clientCall{index: e.addSlot(false), item: functionCallItem{ID: e.opts.NewID("fc_"), Type: "function_call",
 			Status: StatusInProgress, CallID: f.ID, Name: f.Name}}
+		c.ref = deltaRef(c.item.ID, c.index, false)
+		if e.fcalls == nil {
+			e.fcalls = map[int]*clientCall{}
+		}
 		e.fcalls[f.Index] = c
 		e.forder = append(e.forder, f.Index)
 		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.item}); err != nil {
@@ -275,7 +341,7 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		return nil
 	}
 	c.args.WriteString(f.Arguments)
-	return e.delta(evArgsDelta, c.item.ID, c.index, false, f.Arguments)
+	return e.delta(argsDelta, c.ref, f.Arguments)
 }
 
 // Finish is the turn's finish_reason: "length" and "content_filter" make

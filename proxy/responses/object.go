@@ -199,7 +199,8 @@ type OutputDetail struct {
 // completion_tokens, total_tokens and their details) as a Response's.
 // What it cannot read counts as zero.
 func usageOf(raw json.RawMessage) *Usage {
-	var p fastjson.Parser
+	p := parsers.Get()
+	defer parsers.Put(p)
 	v, err := p.ParseBytes(raw)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return nil
@@ -217,6 +218,10 @@ func usageOf(raw json.RawMessage) *Usage {
 	return u
 }
 
+// parsers read the turns' usage: a parser's first parse allocates what
+// every later one reuses.
+var parsers fastjson.ParserPool
+
 // newResponse is the response object of r before anything happened:
 // in progress, no output, no usage; what the request did not set reads as
 // OpenAI's defaults.
@@ -224,11 +229,11 @@ func newResponse(r *Request, id string, created int64) Response {
 	resp := Response{
 		ID: id, Object: "response", CreatedAt: created, Status: StatusInProgress,
 		Model: r.Model, Output: []json.RawMessage{}, ParallelToolCalls: true,
-		Reasoning: or(r.Echo.Reasoning, `{"effort":null,"summary":null}`), ServiceTier: "default", Store: r.Store,
-		Temperature: or(r.Echo.Temperature, "1"), TopP: or(r.Echo.TopP, "1"),
-		Text:       or(r.Echo.Text, `{"format":{"type":"text"}}`),
-		ToolChoice: or(r.Echo.ToolChoice, `"auto"`), Tools: or(r.Echo.Tools, "[]"),
-		Truncation: "disabled", Metadata: or(r.Metadata, "{}"),
+		Reasoning: or(r.Echo.Reasoning, defReasoning), ServiceTier: "default", Store: r.Store,
+		Temperature: or(r.Echo.Temperature, defOne), TopP: or(r.Echo.TopP, defOne),
+		Text:       or(r.Echo.Text, defText),
+		ToolChoice: or(r.Echo.ToolChoice, defToolChoice), Tools: or(r.Echo.Tools, defList),
+		Truncation: "disabled", Metadata: or(r.Metadata, defObject),
 	}
 	if r.Instructions != "" {
 		resp.Instructions = &r.Instructions
@@ -249,9 +254,20 @@ func newResponse(r *Request, id string, created int64) Response {
 	return resp
 }
 
-func or(raw json.RawMessage, def string) json.RawMessage {
+// OpenAI's defaults for the echoed fields a request did not set. Made
+// once and shared by every response, which only ever reads them.
+var (
+	defReasoning  = json.RawMessage(`{"effort":null,"summary":null}`)
+	defOne        = json.RawMessage(`1`)
+	defText       = json.RawMessage(`{"format":{"type":"text"}}`)
+	defToolChoice = json.RawMessage(`"auto"`)
+	defList       = json.RawMessage(`[]`)
+	defObject     = json.RawMessage(`{}`)
+)
+
+func or(raw, def json.RawMessage) json.RawMessage {
 	if raw == nil {
-		return json.RawMessage(def)
+		return def
 	}
 	return raw
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/toolstream/toolstream/loop"
 )
 
 // How the encoder writes: events in sequence, the output items by index,
@@ -20,10 +18,30 @@ func (e *Encoder) begin() error {
 		return nil
 	}
 	e.started = true
-	if err := e.sendResponse(evCreated, nil); err != nil {
-		return err
+	created, inProgress := e.next(), e.next()
+	if e.opts.Writer == nil {
+		return nil
 	}
-	return e.sendResponse(evInProgress, nil)
+	// Both carry the response as it stands, the same bytes: they are
+	// written once, after room for the longer head, and each event's head
+	// goes in front of them.
+	const room = 80
+	b := append(e.event(), make([]byte, room)...)
+	b = append(e.resp.appendJSON(b), '}')
+	*e.buf = b
+	for _, ev := range [...]struct {
+		typ string
+		seq int
+	}{{evCreated, created}, {evInProgress, inProgress}} {
+		var h [room]byte
+		head := append(appendHead(h[:0], ev.typ, ev.seq), `,"response":`...)
+		at := room - len(head)
+		copy(b[at:], head)
+		if err := e.opts.Writer.WriteEvent(ev.typ, b[at:]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sendResponse writes a response.* event carrying the response object:
@@ -76,13 +94,20 @@ func (e *Encoder) send(typ string, v any) error {
 	return e.opts.Writer.WriteEvent(typ, b)
 }
 
-// delta writes a delta event: the per-token path, encoded by hand.
-func (e *Encoder) delta(typ, itemID string, index int, content bool, s string) error {
+// delta writes a delta event of kind k of the item whose deltaRef is ref:
+// the per-token path, encoded by hand, and framed too when the Writer
+// takes frames.
+func (e *Encoder) delta(k *deltaKind, ref string, s string) error {
 	seq := e.next()
 	if e.opts.Writer == nil {
 		return nil
 	}
-	return e.write(typ, appendDelta(e.event(), typ, seq, itemID, index, content, s))
+	b := appendDeltaEvent(e.event(), k, e.frames != nil, seq, ref, s)
+	*e.buf = b
+	if e.frames != nil {
+		return e.frames.WriteFrame(b)
+	}
+	return e.opts.Writer.WriteEvent(k.name, b)
 }
 
 // openMessage sends the events that open message item t: the item, in
@@ -139,7 +164,7 @@ func (e *Encoder) doneJSON(index int, item []byte) error {
 // output is the final output: the completed items in order, approval
 // requests left out.
 func (e *Encoder) output() []json.RawMessage {
-	out := []json.RawMessage{}
+	out := make([]json.RawMessage, 0, len(e.slots))
 	for _, s := range e.slots {
 		if s.item != nil && !s.hidden {
 			out = append(out, s.item)
@@ -163,12 +188,13 @@ func (e *Encoder) closeText() error {
 		return nil
 	}
 	e.text = nil
-	text := t.b.String()
+	text := t.String()
+	done := newDoneMessage(t.id, text)
 	if seq := e.next(); e.opts.Writer != nil {
 		b := appendHead(e.event(), evTextDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"text":`...)
-		b = loop.AppendJSONString(b, text)
+		b = append(b, done.text...)
 		if err := e.write(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
 			return err
 		}
@@ -177,16 +203,18 @@ func (e *Encoder) closeText() error {
 		b := appendHead(e.event(), evPartDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"part":`...)
-		b = appendOutputText(b, text)
+		b = append(b, done.part...)
 		if err := e.write(evPartDone, append(b, '}')); err != nil {
 			return err
 		}
 	}
 	// What restores it: {"role":"assistant","content":text}.
-	m := append(make([]byte, 0, len(text)+40), `{"role":"assistant","content":`...)
-	e.items[t.id] = []json.RawMessage{append(loop.AppendJSONString(m, text), '}')}
-	e.slots[t.index].message, e.slots[t.index].text = true, text
-	return e.doneJSON(t.index, appendMessageItem(make([]byte, 0, len(text)+160), t.id, StatusCompleted, true, text))
+	m := append(make([]byte, 0, len(done.text)+32), `{"role":"assistant","content":`...)
+	m = append(append(m, done.text...), '}')
+	e.items[t.id] = []json.RawMessage{m}
+	s := &e.slots[t.index]
+	s.message, s.text, s.chat = true, text, m
+	return e.doneJSON(t.index, done.item)
 }
 
 func (e *Encoder) closeThink() error {
@@ -195,7 +223,7 @@ func (e *Encoder) closeThink() error {
 		return nil
 	}
 	e.think = nil
-	text := t.b.String()
+	text := t.String()
 	if err := e.send(evReasoningDone, &reasoningTextDone{Type: evReasoningDone, Seq: e.next(), ItemID: t.id, OutputIndex: t.index, Text: text}); err != nil {
 		return err
 	}
@@ -219,13 +247,13 @@ func (e *Encoder) cutOpen() error {
 	}
 	if t := e.think; t != nil {
 		if err := cut(t.index, reasoningItem{ID: t.id, Type: "reasoning", Summary: []any{},
-			Content: []reasoningPart{{Type: "reasoning_text", Text: t.b.String()}}}); err != nil {
+			Content: []reasoningPart{{Type: "reasoning_text", Text: t.String()}}}); err != nil {
 			return err
 		}
 	}
 	if t := e.text; t != nil {
 		if err := cut(t.index, messageItem{ID: t.id, Type: "message", Status: StatusIncomplete, Role: "assistant",
-			Content: []outputPart{outputText(t.b.String())}}); err != nil {
+			Content: []outputPart{outputText(t.String())}}); err != nil {
 			return err
 		}
 	}
@@ -299,6 +327,9 @@ func (e *Encoder) keep(resp []byte) error {
 // (its message items, at most one between the client's calls), and its
 // calls are the client's.
 func (e *Encoder) plainMessages() ([]json.RawMessage, error) {
+	if m := e.onlyMessage(); m != nil {
+		return []json.RawMessage{m}, nil
+	}
 	var text strings.Builder
 	m := &chatMessage{Role: "assistant"}
 	for _, s := range e.slots {
@@ -320,6 +351,28 @@ func (e *Encoder) plainMessages() ([]json.RawMessage, error) {
 		return nil, err
 	}
 	return []json.RawMessage{b}, nil
+}
+
+// onlyMessage is the chat message of the answer's one output item, when
+// that is a message of valid UTF-8 — the common answer without tools:
+// what restores the item is then the message plainMessages would write,
+// byte for byte. Otherwise it is nil.
+func (e *Encoder) onlyMessage() json.RawMessage {
+	var only *slot
+	for i := range e.slots {
+		s := &e.slots[i]
+		if s.item == nil || s.hidden {
+			continue
+		}
+		if only != nil || !s.message {
+			return nil
+		}
+		only = s
+	}
+	if only == nil || !utf8.ValidString(only.text) {
+		return nil
+	}
+	return only.chat
 }
 
 // asRead is s as a client reads it back from its item's JSON: each byte

@@ -94,14 +94,57 @@ type toolstreamEvent struct {
 //
 //	{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hel","logprobs":[]}
 func appendDelta(dst []byte, typ string, seq int, itemID string, index int, content bool, delta string) []byte {
-	dst = appendHead(dst, typ, seq)
-	dst = appendItemRef(dst, itemID, index, content)
-	dst = append(dst, `,"delta":`...)
-	dst = loop.AppendJSONString(dst, delta)
-	if typ == evTextDelta {
-		dst = append(dst, `,"logprobs":[]`...)
+	return appendDeltaEvent(dst, newDeltaKind(typ), false, seq, deltaRef(itemID, index, content), delta)
+}
+
+// deltaKind is one type of delta event, with what every event of it
+// starts and ends with made once, framed (see frameWriter) and not.
+type deltaKind struct {
+	name string
+	// head is the frame's "event:" line, "data: ", and the JSON up to
+	// the sequence number's value, which starts at data.
+	head string
+	data int
+	// tail ends the JSON, and the frame.
+	tail string
+}
+
+func newDeltaKind(name string) *deltaKind {
+	event := "event: " + name + "\ndata: "
+	tail := "}"
+	if name == evTextDelta {
+		tail = `,"logprobs":[]}`
 	}
-	return append(dst, '}')
+	return &deltaKind{name: name, head: event + `{"type":"` + name + `","sequence_number":`, data: len(event), tail: tail + "\n\n"}
+}
+
+// The delta events.
+var (
+	textDelta      = newDeltaKind(evTextDelta)
+	reasoningDelta = newDeltaKind(evReasoningDelta)
+	argsDelta      = newDeltaKind(evArgsDelta)
+)
+
+// appendDeltaEvent is appendDelta for a delta of kind k, with the item's
+// part of the event made once per item (deltaRef), not once per token;
+// framed, it is the whole frame.
+func appendDeltaEvent(dst []byte, k *deltaKind, framed bool, seq int, ref string, delta string) []byte {
+	head, tail := k.head, k.tail
+	if !framed {
+		head, tail = head[k.data:], tail[:len(tail)-2]
+	}
+	dst = append(dst, head...)
+	dst = strconv.AppendInt(dst, int64(seq), 10)
+	dst = append(dst, ref...)
+	dst = loop.AppendJSONString(dst, delta)
+	return append(dst, tail...)
+}
+
+// deltaRef is what every delta event of an item says between its head and
+// its delta: the item's appendItemRef and the delta's key.
+func deltaRef(itemID string, index int, content bool) string {
+	var b [128]byte
+	return string(append(appendItemRef(b[:0], itemID, index, content), `,"delta":`...))
 }
 
 // The events of a turn's plain text — a message item opened, its text,
@@ -155,15 +198,43 @@ func appendOutputText(dst []byte, text string) []byte {
 // assistant: without content while in progress (part false), with its one
 // output_text part once done.
 func appendMessageItem(dst []byte, id, status string, part bool, text string) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = loop.AppendJSONString(dst, id)
-	dst = append(dst, `,"type":"message","status":`...)
-	dst = loop.AppendJSONString(dst, status)
-	dst = append(dst, `,"role":"assistant","content":[`...)
+	dst = appendMessageHead(dst, id, status)
 	if part {
 		dst = appendOutputText(dst, text)
 	}
 	return append(dst, "]}"...)
+}
+
+// appendMessageHead appends a message item up to its content's first
+// part.
+func appendMessageHead(dst []byte, id, status string) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = loop.AppendJSONString(dst, id)
+	dst = append(dst, `,"type":"message","status":`...)
+	dst = loop.AppendJSONString(dst, status)
+	return append(dst, `,"role":"assistant","content":[`...)
+}
+
+// doneMessage is a completed message item's JSON (appendMessageItem) and
+// the parts of it that the events closing the item repeat: its
+// output_text part and that part's text, as JSON. They are views of
+// item: the text, the largest thing a plain answer sends, is escaped
+// once for all of them.
+type doneMessage struct {
+	item, part, text []byte
+}
+
+func newDoneMessage(id, text string) doneMessage {
+	b := appendMessageHead(make([]byte, 0, len(text)+len(id)+160), id, StatusCompleted)
+	part := len(b)
+	b = append(b, `{"type":"output_text","text":`...)
+	start := len(b)
+	b = loop.AppendJSONString(b, text)
+	end := len(b)
+	b = append(b, `,"annotations":[],"logprobs":[]}`...)
+	partEnd := len(b)
+	b = append(b, "]}"...)
+	return doneMessage{item: b, part: b[part:partEnd], text: b[start:end]}
 }
 
 // appendItemEvent appends response.output_item.added or .done (itemEvent)

@@ -3,7 +3,10 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 // stdString is s as encoding/json writes it with HTML escaping off.
@@ -30,6 +33,10 @@ func TestAppendDelta(t *testing.T) {
 		got := string(appendDelta(nil, tc.typ, 7, "msg_1", 2, tc.content, "a \"b\"\n"))
 		if got != tc.want || !json.Valid([]byte(got)) {
 			t.Errorf("%s:\n got %s\nwant %s", tc.typ, got, tc.want)
+		}
+		framed := string(appendDeltaEvent(nil, newDeltaKind(tc.typ), true, 7, deltaRef("msg_1", 2, tc.content), "a \"b\"\n"))
+		if want := "event: " + tc.typ + "\ndata: " + tc.want + "\n\n"; framed != want {
+			t.Errorf("%s framed:\n got %q\nwant %q", tc.typ, framed, want)
 		}
 	}
 }
@@ -64,6 +71,10 @@ func TestHandWritten(t *testing.T) {
 		item := appendMessageItem(nil, "msg_1", StatusCompleted, true, text)
 		check("message item done", string(item),
 			stdJSON(t, messageItem{ID: "msg_1", Type: "message", Status: StatusCompleted, Role: "assistant", Content: []outputPart{outputText(text)}}))
+		done := newDoneMessage("msg_1", text)
+		check("done message's item", string(done.item), string(item))
+		check("done message's part", string(done.part), stdJSON(t, outputText(text)))
+		check("done message's text", string(done.text), string(stdString(text)))
 		check("item event", string(appendItemEvent(nil, evItemDone, 12, 3, item)),
 			stdJSON(t, &itemEvent{Type: evItemDone, Seq: 12, OutputIndex: 3, Item: json.RawMessage(item)}))
 		check("item ref", string(appendItemRef(appendHead(nil, evPartAdded, 4), text, 2, true))+`,"part":{}}`,
@@ -122,30 +133,33 @@ func TestHandWritten(t *testing.T) {
 // TestPlainMessagesAsRead: a turn without tools stores its assistant
 // message as its items read back: text that is not UTF-8 comes back with
 // U+FFFD in each bad byte's place, as the output item's JSON carries it.
+// Text that is UTF-8 comes back as it was.
 func TestPlainMessagesAsRead(t *testing.T) {
-	r, err := ToChat([]byte(`{"model":"m","input":"hi"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept Finished
-	e := NewEncoder(r, Options{ID: "resp_1", Keep: func(f Finished) { kept = f }})
-	for _, s := range []string{"a\xff\xfeb ", "c\u2028"} {
-		if err := e.Text(s); err != nil {
+	for _, texts := range [][]string{{"a\xff\xfeb ", "c\u2028"}, {"a <b> ", "c\u2028\n", "\"d\""}} {
+		r, err := ToChat([]byte(`{"model":"m","input":"hi"}`))
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := e.Done(); err != nil {
-		t.Fatal(err)
-	}
-	var item struct {
-		Content []struct{ Text string }
-	}
-	if err := json.Unmarshal(e.slots[0].item, &item); err != nil {
-		t.Fatal(err)
-	}
-	want := stdJSON(t, &chatMessage{Role: "assistant", Content: item.Content[0].Text})
-	if len(kept.Messages) != 1 || string(kept.Messages[0]) != want {
-		t.Errorf("kept %s, want %s", strs(kept.Messages), want)
+		var kept Finished
+		e := NewEncoder(r, Options{ID: "resp_1", Keep: func(f Finished) { kept = f }})
+		for _, s := range texts {
+			if err := e.Text(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.Done(); err != nil {
+			t.Fatal(err)
+		}
+		var item struct {
+			Content []struct{ Text string }
+		}
+		if err := json.Unmarshal(e.slots[0].item, &item); err != nil {
+			t.Fatal(err)
+		}
+		want := stdJSON(t, &chatMessage{Role: "assistant", Content: item.Content[0].Text})
+		if len(kept.Messages) != 1 || string(kept.Messages[0]) != want {
+			t.Errorf("%q: kept %s, want %s", texts, strs(kept.Messages), want)
+		}
 	}
 }
 
@@ -155,4 +169,56 @@ func strs(ms []json.RawMessage) []string {
 		out = append(out, string(m))
 	}
 	return out
+}
+
+// TestEncodeMessage: a chat message written by hand is the one
+// encoding/json writes.
+func TestEncodeMessage(t *testing.T) {
+	msgs := []*chatMessage{{Role: "assistant", ToolCalls: []chatToolCall{{ID: "c", Type: "function", Function: chatCallFunc{Name: "f", Arguments: "{}"}}}},
+		{Role: "tool", ToolCallID: "c", Content: "ok"}, {Role: "user", Content: []chatPart{{Type: "text"}}}, {Role: "assistant"}}
+	for _, text := range handTexts {
+		msgs = append(msgs, &chatMessage{Role: "user", Content: text}, &chatMessage{Role: "system <" + text + ">", Content: text})
+	}
+	for _, m := range msgs {
+		got, err := encodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := stdJSON(t, m); string(got) != want {
+			t.Errorf("got %s\nwant %s", got, want)
+		}
+	}
+}
+
+// TestEncodeChat: the chat body written by hand is the one encoding/json
+// writes, for every request of the golden files and then some.
+func TestEncodeChat(t *testing.T) {
+	bodies := []string{
+		`{"model":"m <&>","input":"hi \u2028","stream":false,"user":"u","max_output_tokens":7,"parallel_tool_calls":false,
+		  "temperature":0.5,"top_p":1e-1,"reasoning":{"effort":"low"},"tool_choice":{"type":"function","name":"f"},
+		  "tools":[{"type":"function","name":"f","description":"<d>","parameters":{"type":"object", "properties":{}},"strict":true}],
+		  "text":{"format":{"type":"json_schema","name":"s","schema":{"type":"object"}}},"toolstream":{ "display" : "none" }}`,
+		`{"model":"m","previous_response_id":"resp_1","stream":true}`,
+	}
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name == "request.json" {
+				bodies = append(bodies, string(f.Data))
+			}
+		}
+	}
+	for _, body := range bodies {
+		r, err := ToChat([]byte(body))
+		if err != nil {
+			continue // refused: no chat body
+		}
+		if want := stdJSON(t, &r.chat); string(r.Chat) != want {
+			t.Errorf("request %s:\n got %s\nwant %s", body, r.Chat, want)
+		}
+	}
 }

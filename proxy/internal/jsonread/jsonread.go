@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Object is a JSON object read one level deep.
@@ -80,11 +81,37 @@ func (r Reader) String(raw json.RawMessage, param string) (string, error) {
 	if IsNull(raw) {
 		return "", nil
 	}
+	if s, ok := literal(raw); ok {
+		return s, nil
+	}
 	var s string
 	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 		return "", r.Invalid(param, "a string", Kind(raw))
 	}
 	return s, nil
+}
+
+// literal is the value of raw when raw is a JSON string whose bytes are
+// its value: no escape, no control character, valid UTF-8 — what a
+// model name or a line of text is. Decoding it is then a copy, without
+// encoding/json's reflection; ok is false for any other raw, which
+// encoding/json reads.
+func literal(raw []byte) (s string, ok bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return "", false
+	}
+	body, high := raw[1:n-1], false
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+		high = high || c >= utf8.RuneSelf
+	}
+	if high && !utf8.Valid(body) {
+		return "", false // encoding/json puts U+FFFD in place of each bad byte
+	}
+	return string(body), true
 }
 
 // Bool reads a boolean; null or absent is nil.
