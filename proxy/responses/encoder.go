@@ -157,36 +157,19 @@ type textItem struct {
 	// ref is what every delta event of the item says of it (see
 	// deltaRef).
 	ref string
-	// b is the item's text so far, in a buffer from bufs: grown once per
-	// answer rather than once per item, and copied out once, when the
-	// item ends (see String).
-	b *[]byte
+	// b is the item's text so far: a builder of its own rather than a
+	// pooled buffer, so a stream that waits mid-message holds only the
+	// text it has, not a buffer sized for a whole answer.
+	b strings.Builder
 	// held is trailing blank space not sent yet (see [Encoder.Text]).
 	held string
 }
 
 // add appends s to the item's text.
-func (t *textItem) add(s string) {
-	if t.b == nil {
-		t.b = bufs.Get().(*[]byte)
-		*t.b = (*t.b)[:0]
-	}
-	*t.b = append(*t.b, s...)
-}
+func (t *textItem) add(s string) { t.b.WriteString(s) }
 
-// String is the item's text, which it no longer adds to: its buffer goes
-// back.
-func (t *textItem) String() string {
-	if t.b == nil {
-		return ""
-	}
-	s := string(*t.b)
-	if cap(*t.b) <= 64<<10 {
-		bufs.Put(t.b)
-	}
-	t.b = nil
-	return s
-}
+// String is the item's text.
+func (t *textItem) String() string { return t.b.String() }
 
 // newTextItem opens the next output item, a message or reasoning whose id
 // starts with prefix.
