@@ -3,7 +3,6 @@ package proxy
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -17,25 +16,18 @@ import (
 // compare the same way and the plain text need not stay in memory.
 // Client keys, which carry scopes and limits, live in a [keys.Table].
 type keySet struct {
-	digests [][sha256.Size]byte
+	digests []keys.Digest
 }
 
 func newKeySet(secrets []config.Secret) (keySet, error) {
 	var ks keySet
 	for i, k := range secrets {
-		v := k.Value()
-		if v == "" {
+		if k == "" {
 			continue // an unset ${VAR:-}: no key
 		}
-		var d [sha256.Size]byte
-		if hexd, ok := strings.CutPrefix(v, "sha256:"); ok {
-			b, err := hex.DecodeString(hexd)
-			if err != nil || len(b) != sha256.Size {
-				return ks, fmt.Errorf("auth key %d: sha256: must be followed by 64 hex digits", i)
-			}
-			copy(d[:], b)
-		} else {
-			d = sha256.Sum256([]byte(v))
+		d, ok := keys.DigestOf(k.Value())
+		if !ok {
+			return ks, fmt.Errorf("auth key %d: sha256: must be followed by 64 hex digits", i)
 		}
 		ks.digests = append(ks.digests, d)
 	}

@@ -1,4 +1,4 @@
-// Package console serves toolstream's web console (SPEC §13): a chat that
+// Package console serves toolstream's web console (docs/console.md): a chat that
 // streams through /v1/chat/completions like any client, with tool cards
 // and approvals, the tools list and the audit log. It is plain HTML, CSS
 // and JavaScript modules embedded in the binary: nothing to build, nothing

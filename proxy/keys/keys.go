@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
@@ -88,9 +89,8 @@ func (k *Key) AllowsModel(model string) bool {
 	if k.Models == nil {
 		return true
 	}
-	m := strings.ReplaceAll(model, "/", "\x00")
 	for _, p := range k.Models {
-		if ok, _ := path.Match(strings.ReplaceAll(p, "/", "\x00"), m); ok {
+		if upstream.MatchModel(p, model) {
 			return true
 		}
 	}

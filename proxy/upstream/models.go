@@ -23,6 +23,13 @@ func globMatch(prepared, model string) bool {
 	return ok
 }
 
+// MatchModel reports whether model matches pattern as upstreams[].models
+// patterns match: path.Match, except that "*" and "?" also match "/".
+// Client keys' model scopes use the same rule.
+func MatchModel(pattern, model string) bool {
+	return globMatch(strings.ReplaceAll(pattern, "/", "\x00"), model)
+}
+
 // preparePatterns turns the pattern entries of a models list into
 // patterns for globMatch, and maps its aliases to the models they stand
 // for.

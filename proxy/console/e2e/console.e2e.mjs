@@ -1,5 +1,5 @@
 // Drives the console in headless Chromium through one scenario and checks
-// it through the page's hooks (SPEC §13): the assistant message is one
+// it through the page's hooks (docs/console.md): the assistant message is one
 // element with data-role="assistant", each tool card has data-call-id and
 // data-status, the buttons and key fields are found by their labels.
 //

@@ -1,6 +1,6 @@
 // One assistant message: the turn's text from the first token, with a card
 // per tool call where the call happened, whatever the number of rounds.
-// Hooks scripts rely on (SPEC §13): the message has data-role="assistant";
+// Hooks scripts rely on (docs/console.md): the message has data-role="assistant";
 // each card has data-call-id and data-status (running, ok, error, denied,
 // cancelled).
 
