@@ -394,6 +394,14 @@ type Store interface {
 	// the backend, never by a live replica's id.
 	Recover(ctx context.Context, current string) (Recovered, error)
 
+	// Subscribe calls f with every change of actions, finished calls,
+	// runtime tools and runtime keys made through any store sharing this
+	// one's data, this one included, until stop (see [Hub]). A
+	// [ChangeResync] says changes may have been missed: re-read
+	// everything kept. Delivery is prompt (PostgreSQL: LISTEN/NOTIFY,
+	// well under 100 ms) but not a guarantee; the rows are the truth.
+	Subscribe(f func(Change)) (stop func())
+
 	// Ready is nil while the store can serve (for /readyz): open, with
 	// room to write (else an error wrapping ErrNoSpace) and no write
 	// failed lately (else one wrapping ErrWriteFailed).

@@ -32,6 +32,7 @@ func (d *DB) CreateAction(ctx context.Context, a store.Action) error {
 	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		return d.writeAction(txn, timeKey(prefixAction, a.CreatedAt, a.ID), a, exp)
 	})
+	d.changed(err, store.ChangeAction, a.ID)
 	return wrapErr("creating action", a.ID, err)
 }
 
@@ -110,6 +111,7 @@ func (d *DB) DecideAction(ctx context.Context, id, status, decidedBy, reason str
 		out = a
 		return d.writeAction(txn, k, a, exp)
 	})
+	d.changed(err, store.ChangeAction, id)
 	switch {
 	case err != nil:
 		return out, wrapErr("deciding action", id, err)

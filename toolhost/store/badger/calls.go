@@ -64,6 +64,7 @@ func (d *DB) FinishCall(ctx context.Context, rec store.CallRecord, ref *store.At
 		}
 		return d.putReplay(txn, rec, ref)
 	})
+	d.changed(err, store.ChangeCall, rec.ID)
 	if err != nil {
 		return fmt.Errorf("finishing call %s: %w", rec.ID, err)
 	}

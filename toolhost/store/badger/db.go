@@ -142,6 +142,10 @@ type DB struct {
 	// race. Key writes are rare; waiting costs nothing.
 	keyWrites sync.Mutex
 
+	// feed tells subscribers of this process's changes: an embedded
+	// database has no other writer.
+	feed store.Hub
+
 	stopGC chan struct{}  // closed by Close; nil in memory mode
 	gcDone sync.WaitGroup // the GC goroutine
 }
@@ -224,6 +228,7 @@ func (d *DB) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.feed.Close()
 	if d.stopGC != nil {
 		close(d.stopGC)
 		d.gcDone.Wait()

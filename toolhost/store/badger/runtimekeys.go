@@ -46,6 +46,7 @@ func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
 		}
 		return d.putJSON(txn, bk, k, keyExpiry(k.ExpiresAt))
 	})
+	d.changed(err, store.ChangeKeys, k.Name)
 	return wrapErr("creating key", k.Name, err)
 }
 
@@ -77,6 +78,7 @@ func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKe
 		out = next
 		return d.putJSON(txn, bk, next, keyExpiry(next.ExpiresAt))
 	})
+	d.changed(err, store.ChangeKeys, k.Name)
 	if err != nil {
 		return store.RuntimeKey{}, wrapErr("updating key", k.Name, err)
 	}
@@ -103,6 +105,7 @@ func (d *DB) DeleteKey(ctx context.Context, name string) (bool, error) {
 		// badger: nothing of it should linger.
 		return txn.Delete(bk)
 	})
+	d.changed(err, store.ChangeKeys, name)
 	if err != nil {
 		return false, wrapErr("deleting key", name, err)
 	}

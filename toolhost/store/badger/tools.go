@@ -36,6 +36,7 @@ func (d *DB) PutTool(ctx context.Context, t store.RuntimeTool) error {
 		}
 		return d.putJSON(txn, k, t, 0)
 	})
+	d.changed(err, store.ChangeTools, t.Name)
 	return wrapErr("saving tool", t.Name, err)
 }
 
@@ -55,6 +56,7 @@ func (d *DB) DeleteTool(ctx context.Context, name string) (bool, error) {
 		existed = true
 		return txn.Delete(k)
 	})
+	d.changed(err, store.ChangeTools, name)
 	if err != nil {
 		return false, wrapErr("deleting tool", name, err)
 	}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Recover", testRecover},
 		{"InvalidKey", testInvalidKey},
 		{"Lifecycle", testLifecycle},
+		{"Feed", testFeed},
 	} {
 		t.Run(g.name, func(t *testing.T) { g.run(t, open) })
 	}
