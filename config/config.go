@@ -90,18 +90,29 @@ type Auth struct {
 // Storage configures the storage backend (docs/operations.md).
 type Storage struct {
 	// Backend names the storage backend: [BackendBadger] (default), an
-	// embedded database for one process. [BackendPostgres], shared by
-	// replicas, is reserved and refused until it is built.
+	// embedded database for one process, or [BackendPostgres], one
+	// database shared by any number of replicas.
 	Backend string `yaml:"backend"`
 	// Path is the badger directory. Default "./toolstream-data".
 	Path string `yaml:"path"`
-	// InMemory keeps everything in memory; nothing is written to disk.
+	// InMemory keeps everything in memory; nothing is written to disk
+	// (badger only).
 	InMemory bool `yaml:"in_memory"`
+	// Postgres configures the PostgreSQL backend.
+	Postgres Postgres `yaml:"postgres"`
 	// AuditRetention is how long audit records live. Default 720h.
 	AuditRetention time.Duration `yaml:"audit_retention"`
 	// TurnRetention is how long history-stitching records and stored
 	// Responses API answers live. Default 168h.
 	TurnRetention time.Duration `yaml:"turn_retention"`
+}
+
+// Postgres is storage.postgres: the database replicas share.
+type Postgres struct {
+	// DSN is a libpq connection string or URL; it may hold a password.
+	DSN Secret `yaml:"dsn"`
+	// MaxConns bounds each replica's connection pool. Default 16.
+	MaxConns int `yaml:"max_conns"`
 }
 
 // Storage backends (storage.backend).
@@ -313,6 +324,7 @@ func Default() Config {
 		Storage: Storage{
 			Backend:        BackendBadger,
 			Path:           "./toolstream-data",
+			Postgres:       Postgres{MaxConns: 16},
 			AuditRetention: 720 * time.Hour,
 			TurnRetention:  168 * time.Hour,
 		},

@@ -112,13 +112,13 @@ func (v *validator) auth(c *Config) {
 func (v *validator) storage(s Storage) {
 	switch s.Backend {
 	case BackendBadger:
+		if s.Path == "" && !s.InMemory {
+			v.add("storage.path", "required unless storage.in_memory is true (e.g. ./toolstream-data)")
+		}
 	case BackendPostgres:
-		v.add("storage.backend", "postgres is not built yet (use badger)")
+		v.postgres(s)
 	default:
-		v.add("storage.backend", "unknown value %q (want badger)", s.Backend)
-	}
-	if s.Path == "" && !s.InMemory {
-		v.add("storage.path", "required unless storage.in_memory is true (e.g. ./toolstream-data)")
+		v.add("storage.backend", "unknown value %q (want badger or postgres)", s.Backend)
 	}
 	v.positiveDuration("storage.audit_retention", s.AuditRetention)
 	v.positiveDuration("storage.turn_retention", s.TurnRetention)

@@ -65,9 +65,17 @@ func TestValidate(t *testing.T) {
 
 		// storage.
 		{"storage backend unknown", "storage:\n  backend: sqlite\n", nil, []string{
-			`t.yaml:2:12: storage.backend: unknown value "sqlite" (want badger)`}},
-		{"storage backend postgres", "storage:\n  backend: postgres\n", nil, []string{
-			`t.yaml:2:12: storage.backend: postgres is not built yet (use badger)`}},
+			`t.yaml:2:12: storage.backend: unknown value "sqlite" (want badger or postgres)`}},
+		{"postgres without dsn", "storage:\n  backend: postgres\n", nil, []string{
+			`t.yaml:1:1: storage.postgres.dsn: required with backend postgres (e.g. postgres://toolstream:PASSWORD@db:5432/toolstream)`}},
+		{"postgres bad dsn", "storage:\n  backend: postgres\n  postgres: {dsn: \"postgres://ts:hunter2@db:99999/ts\"}\n", nil, []string{
+			`t.yaml:3:19: storage.postgres.dsn: not a PostgreSQL connection string: invalid port`}},
+		{"postgres bad sslmode", "storage:\n  backend: postgres\n  postgres: {dsn: \"postgres://ts:hunter2@db/ts?sslmode=maybe\"}\n", nil, []string{
+			`t.yaml:3:19: storage.postgres.dsn: not a PostgreSQL connection string: failed to configure TLS (sslmode is invalid)`}},
+		{"postgres max_conns", "storage:\n  backend: postgres\n  postgres: {dsn: \"postgres://db/ts\", max_conns: 0}\n", nil, []string{
+			`t.yaml:3:50: storage.postgres.max_conns: 0 is out of range (want 1 to 1000)`}},
+		{"postgres in memory", "storage:\n  backend: postgres\n  in_memory: true\n  postgres: {dsn: \"postgres://db/ts\"}\n", nil, []string{
+			`t.yaml:3:14: storage.in_memory: applies to badger only; with backend postgres everything is in the database`}},
 		{"storage path empty", "storage:\n  path: \"\"\n", nil, []string{
 			`t.yaml:2:9: storage.path: required unless storage.in_memory is true (e.g. ./toolstream-data)`}},
 		{"retentions", "storage:\n  audit_retention: 0s\n  turn_retention: -1h\n", nil, []string{
@@ -211,6 +219,8 @@ func TestValidateAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"in_memory needs no path", "storage: {path: \"\", in_memory: true}\n"},
 		{"badger backend", "storage: {backend: badger}\n"},
+		{"postgres needs no path", "storage: {backend: postgres, path: \"\", postgres: {dsn: \"host=db user=ts dbname=ts\", max_conns: 4}}\n"},
+		{"postgres block beside badger", "storage: {postgres: {dsn: \"\"}}\n"},
 		{"zero keepalive and retries", "loop: {keepalive: 0, parse_retries: 0, max_rounds: 1}\n"},
 		{"webhook timeout zero", "tools:\n  - name: t\n    webhook: {url: \"http://h/\", timeout: 0s}\n"},
 		{"open public with allow_open", "listen: 0.0.0.0:8080\nauth: {allow_open: true}\n"},

@@ -27,7 +27,7 @@ func TestDecodeProblems(t *testing.T) {
 		{"unknown auth key", "auth:\n  key: [a]\n", []string{
 			`t.yaml:2:3: auth.key: unknown key (did you mean keys?)`}},
 		{"unknown storage key", "storage:\n  dir: x\n", []string{
-			`t.yaml:2:3: storage.dir: unknown key (want one of audit_retention, backend, in_memory, path, turn_retention)`}},
+			`t.yaml:2:3: storage.dir: unknown key (want one of audit_retention, backend, in_memory, path, postgres, turn_retention)`}},
 		{"unknown upstream key", up + "    api_base: http://x\n", []string{
 			`t.yaml:4:5: upstreams[0].api_base: unknown key (LiteLLM's api_base is base_url in toolstream; see docs/configuration.md#coming-from-litellm)`}},
 		{"unknown loop key", "loop:\n  max_round: 3\n", []string{
