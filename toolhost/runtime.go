@@ -1,6 +1,7 @@
 package toolhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,12 +86,17 @@ type runtimeTools struct {
 	// two agree on which of two concurrent PUTs won.
 	mu    sync.Mutex
 	specs map[string]runtimeSpec // by name; guarded by mu
+	// skipped are stored specs that could not be registered here, so
+	// that each is warned of once, not at every sync; guarded by mu.
+	skipped map[string]json.RawMessage
 }
 
-// runtimeSpec is a registered runtime tool as decoded, for the admin view.
+// runtimeSpec is a registered runtime tool as decoded, for the admin view,
+// and as stored, to tell whether the store's copy changed.
 type runtimeSpec struct {
 	tool    config.Tool
 	created time.Time
+	raw     json.RawMessage
 }
 
 func (rt *runtimeTools) init(ts ToolStore, allow []string, log *slog.Logger) {
@@ -98,6 +104,7 @@ func (rt *runtimeTools) init(ts ToolStore, allow []string, log *slog.Logger) {
 	rt.guard = newGuard(allow, log)
 	rt.client = guardedClient(rt.guard)
 	rt.specs = map[string]runtimeSpec{}
+	rt.skipped = map[string]json.RawMessage{}
 }
 
 // CreateRuntimeTool registers a new runtime tool from spec, a tools entry
@@ -151,14 +158,16 @@ func (h *Host) putRuntime(ctx context.Context, name string, spec json.RawMessage
 	if prev, ok := h.rt.specs[name]; ok {
 		created = prev.created
 	}
+	raw := slices.Clone(spec)
 	if h.rt.store != nil {
-		rec := store.RuntimeTool{Name: name, Spec: slices.Clone(spec), CreatedAt: created, UpdatedAt: now}
+		rec := store.RuntimeTool{Name: name, Spec: raw, CreatedAt: created, UpdatedAt: now}
 		if err := h.rt.store.PutTool(ctx, rec); err != nil {
 			h.restore(name, old)
 			return Tool{}, false, fmt.Errorf("storing runtime tool %q: %w", name, err)
 		}
 	}
-	h.rt.specs[name] = runtimeSpec{tool: ct, created: created}
+	h.rt.specs[name] = runtimeSpec{tool: ct, created: created, raw: raw}
+	delete(h.rt.skipped, name)
 	h.log.Info("runtime tool registered", "tool", name, "webhook_host", webhookHost(ct), "replaced", old != nil)
 	t, _ := h.Lookup(name)
 	return t, old == nil, nil
@@ -245,6 +254,7 @@ func (h *Host) DeleteRuntimeTool(ctx context.Context, name string) error {
 	}
 	h.Remove(name)
 	delete(h.rt.specs, name)
+	delete(h.rt.skipped, name)
 	h.log.Info("runtime tool deleted", "tool", name)
 	return nil
 }
@@ -254,20 +264,60 @@ func (h *Host) DeleteRuntimeTool(ctx context.Context, name string) error {
 // — its name is now a config tool's, its webhook no longer passes
 // auth.webhook_allow, or it breaks a rule — is skipped with a warning and
 // stays in the store; only a store failure is an error. Without a
-// [ToolStore] there is nothing to load, which is logged.
+// [ToolStore] there is nothing to load, which is logged. Later changes
+// made by other processes sharing the store arrive through [Host.Follow].
 func (h *Host) LoadRuntimeTools(ctx context.Context) error {
 	if h.rt.store == nil {
 		h.log.Info("runtime tools are kept in memory only: no tool store")
 		return nil
 	}
-	recs, err := h.rt.store.Tools(ctx)
+	n, err := h.syncRuntime(ctx)
 	if err != nil {
 		return fmt.Errorf("loading runtime tools: %w", err)
 	}
+	h.log.Info("runtime tools loaded", "count", n.registered, "skipped", n.skipped)
+	return nil
+}
+
+// dropRuntime removes the runtime tool name, leaving a config or MCP tool
+// of that name alone. Callers hold rt.mu.
+func (h *Host) dropRuntime(name string) {
+	if t, ok := h.Lookup(name); ok && t.Source == SourceRuntime {
+		h.Remove(name)
+	}
+	delete(h.rt.specs, name)
+}
+
+// synced counts what syncRuntime found.
+type synced struct{ registered, skipped, changed int }
+
+// syncRuntime makes the registered runtime tools what the store holds:
+// new and changed specs are (re)built, tools the store no longer has are
+// removed. The store is read under rt.mu, so a change this process makes
+// meanwhile is either read or made after. A spec that cannot be
+// registered here is skipped with a warning once per version, and a tool
+// it would replace is removed: running an older spec than the store's
+// would be wrong.
+func (h *Host) syncRuntime(ctx context.Context) (synced, error) {
+	var n synced
 	h.rt.mu.Lock()
 	defer h.rt.mu.Unlock()
-	loaded := 0
+	recs, err := h.rt.store.Tools(ctx)
+	if err != nil {
+		return n, err
+	}
+	seen := make(map[string]bool, len(recs))
 	for _, rec := range recs {
+		seen[rec.Name] = true
+		if cur, ok := h.rt.specs[rec.Name]; ok && bytes.Equal(cur.raw, rec.Spec) {
+			n.registered++
+			continue
+		}
+		if bytes.Equal(h.rt.skipped[rec.Name], rec.Spec) {
+			n.skipped++
+			continue
+		}
+		n.changed++
 		ct, reg, err := h.buildRuntime(ctx, rec.Name, rec.Spec)
 		if err == nil {
 			if t, ok := h.Lookup(rec.Name); ok && t.Source != SourceRuntime {
@@ -278,13 +328,27 @@ func (h *Host) LoadRuntimeTools(ctx context.Context) error {
 		}
 		if err != nil {
 			h.log.Warn("runtime tool skipped", "tool", rec.Name, "reason", err.Error())
+			h.rt.skipped[rec.Name] = rec.Spec
+			h.dropRuntime(rec.Name)
+			n.skipped++
 			continue
 		}
-		h.rt.specs[rec.Name] = runtimeSpec{tool: ct, created: rec.CreatedAt}
-		loaded++
+		delete(h.rt.skipped, rec.Name)
+		h.rt.specs[rec.Name] = runtimeSpec{tool: ct, created: rec.CreatedAt, raw: rec.Spec}
+		n.registered++
 	}
-	h.log.Info("runtime tools loaded", "count", loaded, "skipped", len(recs)-loaded)
-	return nil
+	for name := range h.rt.specs {
+		if !seen[name] {
+			h.dropRuntime(name)
+			n.changed++
+		}
+	}
+	for name := range h.rt.skipped {
+		if !seen[name] {
+			delete(h.rt.skipped, name)
+		}
+	}
+	return n, nil
 }
 
 // RuntimeTool returns the runtime tool called name as it was registered
