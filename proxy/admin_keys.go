@@ -272,3 +272,22 @@ func cmpOr(errs ...error) error {
 	}
 	return nil
 }
+
+// followKeys re-reads the runtime keys when the store says they changed
+// (or may have): a key created or patched on another replica works here,
+// and one deleted there is refused here, turns holding it included. A
+// failed read is logged; the next change or resync reads again.
+func (s *Server) followKeys(c store.Change) {
+	if c.Kind != store.ChangeKeys && c.Kind != store.ChangeResync {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	n, err := s.keys.SyncRuntime(func() ([]store.RuntimeKey, error) { return s.keyStore.Keys(ctx) })
+	switch {
+	case err != nil:
+		s.log.Warn("reloading runtime keys failed", "error", err.Error())
+	case n > 0:
+		s.log.Info("runtime keys changed in storage", "changed", n)
+	}
+}

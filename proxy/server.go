@@ -75,6 +75,11 @@ type Options struct {
 	// Keys stores the client keys created through /admin/keys; nil
 	// leaves those routes out.
 	Keys KeyStore
+	// Changes is the storage's change feed: runtime keys created,
+	// changed or deleted through another replica reach this one through
+	// it (with Keys). Nil follows nothing: this process's own changes
+	// apply as they are made.
+	Changes toolhost.Feed
 	// Tracing, when set, traces every API request (otelhttp, joining a
 	// caller's W3C traceparent) and, under it, each turn, round and tool
 	// call (loop.Runner.Tracer); upstream requests carry the trace on.
@@ -112,6 +117,7 @@ type Server struct {
 	// replaces the first (keys.Table.SetConfig).
 	keys     *keys.Table
 	keyStore KeyStore
+	stopKeys func() // ends the following of Changes
 	// mcpServe serves /mcp; stopWatch ends its following of the tools.
 	mcpServe  *mcpserve.Handler
 	stopWatch func()
@@ -154,6 +160,9 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		}
 	}
 	s.keys = keys.NewTable(cfg.Auth.Keys, runtimeKeys, opts.Now)
+	if opts.Changes != nil && opts.Keys != nil {
+		s.stopKeys = opts.Changes.Subscribe(s.followKeys)
+	}
 	s.metrics = newMetrics(opts, func() []*upstream.Client { return s.state.Load().upstreams })
 	st, err := newState(cfg, log, nil, s.metrics)
 	if err != nil {
@@ -293,6 +302,9 @@ func (s *Server) readyz(c echo.Context) error {
 // connections. In-flight requests are not
 // affected; shut the http.Server down first.
 func (s *Server) Close() {
+	if s.stopKeys != nil {
+		s.stopKeys()
+	}
 	s.closeMCPServe()
 	for _, u := range s.state.Load().upstreams {
 		u.Close()

@@ -148,6 +148,9 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	if err := host.LoadRuntimeTools(context.Background()); err != nil {
 		return fmt.Errorf("loading runtime tools: %w", err)
 	}
+	// What other replicas sharing the store change (approvals decided,
+	// runtime tools) reaches this one; stopped before the store closes.
+	defer host.Follow(st)()
 	// MCP servers connect in the background: a slow or broken one never
 	// holds up start-up, its tools appear when it is up. Closed before the
 	// tool host (defers run last-first).
@@ -158,7 +161,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		Logger: log, Tools: host, Modes: st, History: st, Responses: st, Ready: st.Ready,
 		StorageErrors: st.WriteFailures,
 		Records:       st, Approvals: host, ApprovalsPending: host.PendingApprovals,
-		RuntimeTools: host, MCPServers: mcpStates(mcps), Keys: st,
+		RuntimeTools: host, MCPServers: mcpStates(mcps), Keys: st, Changes: st,
 	}
 	tp, err := newTracing(context.Background(), cfg.Otel, log)
 	if err != nil {

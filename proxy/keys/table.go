@@ -19,6 +19,10 @@ type Table struct {
 	mu      sync.Mutex // serialises changes
 	config  []entry
 	runtime map[string]entry
+	// revoking are runtime keys revoked here whose deletion the store may
+	// not have yet, with their digests: SyncRuntime does not put them
+	// back (a new key under the same name has another digest).
+	revoking map[string]Digest
 	// limiters outlive the Keys that use them (see Key.limiter).
 	limiters map[string]*Limiter
 	snap     atomic.Pointer[snapshot]
@@ -45,7 +49,7 @@ func NewTable(entries []config.ClientKey, runtime []store.RuntimeKey, now func()
 	if now == nil {
 		now = time.Now
 	}
-	t := &Table{runtime: map[string]entry{}, limiters: map[string]*Limiter{}, now: now}
+	t := &Table{runtime: map[string]entry{}, revoking: map[string]Digest{}, limiters: map[string]*Limiter{}, now: now}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.setConfig(entries)
@@ -97,6 +101,7 @@ func (t *Table) PutRuntime(r store.RuntimeKey) *Key {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := t.putRuntime(r)
+	delete(t.revoking, r.Name)
 	t.publish()
 	return k
 }
@@ -124,6 +129,7 @@ func (t *Table) Revoke(name string) bool {
 	}
 	e.k.revoked.Store(true)
 	delete(t.runtime, name)
+	t.revoking[name] = e.d
 	t.publish()
 	return true
 }
