@@ -71,6 +71,9 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loo
 	if err := checkModel(c, req.Model); err != nil {
 		return nil, nil, err
 	}
+	if err := s.storageDown(); err != nil {
+		return nil, nil, err
+	}
 	up, target, err := st.route(req.Model)
 	var mnf *modelNotFound
 	if errors.As(err, &mnf) {

@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // statusClientClosed is nginx's and Caddy's status for a client that hung
@@ -115,6 +116,8 @@ func toAPIError(err error) apiError {
 		return apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "action_already_decided", Message: de.Error()}
 	case errors.As(err, &nfe):
 		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "not_found", Message: nfe.Error()}
+	case errors.Is(err, store.ErrUnavailable):
+		return storageUnavailable()
 	case errors.Is(err, errNoStorage):
 		return apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "no_storage", Message: "this proxy runs without storage"}
 	case errors.Is(err, errUnauthorized):
