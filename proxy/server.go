@@ -36,6 +36,11 @@ type Options struct {
 	// to anyone who reaches the port, so it names no paths. Nil means
 	// always ready.
 	Ready func() error
+	// Reachable reports an error wrapping store.ErrUnavailable while a
+	// shared database cannot be reached: turns are refused with 503
+	// until it is back. It is called once per turn, so it must be cheap.
+	// Nil: storage is embedded and always reachable.
+	Reachable func() error
 	// StorageErrors counts failed storage writes, for the
 	// toolstream_storage_errors_total counter; called at every scrape,
 	// it must be safe for concurrent use. Nil reports 0.
@@ -104,6 +109,7 @@ type Server struct {
 	handler   http.Handler
 	runner    *loop.Runner
 	ready     func() error
+	reachable func() error
 	tools     Tools
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
@@ -140,6 +146,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		log:       log,
 		runner:    &loop.Runner{Log: log, NewID: opts.NewID, Now: opts.Now},
 		ready:     opts.Ready,
+		reachable: opts.Reachable,
 		tools:     opts.Tools,
 		modes:     opts.Modes,
 		history:   opts.History,

@@ -12,16 +12,16 @@ import (
 // starts there too.
 const storageRetryAfter = "2"
 
-// storageDown is the readiness error while a shared database cannot be
-// reached, else nil. A turn starts only once it is nil: without the
-// database no call could go on record before it runs, no history be
-// stitched and no approval be held, so the turn is refused whole, before
-// any upstream request, and is safe to retry.
+// storageDown is an error wrapping [store.ErrUnavailable] while a shared
+// database cannot be reached, else nil. A turn starts only once it is
+// nil: without the database no call could go on record before it runs,
+// no history be stitched and no approval be held, so the turn is refused
+// whole, before any upstream request, and is safe to retry.
 func (s *Server) storageDown() error {
-	if s.ready == nil {
+	if s.reachable == nil {
 		return nil
 	}
-	if err := s.ready(); errors.Is(err, store.ErrUnavailable) {
+	if err := s.reachable(); errors.Is(err, store.ErrUnavailable) {
 		return err
 	}
 	return nil

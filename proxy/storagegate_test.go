@@ -31,7 +31,7 @@ func TestStorageUnavailable(t *testing.T) {
 		}
 		return nil
 	}
-	e := serve(t, &cfg, up, proxy.Options{Ready: ready})
+	e := serve(t, &cfg, up, proxy.Options{Ready: ready, Reachable: ready})
 
 	for _, tc := range []struct {
 		path, body, status, want string
