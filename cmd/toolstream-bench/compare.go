@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -31,6 +32,7 @@ type compareOptions struct {
 	Hold        time.Duration // how long idle streams are held open before measuring
 	Bin, Nginx  string
 	BaseBin     string // toolstream binary of the @base targets
+	PGDSN       string // PostgreSQL database of the @pg targets
 	NoPin       bool
 	Burst       bool // c=256: open every connection at once
 	Timeout     time.Duration
@@ -68,7 +70,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	env := targetEnv{dir: dir, bin: o.Bin, baseBin: o.BaseBin, nginx: o.Nginx}
+	env := targetEnv{dir: dir, bin: o.Bin, baseBin: o.BaseBin, nginx: o.Nginx, pgDSN: o.PGDSN}
 	cmp := &comparison{opts: o, results: map[string]map[string][]figures{}}
 	if slices.Contains(o.Targets, targetNginx) {
 		if env.nginx == "" {
@@ -78,7 +80,10 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 			return nil, err
 		}
 	}
-	if env.baseBin == "" && slices.ContainsFunc(o.Targets, func(t string) bool { return targetKind(t) != t }) {
+	if env.pgDSN == "" && slices.ContainsFunc(o.Targets, func(t string) bool { return strings.HasSuffix(t, pgSuffix) }) {
+		return nil, errors.New("the @pg targets need -pg-dsn, a PostgreSQL database on this machine")
+	}
+	if env.baseBin == "" && slices.ContainsFunc(o.Targets, func(t string) bool { return strings.HasSuffix(t, baseSuffix) }) {
 		return nil, errors.New("the @base targets need -base-bin PATH, the toolstream binary to set beside this one")
 	}
 	if env.bin == "" {
@@ -197,11 +202,11 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 		}
 	}
 	up.pace.Store(int64(pace))
-	before := measure(t.pids)
+	before := t.measure()
 	start := time.Now()
 	results := runLoad(ctx, c, t, clients, per, stagger)
 	elapsed := time.Since(start)
-	after := measure(t.pids)
+	after := t.measure()
 	f := summarize(results, o.Chunks)
 	f.perSec = float64(len(results)) / elapsed.Seconds()
 	if len(t.pids) > 0 {
@@ -242,7 +247,7 @@ func summarize(results []streamResult, chunks int) figures {
 // measures the target's resident memory per open stream.
 func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n int, hold time.Duration) (figures, error) {
 	time.Sleep(300 * time.Millisecond)
-	before := measure(t.pids)
+	before := t.measure()
 	var opened sync.WaitGroup
 	opened.Add(n)
 	results := make([]streamResult, n)
@@ -256,7 +261,7 @@ func idle(ctx context.Context, c *http.Client, t *target, up *benchUpstream, n i
 	}
 	opened.Wait()
 	time.Sleep(hold)
-	held := measure(t.pids)
+	held := t.measure()
 	up.releaseIdle()
 	wg.Wait()
 	f := summarize(results, 2)

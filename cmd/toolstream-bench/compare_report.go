@@ -149,7 +149,10 @@ func (c *comparison) ratios(w io.Writer) {
 	}
 	pairs = append(pairs, pair{targetText, targetPass}, pair{targetResp, targetPass}, pair{targetMsg, targetPass})
 	for _, t := range c.opts.Targets {
-		if targetKind(t) != t {
+		switch {
+		case strings.HasSuffix(t, pgSuffix): // PostgreSQL against badger
+			pairs = append(pairs, pair{t, targetKind(t)})
+		case targetKind(t) != t: // this build against the base
 			pairs = append(pairs, pair{targetKind(t), t})
 		}
 	}

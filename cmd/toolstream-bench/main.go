@@ -99,6 +99,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Bin, "bin", "", "toolstream binary (default: go build ./cmd/toolstream)")
 	fs.StringVar(&o.BaseBin, "base-bin", "", "a second toolstream binary, which the @base targets run: two builds side by side in one run")
 	fs.StringVar(&o.Nginx, "nginx", "", "nginx binary, for the nginx target")
+	fs.StringVar(&o.PGDSN, "pg-dsn", "", "a PostgreSQL database on this machine, which the @pg targets (ts-call@pg) store in; their CPU counts the database server's too")
 	fs.BoolVar(&o.Burst, "burst", false, "c=256: open all 256 connections in the same instant instead of spreading their starts over one stream's length")
 	fs.BoolVar(&o.NoPin, "no-pin", false, "do not pin the target to one CPU and the load to another")
 	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "bound on the whole run")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,8 +34,15 @@ var allTargets = []string{targetDirect, targetNginx, targetPass, targetResp, tar
 // one run.
 const baseSuffix = "@base"
 
-// targetKind is the target a name stands for, without its @base.
-func targetKind(name string) string { return strings.TrimSuffix(name, baseSuffix) }
+// pgSuffix marks a toolstream target whose storage is the PostgreSQL
+// database of -pg-dsn instead of in-memory badger ("ts-call@pg"); its
+// CPU counts the database server's processes too.
+const pgSuffix = "@pg"
+
+// targetKind is the target a name stands for, without its @base or @pg.
+func targetKind(name string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(name, baseSuffix), pgSuffix)
+}
 
 // protocolOf is the route a target's clients send their turns through.
 func protocolOf(name string) *protocol {
@@ -55,6 +63,9 @@ type target struct {
 	// pids are the processes measured: toolstream, or nginx's master and
 	// worker. None for direct.
 	pids []int
+	// more, when set, lists further processes to measure, read at each
+	// measurement: a database server's, whose backends come and go.
+	more func() []int
 	// model is what clients ask for: it picks the upstream's scenario.
 	model string
 	// proto is the route clients ask through.
@@ -70,6 +81,7 @@ type targetEnv struct {
 	baseBin  string // toolstream binary of the @base targets
 	nginx    string // nginx binary; "" leaves nginx out
 	pin      []string
+	pgDSN    string // database of the @pg targets
 }
 
 func startTarget(ctx context.Context, env targetEnv, name string, model string) (*target, error) {
@@ -116,9 +128,13 @@ func startToolstream(ctx context.Context, env targetEnv, name string) (*target, 
 	if err != nil {
 		return nil, err
 	}
+	storage := "{in_memory: true}"
+	if strings.HasSuffix(name, pgSuffix) {
+		storage = fmt.Sprintf("{backend: postgres, postgres: {dsn: %q}}", env.pgDSN)
+	}
 	cfg := fmt.Sprintf(`listen: %s
 auth: {keys: [`+benchKey+`]}
-storage: {in_memory: true}
+storage: `+storage+`
 log: {level: warn}
 loop: {keepalive: 0s}
 upstreams:
@@ -141,7 +157,7 @@ upstreams:
 		return nil, err
 	}
 	bin := env.bin
-	if targetKind(name) != name {
+	if strings.HasSuffix(name, baseSuffix) {
 		bin = env.baseBin
 	}
 	cmd := env.command(bin, "serve", file)
@@ -158,7 +174,16 @@ upstreams:
 		stop()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &target{name: name, url: "http://" + addr, pids: []int{cmd.Process.Pid}, stop: stop}, nil
+	t := &target{name: name, url: "http://" + addr, pids: []int{cmd.Process.Pid}, stop: stop}
+	if strings.HasSuffix(name, pgSuffix) {
+		server, err := postgresServer(ctx, env.pgDSN)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		t.more = func() []int { return append([]int{server}, children(server)...) }
+	}
+	return t, nil
 }
 
 // checkNginx makes sure bin is nginx: a row named nginx must be nginx.
@@ -276,6 +301,14 @@ func waitListening(ctx context.Context, addr string) error {
 type usage struct {
 	cpu time.Duration
 	rss int64 // bytes
+}
+
+// measure reads what t runs on.
+func (t *target) measure() usage {
+	if t.more == nil {
+		return measure(t.pids)
+	}
+	return measure(append(slices.Clone(t.pids), t.more()...))
 }
 
 // measure reads /proc for pids: user+system CPU time and VmRSS, summed.
