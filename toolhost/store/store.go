@@ -55,6 +55,11 @@ var (
 	// are created, never silently replaced, so a second create cannot
 	// swap the hash of a key clients already use.
 	ErrExists = errors.New("store: already exists")
+	// ErrUnavailable is wrapped by the errors of a shared backend
+	// (PostgreSQL) that cannot reach its database or got no answer in
+	// time, and by Ready's error while that lasts: an outage (HTTP 503),
+	// not a request's fault. Retrying later may succeed.
+	ErrUnavailable = errors.New("store: database unreachable")
 )
 
 // DecidedByRestart is the DecidedBy of an action that [Store.Recover]
