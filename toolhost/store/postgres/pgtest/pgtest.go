@@ -93,6 +93,23 @@ func (w wrapped) Run() int {
 // its own.
 func Main(m *testing.M) { os.Exit(Wrap(m).Run()) }
 
+// NewTestCluster starts a cluster of t's own, stopped when t ends: for a
+// test that stops or breaks the server. It skips or fails t like [Start]
+// when PostgreSQL is not installed.
+func NewTestCluster(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := NewCluster()
+	if err != nil {
+		unavailable(t, err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return c
+}
+
 // unavailable skips t for a cluster that could not start, or fails it.
 func unavailable(t testing.TB, err error) {
 	t.Helper()
