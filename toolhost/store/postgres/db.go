@@ -168,6 +168,10 @@ func Open(ctx context.Context, cfg config.Storage, opts Options) (*DB, error) {
 	}
 	startCtx, cancel := d.bound(ctx)
 	defer cancel()
+	if err := checkEncoding(startCtx, d.pool); err != nil {
+		d.pool.Close()
+		return nil, fmt.Errorf("opening storage: %w", unavailable(ctx, err))
+	}
 	if err := migrate(startCtx, d.pool); err != nil {
 		d.pool.Close()
 		return nil, fmt.Errorf("opening storage: %w", unavailable(ctx, err))

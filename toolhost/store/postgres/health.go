@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,8 +21,10 @@ type health struct {
 	failures    atomic.Uint64
 	lastFailure atomic.Int64 // Unix nanoseconds of the latest
 
-	mu      sync.Mutex
-	pingErr error // nil while the database answers
+	// down is set while the database does not answer: by a failed ping,
+	// or an operation that could not reach it; a ping that succeeds
+	// clears it.
+	down atomic.Bool
 }
 
 // noteWrite counts err when it is storage trouble: not a caller's
@@ -35,27 +36,17 @@ func (h *health) noteWrite(ctx context.Context, err error) {
 	h.failures.Add(1)
 	h.lastFailure.Store(time.Now().UnixNano())
 	if isUnavailable(err) {
-		h.setPing(err)
+		h.down.Store(true)
 	}
-}
-
-// setPing records whether the database answered (err nil) or not.
-func (h *health) setPing(err error) {
-	h.mu.Lock()
-	h.pingErr = err
-	h.mu.Unlock()
 }
 
 // ready is Ready's answer at now.
 func (h *health) ready(now time.Time) error {
-	h.mu.Lock()
-	perr := h.pingErr
-	h.mu.Unlock()
-	if perr != nil {
-		if isUnavailable(perr) {
-			return perr
-		}
-		return fmt.Errorf("%w: %w", store.ErrUnavailable, perr)
+	if h.down.Load() {
+		// No detail: /readyz, open to anyone, shows this message, and
+		// the driver's errors name the database's host and user. The
+		// log has them.
+		return fmt.Errorf("%w: it did not answer the last ping (see the log)", store.ErrUnavailable)
 	}
 	last := h.lastFailure.Load()
 	if last == 0 {
@@ -86,6 +77,12 @@ func (d *DB) pingLoop() {
 		if d.ctx.Err() != nil {
 			return
 		}
-		d.health.setPing(unavailable(d.ctx, err))
+		was := d.health.down.Swap(err != nil)
+		switch {
+		case err != nil && !was:
+			d.log.Warn("storage database unreachable", "component", "storage", "error", err)
+		case err == nil && was:
+			d.log.Info("storage database reachable again", "component", "storage")
+		}
 	}
 }

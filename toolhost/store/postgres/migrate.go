@@ -99,3 +99,17 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return nil
 	})
 }
+
+// checkEncoding refuses a database whose encoding cannot hold any text:
+// records hold what models and tools wrote, in any script, and a
+// database created as LATIN1 (say) would fail those writes one by one.
+func checkEncoding(ctx context.Context, pool *pgxpool.Pool) error {
+	var enc string
+	if err := pool.QueryRow(ctx, `SHOW server_encoding`).Scan(&enc); err != nil {
+		return err
+	}
+	if enc != "UTF8" && enc != "SQL_ASCII" {
+		return fmt.Errorf("the database's encoding is %s; toolstream needs UTF8 (CREATE DATABASE ... ENCODING 'UTF8')", enc)
+	}
+	return nil
+}

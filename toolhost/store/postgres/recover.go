@@ -17,6 +17,9 @@ import (
 // database) must not end a live replica's calls.
 const deadAfter = 3
 
+// recoverTimeout bounds [DB.Recover] when its context has no deadline.
+const recoverTimeout = time.Minute
+
 // instanceState is the instance a store heartbeats.
 type instanceState struct {
 	mu      sync.Mutex
@@ -48,6 +51,13 @@ func (s *instanceState) current() string {
 func (d *DB) Recover(ctx context.Context, current string) (store.Recovered, error) {
 	if err := checkNames("instance id", current); err != nil {
 		return store.Recovered{}, fmt.Errorf("recovering: %w", err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		// A crashed replica may have left many records, each resolved in
+		// a transaction of its own: more than one operation's bound.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, recoverTimeout)
+		defer cancel()
 	}
 	var r store.Recovered
 	err := d.run(ctx, true, func(ctx context.Context) error {

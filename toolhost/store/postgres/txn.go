@@ -1,11 +1,13 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -112,10 +114,17 @@ func marshal(v any) (string, error) {
 	return sized(val)
 }
 
-// sized checks a record's size.
+// sized checks a record's size and makes it text PostgreSQL takes.
+// encoding/json replaces invalid UTF-8 in strings, but passes the raw
+// JSON fields of a record (arguments, messages) through as they are, and
+// a text column refuses invalid UTF-8: such bytes become U+FFFD, as
+// encoding/json would have made them, rather than fail the write.
 func sized(val []byte) (string, error) {
 	if len(val) > maxRecord {
 		return "", fmt.Errorf("%w: record of %d bytes, limit %d", store.ErrTooLarge, len(val), maxRecord)
+	}
+	if !utf8.Valid(val) {
+		val = bytes.ToValidUTF8(val, []byte("\uFFFD"))
 	}
 	return string(val), nil
 }

@@ -10,6 +10,7 @@
 package pgtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -200,7 +201,7 @@ func binDir() (string, error) {
 		v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(filepath.Dir(p))), 64)
 		return v
 	}
-	slices.SortFunc(matches, func(a, b string) int { return int(version(a) - version(b)) })
+	slices.SortFunc(matches, func(a, b string) int { return cmp.Compare(version(a), version(b)) })
 	if len(matches) > 0 {
 		return filepath.Dir(matches[len(matches)-1]), nil
 	}
