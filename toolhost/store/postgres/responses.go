@@ -29,7 +29,7 @@ func (d *DB) SaveResponse(ctx context.Context, rec store.ResponseRecord) error {
 		rec.CreatedAt = d.now()
 	}
 	exp := rec.CreatedAt.Add(d.turnRetention)
-	val, err := appendResponseRecord(make([]byte, 0, recordSize(&rec)), &rec)
+	val, err := store.MarshalResponseRecord(&rec)
 	if err != nil {
 		return wrapErr("saving response", rec.ID, err)
 	}

@@ -1,20 +1,25 @@
-package postgres
+package store
 
 import (
 	"encoding/json"
 	"maps"
 	"slices"
-
-	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// appendResponseRecord appends rec as JSON, its JSON fields (Response,
+// MarshalResponseRecord is rec as JSON, its JSON fields (Response,
 // Messages, Items) as they are: a response is stored once per answer with
 // its whole text in each of them, and encoding/json would check and
 // compact every byte of them again, and escape the < > & of the text, so
 // that GET /v1/responses/{id} would not return the response as it was
-// answered. The other fields are written as encoding/json writes them.
-func appendResponseRecord(dst []byte, rec *store.ResponseRecord) ([]byte, error) {
+// answered. The other fields are written as encoding/json writes them,
+// and encoding/json reads the result back into a ResponseRecord. Every
+// backend stores a response this way.
+func MarshalResponseRecord(rec *ResponseRecord) ([]byte, error) {
+	return appendResponseRecord(make([]byte, 0, recordSize(rec)), rec)
+}
+
+// appendResponseRecord appends rec as [MarshalResponseRecord] writes it.
+func appendResponseRecord(dst []byte, rec *ResponseRecord) ([]byte, error) {
 	dst = append(dst, `{"id":`...)
 	dst = appendJSONString(dst, rec.ID)
 	dst = append(dst, `,"key_id":`...)
@@ -45,7 +50,7 @@ func appendResponseRecord(dst []byte, rec *store.ResponseRecord) ([]byte, error)
 }
 
 // recordSize is about the size of rec's JSON, to write it in one buffer.
-func recordSize(rec *store.ResponseRecord) int {
+func recordSize(rec *ResponseRecord) int {
 	n := 256 + len(rec.ID) + len(rec.KeyID) + len(rec.Response)
 	for _, m := range rec.Messages {
 		n += len(m) + 1
