@@ -5,7 +5,7 @@
 // index that lets a retried turn find the calls of its earlier attempt.
 //
 // The records and the [Store] interface live here; each backend is a
-// sub-package (store/badger today; store/postgres for replicas later) and
+// sub-package (store/badger for one process, store/postgres for replicas) and
 // passes the same conformance suite, store/storetest. Consumers (loop,
 // toolhost, proxy) declare the few methods they use as their own small
 // interfaces; [Store] is their union, for the wiring in cmd.

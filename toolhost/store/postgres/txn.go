@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -60,8 +63,8 @@ func (d *DB) run(ctx context.Context, write bool, fn func(ctx context.Context) e
 
 // unavailable wraps err in [store.ErrUnavailable] when it says the
 // database could not be reached or did not answer in time, so callers
-// can tell an outage (HTTP 503) from a failed statement. The caller's
-// own cancellation stays what it is.
+// can tell an outage (HTTP 503) from a failed statement or a bad record.
+// The caller's own cancellation stays what it is.
 func unavailable(ctx context.Context, err error) error {
 	if err == nil || errors.Is(err, store.ErrUnavailable) || isStoreError(err) {
 		return err
@@ -72,15 +75,28 @@ func unavailable(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("%w (%v)", cerr, err)
 	}
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
-		switch {
-		case pgErr.Code[:2] == "08", // connection exception
-			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03": // shutting down, cannot connect now
-		default:
-			return err // the statement failed: the database answered
-		}
+	if !unreachable(err) {
+		return err
 	}
 	return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+}
+
+// unreachable reports an error of the connection rather than of the
+// statement: no server, a connection lost or closed, no answer in time
+// (the operation's own bound), or a server saying it shuts down.
+func unreachable(err error) bool {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03": // admin or crash shutdown, cannot connect now
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08") // connection exception
+	}
+	_, connect := errors.AsType[*pgconn.ConnectError](err)
+	_, network := errors.AsType[net.Error](err)
+	return connect || network || pgconn.Timeout(err) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, pgconn.ErrConnClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // isUnavailable reports an error that says the database is out of reach.
