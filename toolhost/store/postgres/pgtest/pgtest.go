@@ -140,7 +140,7 @@ func NewCluster() (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "toolstream-pg-")
+	dir, err := clusterDir()
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +191,38 @@ func (c *Cluster) Stop() error {
 		c.stopErr = os.RemoveAll(c.dir)
 	})
 	return c.stopErr
+}
+
+// clusterDir makes the cluster's directory, in the temporary directory
+// when it suits, else in /tmp: the server's Unix socket lives there, and
+// a socket's path is limited to about a hundred bytes; and a cluster run
+// as the postgres user must reach it (a root's TMPDIR may be private).
+func clusterDir() (string, error) {
+	dir, err := os.MkdirTemp("", "toolstream-pg-")
+	if err != nil {
+		return "", err
+	}
+	if len(dir) <= 80 && (os.Getuid() != 0 || searchable(filepath.Dir(dir))) {
+		return dir, nil
+	}
+	os.Remove(dir)
+	return os.MkdirTemp("/tmp", "toolstream-pg-")
+}
+
+// searchable reports whether every directory from dir up to the root may
+// be passed through by any user.
+func searchable(dir string) bool {
+	for {
+		fi, err := os.Stat(dir)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return true
+		}
+		dir = parent
+	}
 }
 
 // binDir finds the newest installed server's binaries: Debian installs
