@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/toolstream/toolstream/toolhost/store"
 )
@@ -16,6 +17,12 @@ const (
 	minListenBackoff = 100 * time.Millisecond
 	maxListenBackoff = 5 * time.Second
 )
+
+// maxListenIdle bounds how long the listener waits for a notification
+// before it pings its connection: a link that went silent without being
+// closed (a partitioned network, a frozen server) would otherwise hold
+// it forever, and TCP keepalives take minutes to notice.
+const maxListenIdle = 10 * time.Second
 
 // Subscribe calls f with every change committed by any store on this
 // database, this one included, until stop or Close
@@ -75,7 +82,7 @@ func (d *DB) listenLoop(conn *pgx.Conn) {
 			d.log.Info("listening for storage changes again", "component", "storage")
 			d.feed.Publish(store.Change{Kind: store.ChangeResync})
 		}
-		n, err := conn.WaitForNotification(d.ctx)
+		n, err := d.waitNotification(conn)
 		if err != nil {
 			if d.ctx.Err() != nil {
 				return
@@ -87,6 +94,27 @@ func (d *DB) listenLoop(conn *pgx.Conn) {
 		}
 		if c, ok := parsePayload(n.Payload); ok {
 			d.feed.Publish(c)
+		}
+	}
+}
+
+// waitNotification waits for the next notification on conn. When none
+// comes for a while it pings the connection, and returns an error only
+// when the ping fails: an idle channel is no lost connection.
+func (d *DB) waitNotification(conn *pgx.Conn) (*pgconn.Notification, error) {
+	idle := min(d.opts.ResyncInterval, maxListenIdle)
+	for {
+		ctx, cancel := context.WithTimeout(d.ctx, idle)
+		n, err := conn.WaitForNotification(ctx)
+		cancel()
+		if err == nil || d.ctx.Err() != nil || !pgconn.Timeout(err) {
+			return n, err
+		}
+		ctx, cancel = context.WithTimeout(d.ctx, min(d.opts.OpTimeout, DefaultConnectTimeout))
+		err = conn.Ping(ctx)
+		cancel()
+		if err != nil {
+			return nil, err
 		}
 	}
 }

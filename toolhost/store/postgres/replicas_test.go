@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,6 +92,36 @@ func TestListenerReconnects(t *testing.T) {
 	if s.listenerPID.Load() == pid {
 		t.Errorf("listener pid still %d after reconnecting", pid)
 	}
+	if err := s.PutTool(t.Context(), store.RuntimeTool{Name: "after", Spec: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ch, store.Change{Kind: store.ChangeTools, ID: "after"}, 5*time.Second)
+}
+
+// TestListenerSilent: a listening connection that stops answering
+// without closing (its server process frozen) is noticed by the
+// listener's ping, replaced, and followed by a resync.
+func TestListenerSilent(t *testing.T) {
+	t.Parallel()
+	s := openDB(t, pgtest.Start(t), Options{ResyncInterval: 200 * time.Millisecond})
+	ch := heard(t, s)
+	pid := int(s.listenerPID.Load())
+	backend, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.Signal(syscall.SIGSTOP); err != nil {
+		t.Skipf("cannot freeze the listener's server process %d: %v", pid, err)
+	}
+	t.Cleanup(func() { backend.Signal(syscall.SIGCONT) })
+	deadline := time.Now().Add(10 * time.Second)
+	for int(s.listenerPID.Load()) == pid {
+		if time.Now().After(deadline) {
+			t.Fatal("the listener still uses its frozen connection after 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitFor(t, ch, store.Change{Kind: store.ChangeResync}, 5*time.Second)
 	if err := s.PutTool(t.Context(), store.RuntimeTool{Name: "after", Spec: json.RawMessage(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
