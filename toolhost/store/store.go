@@ -5,7 +5,7 @@
 // index that lets a retried turn find the calls of its earlier attempt.
 //
 // The records and the [Store] interface live here; each backend is a
-// sub-package (store/badger today; store/postgres for replicas later) and
+// sub-package (store/badger for one process, store/postgres for replicas) and
 // passes the same conformance suite, store/storetest. Consumers (loop,
 // toolhost, proxy) declare the few methods they use as their own small
 // interfaces; [Store] is their union, for the wiring in cmd.
@@ -55,6 +55,11 @@ var (
 	// are created, never silently replaced, so a second create cannot
 	// swap the hash of a key clients already use.
 	ErrExists = errors.New("store: already exists")
+	// ErrUnavailable is wrapped by the errors of a shared backend
+	// (PostgreSQL) that cannot reach its database or got no answer in
+	// time, and by Ready's error while that lasts: an outage (HTTP 503),
+	// not a request's fault. Retrying later may succeed.
+	ErrUnavailable = errors.New("store: database unreachable")
 )
 
 // DecidedByRestart is the DecidedBy of an action that [Store.Recover]

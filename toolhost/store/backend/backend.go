@@ -15,6 +15,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
+	"github.com/toolstream/toolstream/toolhost/store/postgres"
 )
 
 // Options configure [Open]. The zero value is ready to use.
@@ -42,9 +43,9 @@ func Open(ctx context.Context, cfg config.Storage, opts Options) (store.Store, s
 	case config.BackendBadger, "":
 		s, err = badger.Open(cfg, badger.Options{Logger: log})
 	case config.BackendPostgres:
-		err = fmt.Errorf("storage.backend %s is not built yet (use badger)", cfg.Backend)
+		s, err = postgres.Open(ctx, cfg, postgres.Options{Logger: log})
 	default:
-		err = fmt.Errorf("storage.backend %q is unknown (want badger)", cfg.Backend)
+		err = fmt.Errorf("storage.backend %q is unknown (want badger or postgres)", cfg.Backend)
 	}
 	if err != nil {
 		return nil, "", err
@@ -56,7 +57,13 @@ func Open(ctx context.Context, cfg config.Storage, opts Options) (store.Store, s
 		s.Close()
 		return nil, "", err
 	}
-	log.Info("storage open", "backend", cmp.Or(cfg.Backend, config.BackendBadger), "in_memory", cfg.InMemory, "instance", instance)
+	name := cmp.Or(cfg.Backend, config.BackendBadger)
+	if name == config.BackendPostgres {
+		// The DSN may hold a password: it is never logged.
+		log.Info("storage open", "backend", name, "max_conns", cfg.Postgres.MaxConns, "instance", instance)
+	} else {
+		log.Info("storage open", "backend", name, "in_memory", cfg.InMemory, "instance", instance)
+	}
 	if rec.Calls > 0 || rec.CallsExpired > 0 || rec.Actions > 0 {
 		// An earlier process stopped without finishing these: its calls
 		// may or may not have acted, and its approvals can no longer

@@ -12,9 +12,10 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/backend"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
+	"github.com/toolstream/toolstream/toolhost/store/postgres/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Wrap(m)) }
 
 func TestNewInstance(t *testing.T) {
 	t.Parallel()
@@ -33,8 +34,8 @@ func TestOpenBackends(t *testing.T) {
 	}{
 		{"", ""},
 		{config.BackendBadger, ""},
-		{config.BackendPostgres, "storage.backend postgres is not built yet (use badger)"},
-		{"sqlite", `storage.backend "sqlite" is unknown (want badger)`},
+		{config.BackendPostgres, "opening storage: storage.postgres.dsn is empty"},
+		{"sqlite", `storage.backend "sqlite" is unknown (want badger or postgres)`},
 	} {
 		s, instance, err := backend.Open(t.Context(), config.Storage{Backend: tc.backend, InMemory: true}, backend.Options{})
 		if tc.wantErr != "" {
@@ -84,5 +85,38 @@ func TestOpenRecovers(t *testing.T) {
 	_, _, err = backend.Open(t.Context(), cfg, backend.Options{})
 	if !errors.Is(err, badger.ErrLocked) || !strings.Contains(err.Error(), "stop it or set storage.path to another directory") {
 		t.Errorf("second Open = %v, want the locked-directory message", err)
+	}
+}
+
+// TestOpenPostgres: a replica that opens the database resolves what a
+// stopped replica left started, and leaves a live one's alone.
+func TestOpenPostgres(t *testing.T) {
+	t.Parallel()
+	cfg := config.Storage{Backend: config.BackendPostgres}
+	cfg.Postgres.DSN, cfg.Postgres.MaxConns = config.Secret(pgtest.Start(t)), 4
+
+	live, liveID, err := backend.Open(t.Context(), cfg, backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	for id, inst := range map[string]string{"tcr_live": liveID, "tcr_gone": "inst_gone"} {
+		if err := live.StartCall(t.Context(), store.CallRecord{ID: id, Tool: "t", Instance: inst}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s, instance, err := backend.Open(t.Context(), cfg, backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if instance == liveID {
+		t.Fatalf("two replicas got instance %s", instance)
+	}
+	for id, want := range map[string]string{"tcr_live": store.StatusStarted, "tcr_gone": store.StatusOutcomeUnknown} {
+		if rec, ok, err := s.Call(t.Context(), id); err != nil || !ok || rec.Status != want {
+			t.Errorf("Call(%s) after the second Open = %+v, %v, %v; want %s", id, rec, ok, err, want)
+		}
 	}
 }

@@ -1,12 +1,10 @@
-package badger
+package store
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // TestResponseRecordJSON: a stored response is the JSON encoding/json
@@ -15,12 +13,12 @@ import (
 func TestResponseRecordJSON(t *testing.T) {
 	msg := json.RawMessage(`{"role":"assistant","content":"It is 4 °C \u2028 \"here\"."}`)
 	created := time.Date(2026, 11, 26, 18, 0, 0, 123456789, time.FixedZone("x", 3600))
-	for _, rec := range []store.ResponseRecord{
+	for _, rec := range []ResponseRecord{
 		{ID: "resp_1", CreatedAt: created},
 		{ID: "resp_1", KeyID: "k\"ey", Response: json.RawMessage(`{"id":"resp_1","output":[]}`), Messages: []json.RawMessage{msg, msg},
 			Items: map[string][]json.RawMessage{"msg_2": {msg}, "mcp_1": {msg, msg}, "rs_1": {}, "msg_1": nil}, CreatedAt: created},
 	} {
-		got, err := appendResponseRecord(nil, &rec)
+		got, err := MarshalResponseRecord(&rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,9 +32,9 @@ func TestResponseRecordJSON(t *testing.T) {
 	}
 
 	text := json.RawMessage(`{"role":"assistant","content":"<b>&</b>"}`)
-	rec := store.ResponseRecord{ID: "resp_<1>", Response: json.RawMessage(`{"text":"<b>&</b>"}`), Messages: []json.RawMessage{text},
+	rec := ResponseRecord{ID: "resp_<1>", Response: json.RawMessage(`{"text":"<b>&</b>"}`), Messages: []json.RawMessage{text},
 		Items: map[string][]json.RawMessage{"msg_1": {text}}, CreatedAt: created}
-	got, err := appendResponseRecord(nil, &rec)
+	got, err := MarshalResponseRecord(&rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +43,7 @@ func TestResponseRecordJSON(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	var back store.ResponseRecord
+	var back ResponseRecord
 	if err := json.Unmarshal(got, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,88 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// troubleWindow is how long /readyz reports a failed write, as in the
+// badger backend: the store becomes ready again on its own once writes
+// stop failing, without waiting for a write that a load balancer sending
+// no traffic would never make.
+const troubleWindow = time.Minute
+
+// health is what [DB.Ready] reports: the last ping's outcome and the
+// recent write failures.
+type health struct {
+	failures    atomic.Uint64
+	lastFailure atomic.Int64 // Unix nanoseconds of the latest
+
+	// down is set while the database does not answer: by a failed ping,
+	// or an operation that could not reach it; a ping that succeeds
+	// clears it.
+	down atomic.Bool
+}
+
+// noteWrite counts err when it is storage trouble: not a caller's
+// mistake, and not a caller who left.
+func (h *health) noteWrite(ctx context.Context, err error) {
+	if err == nil || isStoreError(err) || ctx.Err() != nil {
+		return
+	}
+	h.failures.Add(1)
+	h.lastFailure.Store(time.Now().UnixNano())
+	if isUnavailable(err) {
+		h.down.Store(true)
+	}
+}
+
+// ready is Ready's answer at now.
+func (h *health) ready(now time.Time) error {
+	if h.down.Load() {
+		// No detail: /readyz, open to anyone, shows this message, and
+		// the driver's errors name the database's host and user. The
+		// log has them.
+		return fmt.Errorf("%w: it did not answer the last ping (see the log)", store.ErrUnavailable)
+	}
+	last := h.lastFailure.Load()
+	if last == 0 {
+		return nil
+	}
+	if ago := now.Sub(time.Unix(0, last)); ago <= troubleWindow {
+		return fmt.Errorf("%w: a write failed %s ago (see the log)", store.ErrWriteFailed, ago.Round(time.Second))
+	}
+	return nil
+}
+
+// pingLoop pings the database every PingInterval until Close, so Ready
+// turns within a second or two of an outage, and back after it. A ping
+// is one round trip on an idle connection: cheap enough for every
+// second.
+func (d *DB) pingLoop() {
+	t := time.NewTicker(d.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(d.ctx, min(d.opts.OpTimeout, max(d.opts.PingInterval, DefaultConnectTimeout)))
+		err := d.pool.Ping(ctx)
+		cancel()
+		if d.ctx.Err() != nil {
+			return
+		}
+		was := d.health.down.Swap(err != nil)
+		switch {
+		case err != nil && !was:
+			d.log.Warn("storage database unreachable", "component", "storage", "error", err)
+		case err == nil && was:
+			d.log.Info("storage database reachable again", "component", "storage")
+		}
+	}
+}

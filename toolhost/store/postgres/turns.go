@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// SaveTurn stores rec and one lookup row per key in one transaction, all
+// expiring together storage.turn_retention after rec.CreatedAt (now when
+// zero). Saving an id again replaces the record, and the lookup rows of
+// keys it no longer lists go. An empty id or key fails with
+// [store.ErrInvalidKey]; a record whose JSON is over 16 MiB with
+// [store.ErrTooLarge].
+func (d *DB) SaveTurn(ctx context.Context, rec store.TurnRecord) error {
+	if rec.ID == "" {
+		return fmt.Errorf("saving turn: %w: empty turn id", store.ErrInvalidKey)
+	}
+	if slices.Contains(rec.Keys, "") {
+		return fmt.Errorf("saving turn %s: %w: empty lookup key", rec.ID, store.ErrInvalidKey)
+	}
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = d.now()
+	}
+	body, err := marshal(rec)
+	if err != nil {
+		return wrapErr("saving turn", rec.ID, err)
+	}
+	exp := rec.CreatedAt.Add(d.turnRetention)
+	id := hashed(rec.ID)
+	err = d.update(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO turns (id_hash, body, expires_at) VALUES ($1, $2, $3)
+			ON CONFLICT (id_hash) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at`,
+			id, body, exp); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM turn_keys WHERE turn_hash = $1`, id); err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		for _, k := range rec.Keys {
+			b.Queue(`INSERT INTO turn_keys (key_hash, turn_hash, expires_at) VALUES ($1, $2, $3)
+				ON CONFLICT (key_hash) DO UPDATE SET turn_hash = excluded.turn_hash, expires_at = excluded.expires_at`,
+				hashed(k), id, exp)
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	return wrapErr("saving turn", rec.ID, err)
+}
+
+// FindTurn returns the live turn that lists key among its Keys.
+func (d *DB) FindTurn(ctx context.Context, lookup string) (store.TurnRecord, bool, error) {
+	if lookup == "" {
+		return store.TurnRecord{}, false, nil
+	}
+	var rec store.TurnRecord
+	found := false
+	err := d.view(ctx, func(ctx context.Context, q querier) error {
+		var err error
+		found, err = getJSON(ctx, q, &rec, `SELECT t.body FROM turn_keys k JOIN turns t ON t.id_hash = k.turn_hash
+			WHERE k.key_hash = $1 AND k.expires_at > $2 AND t.expires_at > $2`, hashed(lookup), d.now())
+		return err
+	})
+	if err != nil {
+		return store.TurnRecord{}, false, fmt.Errorf("finding turn: %w", err)
+	}
+	// The record's own list is the truth, as in the badger backend.
+	if !found || !slices.Contains(rec.Keys, lookup) {
+		return store.TurnRecord{}, false, nil
+	}
+	return rec, true, nil
+}
