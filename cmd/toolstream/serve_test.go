@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost/store/postgres/pgtest"
 )
 
 // TestMain runs the command itself when a test starts this binary as
@@ -34,7 +35,7 @@ func TestMain(m *testing.M) {
 	if !testing.Short() && !haveContainerEngine() {
 		fmt.Println("cmd/toolstream: TestDockerImage is skipped: neither docker nor podman is installed")
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(pgtest.Wrap(m))
 }
 
 // waitFor bounds every wait for the process under test.
