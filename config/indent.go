@@ -93,6 +93,10 @@ func indentProblem(file string, data []byte) *Problem {
 		if k, v, ok := strings.Cut(value, ": "); ok && k != "" {
 			v = strings.TrimSpace(v)
 			switch {
+			case onlyProperties(v):
+				// "key: &anchor" or "key: !tag": the block below is
+				// the value.
+				opens = true
 			case strings.HasPrefix(v, "|") || strings.HasPrefix(v, ">"):
 				scalar = indent
 			case strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{"):
@@ -104,6 +108,19 @@ func indentProblem(file string, data []byte) *Problem {
 		}
 	}
 	return nil
+}
+
+// onlyProperties reports whether v is nothing but an anchor and tags
+// ("&base", "!!map", "&base !!map"), which leave the value to the lines
+// below.
+func onlyProperties(v string) bool {
+	f := strings.Fields(v)
+	for _, p := range f {
+		if !strings.HasPrefix(p, "&") && !strings.HasPrefix(p, "!") {
+			return false
+		}
+	}
+	return len(f) > 0
 }
 
 // stripComment drops a " #" comment from a line (quotes are not tracked:

@@ -54,6 +54,10 @@ func TestIndentationOfValidFiles(t *testing.T) {
 	if len(files) < 2 {
 		t.Fatalf("only %d files checked", len(files))
 	}
+	anchored := "x-base: &base\n  timeout: 5s\nother: !!map\n  a: 1\n"
+	if p := indentProblem("t.yaml", []byte(anchored)); p != nil {
+		t.Errorf("a mapping under an anchor or a tag: %v", p)
+	}
 	src := "tools:\n  - name: t\n    description: |\n      Long text\n        indented freely\n    parameters: {type: object,\n      properties: {}}\n    webhook: {url: \"http://x/t\"}\n"
 	if p := indentProblem("t.yaml", []byte(src)); p != nil {
 		t.Errorf("block scalar and flow mapping: %v", p)
