@@ -193,9 +193,10 @@ func Open(ctx context.Context, cfg config.Storage, opts Options) (*DB, error) {
 }
 
 // Close stops the background loops and the listener, waits for running
-// operations, ends this store's instance (its heartbeat row is deleted:
-// a clean stop leaves nothing for the others to resolve) and closes the
-// pool. Calling it again does nothing and returns nil.
+// operations, ends this store's instance and closes the pool. The
+// instance's heartbeat row is deleted, so whatever it still held open is
+// resolved by the other replicas at once instead of once its heartbeat
+// lapses. Calling it again does nothing and returns nil.
 func (d *DB) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -91,8 +91,10 @@ func (d *DB) Recover(ctx context.Context, current string) (store.Recovered, erro
 // heartbeat renews id's row, on the database's clock: replicas' clocks
 // may disagree, the database's is one.
 func (d *DB) heartbeat(ctx context.Context, id string) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO instances (id, heartbeat_at) VALUES ($1, now())
-		ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`, id)
+	_, err := d.pool.Exec(ctx, `INSERT INTO instances (id, heartbeat_at, dead_at)
+		VALUES ($1, now(), now() + make_interval(secs => $2))
+		ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, dead_at = excluded.dead_at`,
+		id, (deadAfter * d.opts.HeartbeatInterval).Seconds())
 	return err
 }
 
@@ -118,8 +120,7 @@ func (d *DB) heartbeatLoop() {
 			r, err = d.sweep(ctx, id)
 		}
 		if err == nil {
-			_, err = d.pool.Exec(ctx, `DELETE FROM instances WHERE id <> $1 AND heartbeat_at <= now() - make_interval(secs => $2)`,
-				id, d.deadAfter())
+			_, err = d.pool.Exec(ctx, `DELETE FROM instances WHERE id <> $1 AND dead_at <= now()`, id)
 		}
 		cancel()
 		switch {
@@ -134,17 +135,10 @@ func (d *DB) heartbeatLoop() {
 	}
 }
 
-// deadAfter is the heartbeat age, in seconds, past which an instance is
-// dead.
-func (d *DB) deadAfter() float64 {
-	return (deadAfter * d.opts.HeartbeatInterval).Seconds()
-}
-
 // notLive is the condition, on a table with an instance column, that its
-// instance is neither $2 (the caller) nor any instance with a recent
-// heartbeat ($3 seconds).
+// instance is neither $2 (the caller) nor any instance still live.
 const notLive = `instance <> $2 AND NOT EXISTS (SELECT 1 FROM instances i
-	WHERE i.id = instance AND i.heartbeat_at > now() - make_interval(secs => $3))`
+	WHERE i.id = instance AND i.dead_at > now())`
 
 // sweep resolves the open calls and actions of dead instances, each in a
 // transaction of its own that locks its row and checks again, so that
@@ -170,7 +164,7 @@ func (d *DB) sweep(ctx context.Context, current string) (store.Recovered, error)
 // transaction, and counts the records resolved by the status they were
 // given.
 func (d *DB) resolveOpen(ctx context.Context, query, current string, resolve func(context.Context, pgx.Tx, string, string) (string, error)) (map[string]int, error) {
-	rows, err := d.pool.Query(ctx, query, d.now(), current, d.deadAfter())
+	rows, err := d.pool.Query(ctx, query, d.now(), current)
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +195,8 @@ func (d *DB) resolveOpen(ctx context.Context, query, current string, resolve fun
 // call never ran.
 func (d *DB) recoverCall(ctx context.Context, tx pgx.Tx, id, current string) (string, error) {
 	var rec store.CallRecord
-	ok, err := getJSON(ctx, tx, &rec, `SELECT body FROM calls WHERE id = $4 AND status IN ('started', 'pending_approval')
-		AND expires_at > $1 AND `+notLive+` FOR UPDATE`, d.now(), current, d.deadAfter(), id)
+	ok, err := getJSON(ctx, tx, &rec, `SELECT body FROM calls WHERE id = $3 AND status IN ('started', 'pending_approval')
+		AND expires_at > $1 AND `+notLive+` FOR UPDATE`, d.now(), current, id)
 	if err != nil || !ok {
 		return "", err // finished, or taken over, since the scan
 	}
@@ -237,8 +231,8 @@ func (d *DB) recoverCall(ctx context.Context, tx pgx.Tx, id, current string) (st
 // instance.
 func (d *DB) recoverAction(ctx context.Context, tx pgx.Tx, id, current string) (string, error) {
 	var a store.Action
-	ok, err := getJSON(ctx, tx, &a, `SELECT body FROM actions WHERE id = $4 AND status = 'pending'
-		AND expires_at > $1 AND `+notLive+` FOR UPDATE`, d.now(), current, d.deadAfter(), id)
+	ok, err := getJSON(ctx, tx, &a, `SELECT body FROM actions WHERE id = $3 AND status = 'pending'
+		AND expires_at > $1 AND `+notLive+` FOR UPDATE`, d.now(), current, id)
 	if err != nil || !ok || a.Status != store.ActionPending {
 		return "", err
 	}

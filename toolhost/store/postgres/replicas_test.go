@@ -182,6 +182,52 @@ func TestRecoverSparesLiveReplicas(t *testing.T) {
 	}
 }
 
+// TestDecideAcrossReplicas: of deciders on several replicas at once, one
+// wins; the others get ErrDecided with the winner's decision.
+func TestDecideAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Start(t)
+	stores := []*DB{openDB(t, dsn, Options{}), openDB(t, dsn, Options{}), openDB(t, dsn, Options{})}
+	ctx := t.Context()
+	if err := stores[0].CreateAction(ctx, store.Action{ID: "act_1", Tool: "t", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 12
+	var (
+		wg   sync.WaitGroup
+		errs = make([]error, n)
+		got  = make([]store.Action, n)
+	)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			got[i], errs[i] = stores[i%len(stores)].DecideAction(ctx, "act_1", store.ActionApproved, fmt.Sprintf("key_%02d", i), "")
+		})
+	}
+	close(start)
+	wg.Wait()
+	winner := ""
+	for i, err := range errs {
+		switch {
+		case err == nil && winner == "":
+			winner = got[i].DecidedBy
+		case err == nil:
+			t.Fatalf("two deciders won: %s and %s", winner, got[i].DecidedBy)
+		case !errors.Is(err, store.ErrDecided):
+			t.Errorf("decider %d: %v", i, err)
+		}
+	}
+	if winner == "" {
+		t.Fatal("no decider won")
+	}
+	for i, err := range errs {
+		if err != nil && got[i].DecidedBy != winner {
+			t.Errorf("decider %d was told %q decided, want %q", i, got[i].DecidedBy, winner)
+		}
+	}
+}
+
 // TestConcurrentOpen: replicas starting at once on a new database apply
 // the schema once, without error.
 func TestConcurrentOpen(t *testing.T) {

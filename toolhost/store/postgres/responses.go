@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -47,8 +49,10 @@ func (d *DB) SaveResponse(ctx context.Context, rec store.ResponseRecord) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM response_items WHERE key_hash = $1 AND id_hash = $2`, key, id); err != nil {
 			return err
 		}
+		// In one order, so that two responses sharing item ids lock them
+		// alike rather than deadlock.
 		b := &pgx.Batch{}
-		for item := range rec.Items {
+		for _, item := range slices.Sorted(maps.Keys(rec.Items)) {
 			b.Queue(`INSERT INTO response_items (key_hash, item_hash, id_hash, expires_at) VALUES ($1, $2, $3, $4)
 				ON CONFLICT (key_hash, item_hash) DO UPDATE SET id_hash = excluded.id_hash, expires_at = excluded.expires_at`,
 				key, hashed(item), id, exp)

@@ -41,8 +41,10 @@ func (d *DB) SaveTurn(ctx context.Context, rec store.TurnRecord) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM turn_keys WHERE turn_hash = $1`, id); err != nil {
 			return err
 		}
+		// In one order, so that two turns sharing keys lock them alike
+		// rather than deadlock.
 		b := &pgx.Batch{}
-		for _, k := range rec.Keys {
+		for _, k := range slices.Sorted(slices.Values(rec.Keys)) {
 			b.Queue(`INSERT INTO turn_keys (key_hash, turn_hash, expires_at) VALUES ($1, $2, $3)
 				ON CONFLICT (key_hash) DO UPDATE SET turn_hash = excluded.turn_hash, expires_at = excluded.expires_at`,
 				hashed(k), id, exp)

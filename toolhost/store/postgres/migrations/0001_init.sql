@@ -94,11 +94,14 @@ CREATE TABLE runtime_keys (
 	expires_at timestamptz
 );
 
--- One row per live process; a process whose heartbeat is old is dead, and
+-- One row per live process, renewed by its heartbeat. A process is dead
+-- once the database's clock passes its dead_at (which it sets from its own
+-- heartbeat interval, so replicas configured differently still agree), and
 -- what it left started or pending is resolved by any other.
 CREATE TABLE instances (
 	id           text COLLATE "C" PRIMARY KEY,
-	heartbeat_at timestamptz NOT NULL
+	heartbeat_at timestamptz NOT NULL,
+	dead_at      timestamptz NOT NULL
 );
 
 CREATE INDEX turns_expiry ON turns (expires_at);
