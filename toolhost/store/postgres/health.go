@@ -77,6 +77,13 @@ func (d *DB) pingLoop() {
 		if d.ctx.Err() != nil {
 			return
 		}
+		if err != nil && d.saturated() {
+			// Every connection is busy serving statements: the
+			// database answers, the ping only found no connection free
+			// in time. Refusing turns for that would turn load into an
+			// outage.
+			continue
+		}
 		was := d.health.down.Swap(err != nil)
 		switch {
 		case err != nil && !was:
@@ -85,4 +92,10 @@ func (d *DB) pingLoop() {
 			d.log.Info("storage database reachable again", "component", "storage")
 		}
 	}
+}
+
+// saturated reports whether every connection the pool may open is in use.
+func (d *DB) saturated() bool {
+	st := d.pool.Stat()
+	return st.AcquiredConns() >= st.MaxConns()
 }
