@@ -213,6 +213,27 @@ func TestReplicas(t *testing.T) {
 		}
 	})
 
+	t.Run("StoredResponseOnTheOtherReplica", func(t *testing.T) {
+		st, body := call(t, http.MethodPost, a.url+"/v1/responses", "sk-client", `{"model":"m","input":"add gym"}`)
+		var r struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal([]byte(body), &r); st != http.StatusOK || r.ID == "" {
+			t.Fatalf("response on a: %d %s", st, body)
+		}
+		if st, body := call(t, http.MethodGet, b.url+"/v1/responses/"+r.ID, "sk-client", ""); st != http.StatusOK || !strings.Contains(body, r.ID) {
+			t.Errorf("GET of a's response on b: %d %s", st, body)
+		}
+		before := len(up.Requests())
+		st, body = call(t, http.MethodPost, b.url+"/v1/responses", "sk-client", `{"model":"m","input":"and tomorrow?","previous_response_id":"`+r.ID+`"}`)
+		if st != http.StatusOK {
+			t.Fatalf("continuing a's response on b: %d %s", st, body)
+		}
+		if reqs := up.Requests()[before:]; len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "RESULT-create_task") {
+			t.Errorf("b's request for the continuation does not hold a's rounds: %d requests", len(reqs))
+		}
+	})
+
 	t.Run("ApprovalOnBReleasesA", func(t *testing.T) {
 		s := openChat(t, a, `[{"role":"user","content":"delete gym"}]`)
 		var actionID string
@@ -320,8 +341,8 @@ func TestReplicas(t *testing.T) {
 		if len(got.Data) != 1 || got.Data[0].Arguments.Title != "slow" || !got.Data[0].Executed {
 			t.Errorf("outcome_unknown calls = %+v, want the slow one, executed", got.Data)
 		}
-		if n := hooks.hits["create_task"].Load(); n != 2 { // Gym, then slow: never run again
-			t.Errorf("create_task webhook requests = %d, want 2", n)
+		if n := hooks.hits["create_task"].Load(); n != 3 { // Gym twice, then slow: never run again
+			t.Errorf("create_task webhook requests = %d, want 3", n)
 		}
 	})
 }
