@@ -15,7 +15,7 @@ import (
 // package doc. rec.ID, and ref.Attempt when ref is set, must pass
 // [store.ValidName].
 func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := checkCall(rec, ref); err != nil {
+	if err := store.CheckCall(rec, ref); err != nil {
 		return fmt.Errorf("starting call: %w", err)
 	}
 	rec.Status = store.StatusStarted
@@ -43,7 +43,7 @@ func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.Att
 // zero StartedAt keeps the stored one. [store.ErrNotFound] when the record
 // is gone.
 func (d *DB) FinishCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := checkCall(rec, ref); err != nil {
+	if err := store.CheckCall(rec, ref); err != nil {
 		return fmt.Errorf("finishing call: %w", err)
 	}
 	err := d.update(ctx, func(txn *dgbadger.Txn) error {
@@ -74,7 +74,7 @@ func (d *DB) FinishCall(ctx context.Context, rec store.CallRecord, ref *store.At
 // RecordCall writes a call that never reached an executor, final as it
 // is, expiring storage.audit_retention after StartedAt (now when zero).
 func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
-	if err := checkCall(rec, nil); err != nil {
+	if err := store.CheckCall(rec, nil); err != nil {
 		return fmt.Errorf("recording call: %w", err)
 	}
 	if rec.StartedAt.IsZero() {
@@ -93,7 +93,7 @@ func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
 // Call returns one audit record by id; false when there is none (or it
 // expired).
 func (d *DB) Call(ctx context.Context, id string) (store.CallRecord, bool, error) {
-	if err := checkNames("call record id", id); err != nil {
+	if err := store.CheckNames("call record id", id); err != nil {
 		return store.CallRecord{}, false, fmt.Errorf("reading call: %w", err)
 	}
 	rec, found, err := readIndexed[store.CallRecord](ctx, d, key(prefixCall, id))
@@ -109,22 +109,6 @@ func (d *DB) writeCall(txn *dgbadger.Txn, k []byte, rec store.CallRecord, exp ui
 	}
 	open := rec.Status == store.StatusStarted || rec.Status == store.StatusPendingApproval
 	return d.setOpen(txn, key(prefixOpenCall, rec.ID), open, rec.Instance, exp)
-}
-
-// checkCall checks the ids that become key parts of a call.
-func checkCall(rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := checkNames("call record id", rec.ID); err != nil {
-		return err
-	}
-	if ref != nil {
-		if err := checkNames("attempt", ref.Attempt); err != nil {
-			return err
-		}
-		if ref.Also != "" {
-			return checkNames("attempt", ref.Also)
-		}
-	}
-	return nil
 }
 
 // wrapErr adds the operation and id to a non-nil err.

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"fmt"
 	"time"
 
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -80,26 +79,6 @@ func timeKey(prefix string, at time.Time, id string) []byte {
 	var ts [8]byte
 	binary.BigEndian.PutUint64(ts[:], uint64(max(at.UnixNano(), 0)))
 	return key(prefix, string(ts[:]), id)
-}
-
-// checkNames returns [store.ErrInvalidKey] naming what of names is not a
-// valid key part.
-func checkNames(what string, names ...string) error {
-	for _, n := range names {
-		if !store.ValidName(n) {
-			return fmt.Errorf("%w: %s %q", store.ErrInvalidKey, what, shorten(n))
-		}
-	}
-	return nil
-}
-
-// shorten bounds a rejected name in an error message.
-func shorten(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
 }
 
 // cursor is the opaque page cursor of a time-ordered key: the key without

@@ -8,6 +8,7 @@ import (
 	dgbadger "github.com/dgraph-io/badger/v4"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // textFallbackTTL is how long auto mode remembers that an upstream+model
@@ -29,7 +30,7 @@ type modeRecord struct {
 // modeKey is mode/<upstream>/<sha256 model>: the upstream is a config
 // name, the model whatever a client asked for.
 func modeKey(upstream, model string) ([]byte, error) {
-	if err := checkNames("upstream", upstream); err != nil {
+	if err := store.CheckNames("upstream", upstream); err != nil {
 		return nil, err
 	}
 	return key(prefixMode, upstream, "/", hashed(model)), nil

@@ -41,7 +41,7 @@ func (d *DB) putReplay(txn *dgbadger.Txn, rec store.CallRecord, ref *store.Attem
 
 // Replays returns the calls filed under attempt, oldest first.
 func (d *DB) Replays(ctx context.Context, attempt string) ([]store.Replay, error) {
-	if err := checkNames("attempt", attempt); err != nil {
+	if err := store.CheckNames("attempt", attempt); err != nil {
 		return nil, fmt.Errorf("reading replays: %w", err)
 	}
 	var out []store.Replay

@@ -17,10 +17,10 @@ import (
 // key cannot be swapped for another under its name. Zero CreatedAt and
 // UpdatedAt are now; a key with ExpiresAt expires then.
 func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
-	if err := checkNames("key name", k.Name); err != nil {
+	if err := store.CheckNames("key name", k.Name); err != nil {
 		return fmt.Errorf("creating key: %w", err)
 	}
-	if err := checkHash(k.Hash); err != nil {
+	if err := store.CheckHash(k.Hash); err != nil {
 		return fmt.Errorf("creating key %s: %w", k.Name, err)
 	}
 	now := d.now()
@@ -57,7 +57,7 @@ func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
 // UpdatedAt becomes now. [store.ErrNotFound] when there is no such key
 // (or it expired). It returns the record as stored.
 func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKey, error) {
-	if err := checkNames("key name", k.Name); err != nil {
+	if err := store.CheckNames("key name", k.Name); err != nil {
 		return store.RuntimeKey{}, fmt.Errorf("updating key: %w", err)
 	}
 	bk := key(prefixRuntimeKey, k.Name)
@@ -88,7 +88,7 @@ func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKe
 // DeleteKey removes the runtime key name and reports whether a live one
 // existed.
 func (d *DB) DeleteKey(ctx context.Context, name string) (bool, error) {
-	if err := checkNames("key name", name); err != nil {
+	if err := store.CheckNames("key name", name); err != nil {
 		return false, fmt.Errorf("deleting key: %w", err)
 	}
 	bk := key(prefixRuntimeKey, name)
@@ -161,19 +161,4 @@ func keyExpiry(at *time.Time) uint64 {
 		sec++
 	}
 	return uint64(max(sec, 1)) // before 1970: long past, as in expireAt
-}
-
-// checkHash returns [store.ErrInvalidKey] unless h is the hex SHA-256 of
-// a key: 64 lower-case hex digits. Refusing anything else keeps a key
-// itself (or any other text) from being stored in its place.
-func checkHash(h string) error {
-	ok := len(h) == 64
-	for i := 0; ok && i < len(h); i++ {
-		c := h[i]
-		ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
-	}
-	if !ok {
-		return fmt.Errorf("%w: key hash is not 64 lower-case hex digits", store.ErrInvalidKey)
-	}
-	return nil
 }
