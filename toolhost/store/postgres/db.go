@@ -92,6 +92,10 @@ type Options struct {
 	// OpTimeout bounds an operation whose context has no deadline. Zero
 	// means [DefaultOpTimeout].
 	OpTimeout time.Duration
+
+	// tracer, when set, sees the pool's statements: tests count the
+	// round trips an operation costs.
+	tracer pgx.QueryTracer
 }
 
 // DB is the PostgreSQL backend of [store.Store]. It is safe for
@@ -161,6 +165,9 @@ func Open(ctx context.Context, cfg config.Storage, opts Options) (*DB, error) {
 	}
 	if d.now == nil {
 		d.now = time.Now
+	}
+	if opts.tracer != nil {
+		pcfg.ConnConfig.Tracer = opts.tracer // the pool's only, not the listener's
 	}
 	d.pool, err = pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
