@@ -78,3 +78,19 @@ func BenchmarkTurn(b *testing.B) {
 	}
 	b.ReportMetric(float64(rt.n.Load())/float64(i), "rt/op")
 }
+
+// TestTurnRoundTrips: each write of a turn with one server call is one
+// statement, sent in one round trip; a BEGIN and COMMIT around it would
+// double or triple the database's work per call.
+func TestTurnRoundTrips(t *testing.T) {
+	t.Parallel()
+	rt := &roundTrips{}
+	db := openDB(t, pgtest.Start(t), Options{tracer: rt})
+	rt.n.Store(0)
+	if err := runTurn(t.Context(), db); err != nil {
+		t.Fatal(err)
+	}
+	if n := rt.n.Load(); n != 3 {
+		t.Errorf("a turn's StartCall, FinishCall and SaveTurn took %d round trips, want 3", n)
+	}
+}
