@@ -61,7 +61,7 @@ func runTurn(ctx context.Context, db *DB) error {
 // StartCall, FinishCall and SaveTurn. rt/op is the round trips it costs.
 func BenchmarkTurn(b *testing.B) {
 	rt := &roundTrips{}
-	db := openDB(b, pgtest.Start(b), Options{tracer: rt})
+	db := openDB(b, pgtest.Start(b), Options{tracer: rt, ExpiryInterval: time.Hour}) // no sweep among the counted
 	ctx := context.Background()
 	if err := runTurn(ctx, db); err != nil { // statements prepared
 		b.Fatal(err)
@@ -85,7 +85,7 @@ func BenchmarkTurn(b *testing.B) {
 func TestTurnRoundTrips(t *testing.T) {
 	t.Parallel()
 	rt := &roundTrips{}
-	db := openDB(t, pgtest.Start(t), Options{tracer: rt})
+	db := openDB(t, pgtest.Start(t), Options{tracer: rt, ExpiryInterval: time.Hour}) // no sweep among the counted
 	rt.n.Store(0)
 	if err := runTurn(t.Context(), db); err != nil {
 		t.Fatal(err)
