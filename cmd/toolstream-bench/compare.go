@@ -80,7 +80,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 			return nil, err
 		}
 	}
-	if env.pgDSN == "" && slices.ContainsFunc(o.Targets, func(t string) bool { return strings.HasSuffix(t, pgSuffix) }) {
+	if env.pgDSN == "" && slices.ContainsFunc(o.Targets, onPostgres) {
 		return nil, errors.New("the @pg targets need -pg-dsn, a PostgreSQL database on this machine")
 	}
 	if env.baseBin == "" && slices.ContainsFunc(o.Targets, func(t string) bool { return strings.HasSuffix(t, baseSuffix) }) {

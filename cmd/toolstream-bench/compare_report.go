@@ -152,8 +152,8 @@ func (c *comparison) ratios(w io.Writer) {
 		switch {
 		case strings.HasSuffix(t, pgSuffix): // PostgreSQL against badger
 			pairs = append(pairs, pair{t, targetKind(t)})
-		case targetKind(t) != t: // this build against the base
-			pairs = append(pairs, pair{targetKind(t), t})
+		case strings.HasSuffix(t, baseSuffix): // this build against the base
+			pairs = append(pairs, pair{strings.TrimSuffix(t, baseSuffix), t})
 		}
 	}
 	for _, p := range pairs {

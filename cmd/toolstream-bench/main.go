@@ -86,7 +86,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o compareOptions
-	targets := fs.String("targets", strings.Join(allTargets, ","), "what to put between the clients and the upstream; a toolstream target with @base (ts-pass@base) runs the -base-bin binary")
+	targets := fs.String("targets", strings.Join(allTargets, ","), "what to put between the clients and the upstream; a toolstream target with @base (ts-pass@base) runs the -base-bin binary, ts-call@pg@base on PostgreSQL")
 	scenarios := fs.String("scenarios", strings.Join([]string{scenC1, scenC64, scenC256, scenIdle}, ","), "which loads to run")
 	fs.IntVar(&o.Repeats, "repeats", 3, "runs of each scenario; the report shows medians")
 	fs.IntVar(&o.Chunks, "chunks", 64, "content chunks per stream")

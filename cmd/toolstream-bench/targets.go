@@ -44,6 +44,12 @@ func targetKind(name string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(name, baseSuffix), pgSuffix)
 }
 
+// onPostgres reports a @pg target, of this build or the base's
+// (ts-call@pg@base): the two stores compared on one database in one run.
+func onPostgres(name string) bool {
+	return strings.HasSuffix(strings.TrimSuffix(name, baseSuffix), pgSuffix)
+}
+
 // protocolOf is the route a target's clients send their turns through.
 func protocolOf(name string) *protocol {
 	switch targetKind(name) {
@@ -129,7 +135,7 @@ func startToolstream(ctx context.Context, env targetEnv, name string) (*target, 
 		return nil, err
 	}
 	storage := "{in_memory: true}"
-	if strings.HasSuffix(name, pgSuffix) {
+	if onPostgres(name) {
 		storage = fmt.Sprintf("{backend: postgres, postgres: {dsn: %q}}", env.pgDSN)
 	}
 	cfg := fmt.Sprintf(`listen: %s
@@ -175,7 +181,7 @@ upstreams:
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	t := &target{name: name, url: "http://" + addr, pids: []int{cmd.Process.Pid}, stop: stop}
-	if strings.HasSuffix(name, pgSuffix) {
+	if onPostgres(name) {
 		server, err := postgresServer(ctx, env.pgDSN)
 		if err != nil {
 			stop()

@@ -7,19 +7,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// putReplay files rec under ref's attempt, expiring ref.TTL after the
-// replay's StartedAt, and under ref.Also for ref.AlsoTTL when set.
-// Nothing happens when ref is nil. The replay takes its id and status
-// from rec, and its start too when it has none.
-func (d *DB) putReplay(ctx context.Context, tx pgx.Tx, rec store.CallRecord, ref *store.AttemptRef) error {
+// replayRows are the rows that file rec under ref's attempt, expiring
+// ref.TTL after the replay's StartedAt, and under ref.Also for ref.AlsoTTL
+// when set; nil when ref is. The replay takes its id and status from rec,
+// and its start too when it has none.
+func (d *DB) replayRows(rec store.CallRecord, ref *store.AttemptRef) (*replayRows, error) {
 	if ref == nil {
-		return nil
+		return nil, nil
 	}
 	r := ref.Replay
 	r.AuditID, r.Status = rec.ID, rec.Status
@@ -28,17 +29,36 @@ func (d *DB) putReplay(ctx context.Context, tx pgx.Tx, rec store.CallRecord, ref
 	}
 	body, err := marshal(r)
 	if err != nil {
+		return nil, err
+	}
+	rows := &replayRows{body: body, attempts: []string{ref.Attempt}, expires: []time.Time{r.StartedAt.Add(ref.TTL)}}
+	// Once: one statement may not write a row twice.
+	if ref.Also != "" && ref.Also != ref.Attempt {
+		rows.attempts = append(rows.attempts, ref.Also)
+		rows.expires = append(rows.expires, r.StartedAt.Add(ref.AlsoTTL))
+	}
+	return rows, nil
+}
+
+// replayRows are one call's replay rows, as arrays a statement unnests:
+// the same body under each attempt, with that attempt's expiry.
+type replayRows struct {
+	body     string
+	attempts []string
+	expires  []time.Time
+}
+
+// putReplay writes the replay rows of rec under ref in tx; nothing when
+// ref is nil.
+func (d *DB) putReplay(ctx context.Context, tx pgx.Tx, rec store.CallRecord, ref *store.AttemptRef) error {
+	rows, err := d.replayRows(rec, ref)
+	if err != nil || rows == nil {
 		return err
 	}
-	const upsert = `INSERT INTO replays (attempt, call_id, body, expires_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (attempt, call_id) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at`
-	if _, err := tx.Exec(ctx, upsert, ref.Attempt, rec.ID, body, r.StartedAt.Add(ref.TTL)); err != nil {
-		return err
-	}
-	if ref.Also == "" || ref.Also == ref.Attempt {
-		return nil
-	}
-	_, err = tx.Exec(ctx, upsert, ref.Also, rec.ID, body, r.StartedAt.Add(ref.AlsoTTL))
+	_, err = tx.Exec(ctx, `INSERT INTO replays (attempt, call_id, body, expires_at)
+		SELECT a.attempt, $1, $2, a.expires_at FROM unnest($3::text[], $4::timestamptz[]) AS a(attempt, expires_at)
+		ON CONFLICT (attempt, call_id) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at`,
+		rec.ID, rows.body, rows.attempts, rows.expires)
 	return err
 }
 

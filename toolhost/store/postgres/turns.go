@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
@@ -32,24 +30,29 @@ func (d *DB) SaveTurn(ctx context.Context, rec store.TurnRecord) error {
 	}
 	exp := rec.CreatedAt.Add(d.turnRetention)
 	id := hashed(rec.ID)
-	err = d.update(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO turns (id_hash, body, expires_at) VALUES ($1, $2, $3)
-			ON CONFLICT (id_hash) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at`,
-			id, body, exp); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM turn_keys WHERE turn_hash = $1`, id); err != nil {
-			return err
-		}
-		// In one order, so that two turns sharing keys lock them alike
-		// rather than deadlock.
-		b := &pgx.Batch{}
-		for _, k := range slices.Sorted(slices.Values(rec.Keys)) {
-			b.Queue(`INSERT INTO turn_keys (key_hash, turn_hash, expires_at) VALUES ($1, $2, $3)
-				ON CONFLICT (key_hash) DO UPDATE SET turn_hash = excluded.turn_hash, expires_at = excluded.expires_at`,
-				hashed(k), id, exp)
-		}
-		return tx.SendBatch(ctx, b).Close()
+	// In one order, so that two turns sharing keys lock them alike
+	// rather than deadlock; and each once, as one statement may not
+	// write a row twice.
+	keys := slices.Compact(slices.Sorted(slices.Values(rec.Keys)))
+	hashes := make([][]byte, len(keys))
+	for i, k := range keys {
+		hashes[i] = hashed(k)
+	}
+	err = d.write(ctx, func(ctx context.Context, q querier) error {
+		// One statement, a transaction of its own. The lookup rows of
+		// keys the record no longer lists go; the others are written
+		// over, so no row is both deleted and written.
+		_, err := q.Exec(ctx, `WITH t AS (
+				INSERT INTO turns (id_hash, body, expires_at) VALUES ($1, $2, $3)
+				ON CONFLICT (id_hash) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at
+			), gone AS (
+				DELETE FROM turn_keys WHERE turn_hash = $1 AND key_hash <> ALL ($4::bytea[])
+			)
+			INSERT INTO turn_keys (key_hash, turn_hash, expires_at)
+			SELECT k.key_hash, $1, $3 FROM unnest($4::bytea[]) WITH ORDINALITY AS k(key_hash, n) ORDER BY k.n
+			ON CONFLICT (key_hash) DO UPDATE SET turn_hash = excluded.turn_hash, expires_at = excluded.expires_at`,
+			id, body, exp, hashes)
+		return err
 	})
 	return wrapErr("saving turn", rec.ID, err)
 }

@@ -41,6 +41,14 @@ func (d *DB) update(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx)
 	})
 }
 
+// write runs fn, a write of one statement, on the pool. PostgreSQL runs
+// a statement sent alone as a transaction of its own: committed when it
+// returns, its notifications sent with that commit, and a round trip
+// each for BEGIN and COMMIT saved.
+func (d *DB) write(ctx context.Context, fn func(ctx context.Context, q querier) error) error {
+	return d.run(ctx, true, func(ctx context.Context) error { return fn(ctx, d.pool) })
+}
+
 // run runs fn while the store is open, bounded by the operation timeout,
 // and counts a write's storage failures.
 func (d *DB) run(ctx context.Context, write bool, fn func(ctx context.Context) error) error {
@@ -116,8 +124,13 @@ func isStoreError(err error) bool {
 // notify sends a change to every store listening on the database when
 // tx commits.
 func notify(ctx context.Context, tx pgx.Tx, kind store.ChangeKind, id string) error {
-	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, changesChannel, strconv.Itoa(int(kind))+":"+id)
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, changesChannel, payload(kind, id))
 	return err
+}
+
+// payload is a notification's text, as parsePayload reads it.
+func payload(kind store.ChangeKind, id string) string {
+	return strconv.Itoa(int(kind)) + ":" + id
 }
 
 // marshal is v as JSON, refused with [store.ErrTooLarge] above
