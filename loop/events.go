@@ -91,6 +91,8 @@ type eventSink struct {
 	p   fastjson.Parser
 	rp  fastjson.Parser // for values set as raw JSON
 	raw []byte
+	// found is what find found of the chunk being sent.
+	found parts
 }
 
 func (e *eventSink) Send(b []byte) error {
@@ -98,7 +100,7 @@ func (e *eventSink) Send(b []byte) error {
 	if err != nil {
 		return err
 	}
-	return e.sendValue(v)
+	return e.sendValue(v, nil)
 }
 
 func (e *eventSink) Comment(string) error { return e.out.Keepalive() }
@@ -130,24 +132,45 @@ func (e *eventSink) Flush() error {
 }
 
 // sendValue hands one chunk's parts to the sink in the order a reader of
-// the chunk meets them: reasoning, text, tool calls, finish, usage.
+// the chunk meets them: reasoning, text, tool calls, finish, usage. p is
+// what the turn found of the chunk on its way (see [parts]); without it,
+// the chunk is searched here.
 //
 // Every chunk of the turn comes this way, so text and reasoning go out as
 // views of the parsed chunk (see [EventSink.Text]), not as a copy each,
 // and the delta — whose fields looked for are mostly missing, and a
 // search for a missing field reads the object again — is walked once for
-// the fields it has. The chunk and its choice, whose fields are found
-// near their start, are searched.
-func (e *eventSink) sendValue(v *fastjson.Value) error {
-	if c := v.GetArray("choices"); len(c) > 0 {
-		if err := e.choice(c[0]); err != nil {
+// the fields it has.
+func (e *eventSink) sendValue(v *fastjson.Value, p *parts) error {
+	if p == nil {
+		p = e.find(v)
+	}
+	if p.c0 != nil {
+		if err := e.choice(p); err != nil {
 			return err
 		}
 	}
-	if u := e.resolve(v.Get("usage")); u != nil && u.Type() == fastjson.TypeObject {
+	if u := e.resolve(p.usage); u != nil && u.Type() == fastjson.TypeObject {
 		return e.out.Usage(json.RawMessage(u.MarshalTo(nil)))
 	}
 	return nil
+}
+
+// find searches chunk v for what [parts] holds, into e.found: for the
+// chunks the turn sends without looking into them (held ones, its own).
+func (e *eventSink) find(v *fastjson.Value) *parts {
+	p := &e.found
+	*p = parts{usage: v.Get("usage")}
+	if c := v.GetArray("choices"); len(c) > 0 {
+		p.c0 = c[0]
+		if d := p.c0.Get("delta"); d != nil && d.Type() == fastjson.TypeObject {
+			p.delta = d
+		}
+		if f := p.c0.GetStringBytes("finish_reason"); len(f) > 0 {
+			p.finish = string(f)
+		}
+	}
+	return p
 }
 
 // visit calls f for each field of object v, in order; a v that is no
@@ -167,9 +190,8 @@ func first(had, v *fastjson.Value) *fastjson.Value {
 	return v
 }
 
-func (e *eventSink) choice(c0 *fastjson.Value) error {
-	delta, finish := c0.Get("delta"), c0.Get("finish_reason")
-	if delta != nil {
+func (e *eventSink) choice(p *parts) error {
+	if delta := p.delta; delta != nil {
 		var rc, r, content, tcs *fastjson.Value
 		visit(delta, func(k []byte, f *fastjson.Value) {
 			switch string(k) {
@@ -190,7 +212,11 @@ func (e *eventSink) choice(c0 *fastjson.Value) error {
 				}
 			}
 		}
-		if t := e.text(content); t != "" {
+		t := p.text
+		if !p.read {
+			t = e.text(content)
+		}
+		if t != "" {
 			if err := e.out.Text(t); err != nil {
 				return err
 			}
@@ -209,11 +235,11 @@ func (e *eventSink) choice(c0 *fastjson.Value) error {
 			}
 		}
 	}
-	if f := finish.GetStringBytes(); len(f) > 0 {
-		if err := e.stopSequence(c0, string(f)); err != nil {
+	if p.finish != "" {
+		if err := e.stopSequence(p.c0, p.finish); err != nil {
 			return err
 		}
-		return e.out.Finish(string(f))
+		return e.out.Finish(p.finish)
 	}
 	return nil
 }
