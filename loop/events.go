@@ -80,7 +80,10 @@ type ToolCallDelta struct {
 
 // Events returns the Sink to run a turn with for a client that reads it as
 // events.
-func Events(out EventSink) Sink { return &eventSink{out: out} }
+func Events(out EventSink) Sink {
+	h, _ := out.(holder)
+	return &eventSink{out: out, holds: h}
+}
 
 // eventSink adapts an [EventSink] to the chunk path: the turn sends it
 // chunks, parsed ones where it has them ([valueSink]), and it hands their
@@ -88,9 +91,12 @@ func Events(out EventSink) Sink { return &eventSink{out: out} }
 // (turnRun.event), never through JSON.
 type eventSink struct {
 	out EventSink
-	p   fastjson.Parser
-	rp  fastjson.Parser // for values set as raw JSON
-	raw []byte
+	// holds is out when it holds (see holder): found once, not on every
+	// chunk's flush.
+	holds holder
+	p     fastjson.Parser
+	rp    fastjson.Parser // for values set as raw JSON
+	raw   []byte
 	// found is what find found of the chunk being sent.
 	found parts
 }
@@ -117,16 +123,16 @@ type holder interface {
 
 // Hold turns holding on or off when the EventSink can hold.
 func (e *eventSink) Hold(on bool) error {
-	if h, ok := e.out.(holder); ok {
-		return h.Hold(on)
+	if e.holds != nil {
+		return e.holds.Hold(on)
 	}
 	return nil
 }
 
 // Flush writes out what the EventSink holds, when it can hold.
 func (e *eventSink) Flush() error {
-	if h, ok := e.out.(holder); ok {
-		return h.Flush()
+	if e.holds != nil {
+		return e.holds.Flush()
 	}
 	return nil
 }
@@ -149,6 +155,9 @@ func (e *eventSink) sendValue(v *fastjson.Value, p *parts) error {
 		if err := e.choice(p); err != nil {
 			return err
 		}
+	}
+	if p.usage == nil {
+		return nil
 	}
 	if u := e.resolve(p.usage); u != nil && u.Type() == fastjson.TypeObject {
 		return e.out.Usage(json.RawMessage(u.MarshalTo(nil)))
@@ -205,7 +214,12 @@ func (e *eventSink) choice(p *parts) error {
 				tcs = first(tcs, f)
 			}
 		})
+		// Most fields looked for are missing: nil is tested here, not in
+		// a call for each.
 		for _, s := range [...]*fastjson.Value{rc, r} {
+			if s == nil {
+				continue
+			}
 			if t := e.text(s); t != "" {
 				if err := e.out.Reasoning(t); err != nil {
 					return err
@@ -213,7 +227,7 @@ func (e *eventSink) choice(p *parts) error {
 			}
 		}
 		t := p.text
-		if !p.read {
+		if !p.read && content != nil {
 			t = e.text(content)
 		}
 		if t != "" {
@@ -221,7 +235,10 @@ func (e *eventSink) choice(p *parts) error {
 				return err
 			}
 		}
-		if tcs := e.resolve(tcs); tcs != nil && tcs.Type() == fastjson.TypeArray {
+		if tcs != nil {
+			tcs = e.resolve(tcs)
+		}
+		if tcs != nil && tcs.Type() == fastjson.TypeArray {
 			for _, tc := range tcs.GetArray() {
 				f := ToolCallDelta{
 					Index:     tc.GetInt("index"),
@@ -247,10 +264,14 @@ func (e *eventSink) choice(p *parts) error {
 // text is the string v holds, resolved, as a view of the parsed chunk
 // valid until the next one; "" when v is no string.
 func (e *eventSink) text(v *fastjson.Value) string {
-	if v = e.resolve(v); v == nil || v.Type() != fastjson.TypeString {
+	if v = e.resolve(v); v == nil {
 		return ""
 	}
-	return b2s(v.GetStringBytes())
+	b, err := v.StringBytes()
+	if err != nil {
+		return ""
+	}
+	return b2s(b)
 }
 
 // stopSequence tells a [StopSequencer] the stop sequence the upstream
@@ -276,6 +297,12 @@ func (e *eventSink) resolve(v *fastjson.Value) *fastjson.Value {
 	if v == nil || v.Type() != fastjson.TypeNumber {
 		return v
 	}
+	return e.resolveRaw(v)
+}
+
+// resolveRaw is resolve for a v that may be raw JSON: apart, so that
+// resolve, called for every field of every chunk, is inlined.
+func (e *eventSink) resolveRaw(v *fastjson.Value) *fastjson.Value {
 	e.raw = v.MarshalTo(e.raw[:0])
 	if len(e.raw) == 0 || e.raw[0] != '"' && e.raw[0] != '[' && e.raw[0] != '{' {
 		return v // a number
