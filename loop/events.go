@@ -262,14 +262,22 @@ func (e *eventSink) choice(p *parts) error {
 }
 
 // text is the string v holds, resolved, as a view of the parsed chunk
-// valid until the next one; "" when v is no string.
+// valid until the next one; "" when v is no string. v is not nil: the
+// callers test that, most fields being missing.
 func (e *eventSink) text(v *fastjson.Value) string {
-	if v = e.resolve(v); v == nil {
-		return ""
-	}
 	b, err := v.StringBytes()
 	if err != nil {
-		return ""
+		// Not a string as it stands: it may be one the turn set as raw
+		// JSON.
+		if v.Type() != fastjson.TypeNumber {
+			return ""
+		}
+		if v = e.resolveRaw(v); v == nil {
+			return ""
+		}
+		if b, err = v.StringBytes(); err != nil {
+			return ""
+		}
 	}
 	return b2s(b)
 }

@@ -243,6 +243,15 @@ func (e *Encoder) release() {
 // trailing blank space waits for the text after it; a stretch of blank
 // space alone makes no item at all.
 func (e *Encoder) Text(s string) error {
+	if t := e.text; t != nil && t.held == "" {
+		// The open message goes on, and nothing waits to go first: the
+		// path of nearly every token, which ends in a letter or a mark
+		// (see below) and so is sent whole.
+		if n := len(s); n > 0 && s[n-1] > ' ' && s[n-1] < utf8.RuneSelf {
+			t.add(s)
+			return e.delta(textDelta, t.ref, s)
+		}
+	}
 	if e.text == nil {
 		if s = strings.TrimLeftFunc(s, unicode.IsSpace); s == "" {
 			return nil
