@@ -215,14 +215,16 @@ func (e *eventSink) choice(p *parts) error {
 			}
 		})
 		// Most fields looked for are missing: nil is tested here, not in
-		// a call for each.
-		for _, s := range [...]*fastjson.Value{rc, r} {
-			if s == nil {
-				continue
-			}
-			if t := e.text(s); t != "" {
-				if err := e.out.Reasoning(t); err != nil {
-					return err
+		// a call for each, and most chunks have no reasoning at all.
+		if rc != nil || r != nil {
+			for _, s := range [...]*fastjson.Value{rc, r} {
+				if s == nil {
+					continue
+				}
+				if t := e.text(s); t != "" {
+					if err := e.out.Reasoning(t); err != nil {
+						return err
+					}
 				}
 			}
 		}
