@@ -11,11 +11,13 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // BenchmarkRouteStream is one whole streamed answer of 64 chunks on each
 // route, through loopback as toolstream-bench's ts-pass, ts-resp and
-// ts-msg ask for it (store left to its default, storage in memory): the
+// ts-msg ask for it (store left to its default, kept in in-memory storage
+// as toolstream-bench's targets keep it): the
 // per-stream costs the chunk-path benchmarks leave out — the request,
 // the events that open and close an answer, what a stored response keeps.
 // One op is one stream; the client's reading is in it too.
@@ -33,7 +35,12 @@ func BenchmarkRouteStream(b *testing.B) {
 	u.Name, u.BaseURL, u.Models = "up", up.URL, config.Models("*")
 	cfg.Upstreams = []config.Upstream{u}
 	cfg.Storage.InMemory = true
-	p, err := proxy.New(&cfg, proxy.Options{})
+	st, err := badger.Open(cfg.Storage, badger.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	p, err := proxy.New(&cfg, proxy.Options{History: st, Modes: st, Responses: st})
 	if err != nil {
 		b.Fatal(err)
 	}
