@@ -16,11 +16,11 @@ import (
 
 // BenchmarkRouteStream is one whole streamed answer of 64 chunks on each
 // route, through loopback as toolstream-bench's ts-pass, ts-resp and
-// ts-msg ask for it (store left to its default, kept in in-memory storage
-// as toolstream-bench's targets keep it): the
-// per-stream costs the chunk-path benchmarks leave out — the request,
-// the events that open and close an answer, what a stored response keeps.
-// One op is one stream; the client's reading is in it too.
+// ts-msg ask for it, store left to its default and kept in in-memory
+// storage as its targets keep it: the per-stream costs the chunk-path
+// benchmarks leave out — the request, the events that open and close an
+// answer, what a stored response keeps. One op is one stream; the
+// client's reading is in it too.
 func BenchmarkRouteStream(b *testing.B) {
 	parts := make([]string, 64)
 	for i := range parts {
