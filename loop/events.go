@@ -310,8 +310,9 @@ func (e *eventSink) resolve(v *fastjson.Value) *fastjson.Value {
 	return e.resolveRaw(v)
 }
 
-// resolveRaw is resolve for a v that may be raw JSON: apart, so that
-// resolve, called for every field of every chunk, is inlined.
+// resolveRaw is resolve for a v that is a number, which may be raw JSON
+// the turn set: apart, so that text, which meets such a v only where the
+// turn edited a chunk, calls it only then.
 func (e *eventSink) resolveRaw(v *fastjson.Value) *fastjson.Value {
 	e.raw = v.MarshalTo(e.raw[:0])
 	if len(e.raw) == 0 || e.raw[0] != '"' && e.raw[0] != '[' && e.raw[0] != '{' {
