@@ -46,12 +46,13 @@ func (c *Collector) Send(b []byte) error {
 	if err != nil {
 		return err
 	}
-	return c.sendValue(v)
+	return c.sendValue(v, nil)
 }
 
 // sendValue takes one chunk as the turn parsed it: the upstream's chunks
-// are not parsed twice.
-func (c *Collector) sendValue(v *fastjson.Value) error {
+// are not parsed twice. It reads v itself, once per chunk of an answer
+// that is not streamed, and has no use for p.
+func (c *Collector) sendValue(v *fastjson.Value, _ *parts) error {
 	if c.id == "" {
 		c.id = string(v.GetStringBytes("id"))
 		c.model = string(v.GetStringBytes("model"))

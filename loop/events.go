@@ -80,7 +80,10 @@ type ToolCallDelta struct {
 
 // Events returns the Sink to run a turn with for a client that reads it as
 // events.
-func Events(out EventSink) Sink { return &eventSink{out: out} }
+func Events(out EventSink) Sink {
+	h, _ := out.(holder)
+	return &eventSink{out: out, holds: h}
+}
 
 // eventSink adapts an [EventSink] to the chunk path: the turn sends it
 // chunks, parsed ones where it has them ([valueSink]), and it hands their
@@ -88,9 +91,14 @@ func Events(out EventSink) Sink { return &eventSink{out: out} }
 // (turnRun.event), never through JSON.
 type eventSink struct {
 	out EventSink
-	p   fastjson.Parser
-	rp  fastjson.Parser // for values set as raw JSON
-	raw []byte
+	// holds is out when it holds (see holder): found once, not on every
+	// chunk's flush.
+	holds holder
+	p     fastjson.Parser
+	rp    fastjson.Parser // for values set as raw JSON
+	raw   []byte
+	// found is what find found of the chunk being sent.
+	found parts
 }
 
 func (e *eventSink) Send(b []byte) error {
@@ -98,7 +106,7 @@ func (e *eventSink) Send(b []byte) error {
 	if err != nil {
 		return err
 	}
-	return e.sendValue(v)
+	return e.sendValue(v, nil)
 }
 
 func (e *eventSink) Comment(string) error { return e.out.Keepalive() }
@@ -115,39 +123,63 @@ type holder interface {
 
 // Hold turns holding on or off when the EventSink can hold.
 func (e *eventSink) Hold(on bool) error {
-	if h, ok := e.out.(holder); ok {
-		return h.Hold(on)
+	if e.holds != nil {
+		return e.holds.Hold(on)
 	}
 	return nil
 }
 
 // Flush writes out what the EventSink holds, when it can hold.
 func (e *eventSink) Flush() error {
-	if h, ok := e.out.(holder); ok {
-		return h.Flush()
+	if e.holds != nil {
+		return e.holds.Flush()
 	}
 	return nil
 }
 
 // sendValue hands one chunk's parts to the sink in the order a reader of
-// the chunk meets them: reasoning, text, tool calls, finish, usage.
+// the chunk meets them: reasoning, text, tool calls, finish, usage. p is
+// what the turn found of the chunk on its way (see [parts]); without it,
+// the chunk is searched here.
 //
 // Every chunk of the turn comes this way, so text and reasoning go out as
 // views of the parsed chunk (see [EventSink.Text]), not as a copy each,
 // and the delta — whose fields looked for are mostly missing, and a
 // search for a missing field reads the object again — is walked once for
-// the fields it has. The chunk and its choice, whose fields are found
-// near their start, are searched.
-func (e *eventSink) sendValue(v *fastjson.Value) error {
-	if c := v.GetArray("choices"); len(c) > 0 {
-		if err := e.choice(c[0]); err != nil {
+// the fields it has.
+func (e *eventSink) sendValue(v *fastjson.Value, p *parts) error {
+	if p == nil {
+		p = e.find(v)
+	}
+	if p.c0 != nil {
+		if err := e.choice(p); err != nil {
 			return err
 		}
 	}
-	if u := e.resolve(v.Get("usage")); u != nil && u.Type() == fastjson.TypeObject {
+	if p.usage == nil {
+		return nil
+	}
+	if u := e.resolve(p.usage); u != nil && u.Type() == fastjson.TypeObject {
 		return e.out.Usage(json.RawMessage(u.MarshalTo(nil)))
 	}
 	return nil
+}
+
+// find searches chunk v for what [parts] holds, into e.found: for the
+// chunks the turn sends without looking into them (held ones, its own).
+func (e *eventSink) find(v *fastjson.Value) *parts {
+	p := &e.found
+	*p = parts{usage: v.Get("usage")}
+	if c := v.GetArray("choices"); len(c) > 0 {
+		p.c0 = c[0]
+		if d := p.c0.Get("delta"); d != nil && d.Type() == fastjson.TypeObject {
+			p.delta = d
+		}
+		if f := p.c0.GetStringBytes("finish_reason"); len(f) > 0 {
+			p.finish = string(f)
+		}
+	}
+	return p
 }
 
 // visit calls f for each field of object v, in order; a v that is no
@@ -167,9 +199,8 @@ func first(had, v *fastjson.Value) *fastjson.Value {
 	return v
 }
 
-func (e *eventSink) choice(c0 *fastjson.Value) error {
-	delta, finish := c0.Get("delta"), c0.Get("finish_reason")
-	if delta != nil {
+func (e *eventSink) choice(p *parts) error {
+	if delta := p.delta; delta != nil {
 		var rc, r, content, tcs *fastjson.Value
 		visit(delta, func(k []byte, f *fastjson.Value) {
 			switch string(k) {
@@ -183,19 +214,33 @@ func (e *eventSink) choice(c0 *fastjson.Value) error {
 				tcs = first(tcs, f)
 			}
 		})
-		for _, s := range [...]*fastjson.Value{rc, r} {
-			if t := e.text(s); t != "" {
-				if err := e.out.Reasoning(t); err != nil {
-					return err
+		// Most fields looked for are missing: nil is tested here, not in
+		// a call for each, and most chunks have no reasoning at all.
+		if rc != nil || r != nil {
+			for _, s := range [...]*fastjson.Value{rc, r} {
+				if s == nil {
+					continue
+				}
+				if t := e.text(s); t != "" {
+					if err := e.out.Reasoning(t); err != nil {
+						return err
+					}
 				}
 			}
 		}
-		if t := e.text(content); t != "" {
+		t := p.text
+		if !p.read && content != nil {
+			t = e.text(content)
+		}
+		if t != "" {
 			if err := e.out.Text(t); err != nil {
 				return err
 			}
 		}
-		if tcs := e.resolve(tcs); tcs != nil && tcs.Type() == fastjson.TypeArray {
+		if tcs != nil {
+			tcs = e.resolve(tcs)
+		}
+		if tcs != nil && tcs.Type() == fastjson.TypeArray {
 			for _, tc := range tcs.GetArray() {
 				f := ToolCallDelta{
 					Index:     tc.GetInt("index"),
@@ -209,22 +254,34 @@ func (e *eventSink) choice(c0 *fastjson.Value) error {
 			}
 		}
 	}
-	if f := finish.GetStringBytes(); len(f) > 0 {
-		if err := e.stopSequence(c0, string(f)); err != nil {
+	if p.finish != "" {
+		if err := e.stopSequence(p.c0, p.finish); err != nil {
 			return err
 		}
-		return e.out.Finish(string(f))
+		return e.out.Finish(p.finish)
 	}
 	return nil
 }
 
 // text is the string v holds, resolved, as a view of the parsed chunk
-// valid until the next one; "" when v is no string.
+// valid until the next one; "" when v is no string. v is not nil: the
+// callers test that, most fields being missing.
 func (e *eventSink) text(v *fastjson.Value) string {
-	if v = e.resolve(v); v == nil || v.Type() != fastjson.TypeString {
-		return ""
+	b, err := v.StringBytes()
+	if err != nil {
+		// Not a string as it stands: it may be one the turn set as raw
+		// JSON.
+		if v.Type() != fastjson.TypeNumber {
+			return ""
+		}
+		if v = e.resolveRaw(v); v == nil {
+			return ""
+		}
+		if b, err = v.StringBytes(); err != nil {
+			return ""
+		}
 	}
-	return b2s(v.GetStringBytes())
+	return b2s(b)
 }
 
 // stopSequence tells a [StopSequencer] the stop sequence the upstream
@@ -250,6 +307,13 @@ func (e *eventSink) resolve(v *fastjson.Value) *fastjson.Value {
 	if v == nil || v.Type() != fastjson.TypeNumber {
 		return v
 	}
+	return e.resolveRaw(v)
+}
+
+// resolveRaw is resolve for a v that is a number, which may be raw JSON
+// the turn set: apart, so that text, which meets such a v only where the
+// turn edited a chunk, calls it only then.
+func (e *eventSink) resolveRaw(v *fastjson.Value) *fastjson.Value {
 	e.raw = v.MarshalTo(e.raw[:0])
 	if len(e.raw) == 0 || e.raw[0] != '"' && e.raw[0] != '[' && e.raw[0] != '{' {
 		return v // a number

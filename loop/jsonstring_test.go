@@ -48,3 +48,32 @@ func TestPlain8(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRun: the end of a plain run is found in every string of up to
+// 24 bytes with one byte that is not plain, or none, in every place —
+// the word tests of its last few bytes included.
+func TestPlainRun(t *testing.T) {
+	for n := 0; n <= 24; n++ {
+		for _, bad := range []byte{'"', '\\', 0x00, 0x1f, 0x80, 0xff} {
+			for pos := -1; pos < n; pos++ {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = 'a' + byte(i%26)
+				}
+				want := n
+				if pos >= 0 {
+					b[pos], want = bad, pos
+				}
+				for from := 0; from <= n; from++ {
+					w := want
+					if from > w {
+						continue
+					}
+					if got := plainRun(string(b), from); got != w {
+						t.Fatalf("plainRun(%q, %d) = %d, want %d", b, from, got, w)
+					}
+				}
+			}
+		}
+	}
+}

@@ -56,10 +56,11 @@ func (c *clientSink) Send(b []byte) error {
 	return gone(c.out.Send(b))
 }
 
-// sendValue hands the parsed chunk v to a sink that takes values.
-func (c *clientSink) sendValue(v *fastjson.Value) error {
+// sendValue hands the parsed chunk v, and what the turn found of it when
+// p is set, to a sink that takes values.
+func (c *clientSink) sendValue(v *fastjson.Value, p *parts) error {
 	c.wrote, c.committed = true, true
-	return gone(c.values.sendValue(v))
+	return gone(c.values.sendValue(v, p))
 }
 
 func (c *clientSink) Comment(text string) error {
@@ -92,7 +93,26 @@ func (c *clientSink) flush() {
 // chunk a second time. Values the turn set are raw JSON (see [rawValue]),
 // which it reads as such.
 type valueSink interface {
-	sendValue(v *fastjson.Value) error
+	sendValue(v *fastjson.Value, p *parts) error
+}
+
+// parts is what the turn found of a chunk on its way to the client, as the
+// client will read it: a sink that hands chunks on as events takes the
+// choice, delta, finish and usage from here rather than searching the
+// chunk for them again, on every token. The values are the chunk's, as
+// edited.
+type parts struct {
+	// c0 is the first choice, nil when there is none; delta is its
+	// delta, nil when that is no object.
+	c0, delta *fastjson.Value
+	// finish is c0's finish_reason as it goes out, "" when none.
+	finish string
+	// usage is the chunk's usage object, nil when it has none.
+	usage *fastjson.Value
+	// text is the delta's content as it goes out, when read says the
+	// turn read it: what it wrote back is then no second parse away.
+	text string
+	read bool
 }
 
 func newClientSink(out Sink) clientSink {

@@ -56,7 +56,8 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 		}
 	}
 	if len(choices) == 0 {
-		return nil, s.send(v, data, edited)
+		s.parts = parts{}
+		return nil, s.send(v, data, edited, &s.parts)
 	}
 
 	c0 := choices[0]
@@ -172,5 +173,16 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 		// Reading content unescaped it; write it back with JSON's escaping.
 		delta.Set("content", rawValue(s.a, s.quote(visible)))
 	}
-	return calls, s.send(v, data, edited)
+	if s.out.values == nil {
+		// A sink of chunks reads none of it.
+		return calls, s.send(v, data, edited, nil)
+	}
+	s.parts = parts{c0: c0, delta: delta, text: visible, read: read}
+	if inlineFinish {
+		s.parts.finish = ro.finish // a finish held for later went out as null
+	}
+	if hasUsage {
+		s.parts.usage = u
+	}
+	return calls, s.send(v, data, edited, &s.parts)
 }

@@ -55,6 +55,10 @@ type stream struct {
 	fin *held
 	// toolCalls says a forwarded chunk carried a tool-call delta.
 	toolCalls bool
+	// parts is what step found of the chunk it sends (see send): kept
+	// here, not on step's stack, as a pointer to it passed to a sink
+	// would move it to the heap on every chunk.
+	parts parts
 }
 
 func newStream(out Sink, model string, now func() time.Time, newID func(string) string) *stream {
@@ -108,10 +112,11 @@ func (s *stream) parse(upstream, data string) (*fastjson.Value, error) {
 }
 
 // send forwards chunk v, whose upstream text is data: those bytes
-// untouched when nothing was edited, v re-encoded otherwise.
-func (s *stream) send(v *fastjson.Value, data string, edited bool) error {
+// untouched when nothing was edited, v re-encoded otherwise. p is what
+// the turn found of v, for a sink that takes values.
+func (s *stream) send(v *fastjson.Value, data string, edited bool, p *parts) error {
 	if s.out.values != nil {
-		return s.out.sendValue(v)
+		return s.out.sendValue(v, p)
 	}
 	if !edited {
 		return s.out.Send(s2b(data))
@@ -151,7 +156,7 @@ func (s *stream) sendHeld(h *held) error {
 	}
 	edited := s.fixEnvelope(h.a, h.v) || h.edited
 	if s.out.values != nil {
-		return s.out.sendValue(h.v)
+		return s.out.sendValue(h.v, nil)
 	}
 	if !edited {
 		return s.out.Send(s2b(h.data))

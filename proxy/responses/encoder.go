@@ -115,7 +115,9 @@ type Encoder struct {
 	tools map[string]toolhost.Tool
 	resp  Response
 
-	seq            int
+	seq int
+	// digits writes the delta events' sequence numbers.
+	digits         seqDigits
 	started, ended bool
 	// slots are the output items by output index, nil while open.
 	slots []slot
@@ -132,8 +134,12 @@ type Encoder struct {
 	items      map[string][]json.RawMessage
 	// buf is the event being written, from bufs while streaming.
 	buf *[]byte
-	// frames is the Writer when it takes frames.
-	frames frameWriter
+	// frames is the Writer when it takes frames; holds and flushes are
+	// the Writer when it holds and flushes: found once, not on every
+	// chunk's flush.
+	frames  frameWriter
+	holds   interface{ Hold(bool) error }
+	flushes interface{ Flush() error }
 }
 
 // slot is one output item; hidden ones are streamed but not part of the
@@ -210,6 +216,8 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 	if opts.Writer != nil {
 		e.buf = bufs.Get().(*[]byte)
 		e.frames, _ = opts.Writer.(frameWriter)
+		e.holds, _ = opts.Writer.(interface{ Hold(bool) error })
+		e.flushes, _ = opts.Writer.(interface{ Flush() error })
 	}
 	return e
 }
@@ -235,6 +243,15 @@ func (e *Encoder) release() {
 // trailing blank space waits for the text after it; a stretch of blank
 // space alone makes no item at all.
 func (e *Encoder) Text(s string) error {
+	if t := e.text; t != nil && t.held == "" {
+		// The open message goes on, and nothing waits to go first: the
+		// path of nearly every token, which ends in a letter or a mark
+		// (see below) and so is sent whole.
+		if n := len(s); n > 0 && s[n-1] > ' ' && s[n-1] < utf8.RuneSelf {
+			t.add(s)
+			return e.delta(textDelta, t.ref, s)
+		}
+	}
 	if e.text == nil {
 		if s = strings.TrimLeftFunc(s, unicode.IsSpace); s == "" {
 			return nil
@@ -438,16 +455,16 @@ func (e *Encoder) Response() ([]byte, error) {
 
 // Hold turns holding on or off, when the Writer holds (loop.Batcher).
 func (e *Encoder) Hold(on bool) error {
-	if h, ok := e.opts.Writer.(interface{ Hold(bool) error }); ok {
-		return h.Hold(on)
+	if e.holds != nil {
+		return e.holds.Hold(on)
 	}
 	return nil
 }
 
 // Flush writes out what the Writer holds.
 func (e *Encoder) Flush() error {
-	if f, ok := e.opts.Writer.(interface{ Flush() error }); ok {
-		return f.Flush()
+	if e.flushes != nil {
+		return e.flushes.Flush()
 	}
 	return nil
 }

@@ -102,7 +102,7 @@ func (e *Encoder) delta(k *deltaKind, ref string, s string) error {
 	if e.opts.Writer == nil {
 		return nil
 	}
-	b := appendDeltaEvent(e.event(), k, e.frames != nil, seq, ref, s)
+	b := appendDeltaDigits(e.event(), k, e.frames != nil, e.digits.of(seq), ref, s)
 	*e.buf = b
 	if e.frames != nil {
 		return e.frames.WriteFrame(b)

@@ -129,12 +129,19 @@ var (
 // part of the event made once per item (deltaRef), not once per token;
 // framed, it is the whole frame.
 func appendDeltaEvent(dst []byte, k *deltaKind, framed bool, seq int, ref string, delta string) []byte {
+	var d [20]byte
+	return appendDeltaDigits(dst, k, framed, strconv.AppendInt(d[:0], int64(seq), 10), ref, delta)
+}
+
+// appendDeltaDigits is appendDeltaEvent with the sequence number in
+// decimal already (see seqDigits).
+func appendDeltaDigits(dst []byte, k *deltaKind, framed bool, seq []byte, ref string, delta string) []byte {
 	head, tail := k.head, k.tail
 	if !framed {
 		head, tail = head[k.data:], tail[:len(tail)-2]
 	}
 	dst = append(dst, head...)
-	dst = strconv.AppendInt(dst, int64(seq), 10)
+	dst = append(dst, seq...)
 	dst = append(dst, ref...)
 	dst = loop.AppendJSONString(dst, delta)
 	return append(dst, tail...)
@@ -246,4 +253,34 @@ func appendItemEvent(dst []byte, typ string, seq, index int, item []byte) []byte
 	dst = append(dst, `,"item":`...)
 	dst = append(dst, item...)
 	return append(dst, '}')
+}
+
+// seqDigits is a sequence number in decimal, kept from one delta event to
+// the next: the next number's digits are the last's plus one, mostly in
+// the last digit alone, which costs less than writing a number anew.
+type seqDigits struct {
+	n   int
+	d   [20]byte
+	len int
+}
+
+// of returns n in decimal, valid until the next call.
+func (s *seqDigits) of(n int) []byte {
+	if n != s.n+1 || s.len == 0 {
+		s.n, s.len = n, len(strconv.AppendInt(s.d[:0], int64(n), 10))
+		return s.d[:s.len]
+	}
+	s.n = n
+	d := s.d[:s.len]
+	i := len(d) - 1
+	for i >= 0 && d[i] == '9' {
+		d[i] = '0'
+		i--
+	}
+	if i < 0 { // 9…9 + 1: one digit more
+		s.len = len(strconv.AppendInt(s.d[:0], int64(n), 10))
+		return s.d[:s.len]
+	}
+	d[i]++
+	return d
 }

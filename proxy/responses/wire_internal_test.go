@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -219,6 +220,22 @@ func TestEncodeChat(t *testing.T) {
 		}
 		if want := stdJSON(t, &r.chat); string(r.Chat) != want {
 			t.Errorf("request %s:\n got %s\nwant %s", body, r.Chat, want)
+		}
+	}
+}
+
+// TestSeqDigits holds seqDigits to strconv over the carries and jumps the
+// encoder's sequence numbers take.
+func TestSeqDigits(t *testing.T) {
+	var s seqDigits
+	for _, n := range []int{0, 1, 2, 9, 10, 11, 99, 100, 5, 6, 999, 1000, 1001, 1003, 123456789, 123456790, 0} {
+		if got, want := string(s.of(n)), strconv.Itoa(n); got != want {
+			t.Fatalf("of(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := 0; n < 20000; n++ {
+		if got, want := string(s.of(n)), strconv.Itoa(n); got != want {
+			t.Fatalf("of(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
