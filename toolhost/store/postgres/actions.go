@@ -23,7 +23,7 @@ const decidedByTimeout = "timeout"
 // storage.audit_retention after CreatedAt (now when zero). a.ID must pass
 // [store.ValidName].
 func (d *DB) CreateAction(ctx context.Context, a store.Action) error {
-	if err := checkNames("action id", a.ID); err != nil {
+	if err := store.CheckNames("action id", a.ID); err != nil {
 		return fmt.Errorf("creating action: %w", err)
 	}
 	a.Status = store.ActionPending
@@ -50,7 +50,7 @@ func (d *DB) CreateAction(ctx context.Context, a store.Action) error {
 // Action returns one action by id; false when there is none (or it
 // expired).
 func (d *DB) Action(ctx context.Context, id string) (store.Action, bool, error) {
-	if err := checkNames("action id", id); err != nil {
+	if err := store.CheckNames("action id", id); err != nil {
 		return store.Action{}, false, fmt.Errorf("reading action: %w", err)
 	}
 	var a store.Action
@@ -109,13 +109,8 @@ func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, 
 // is expired already, and the call gets ErrDecided: an approval that came
 // too late does not count.
 func (d *DB) DecideAction(ctx context.Context, id, status, decidedBy, reason string) (store.Action, error) {
-	if err := checkNames("action id", id); err != nil {
-		return store.Action{}, fmt.Errorf("deciding action: %w", err)
-	}
-	switch status {
-	case store.ActionApproved, store.ActionDenied, store.ActionExpired:
-	default:
-		return store.Action{}, fmt.Errorf("deciding action %s: %q is not a decision (want approved, denied or expired)", id, status)
+	if err := store.CheckDecision(id, status); err != nil {
+		return store.Action{}, err
 	}
 	var (
 		out  store.Action

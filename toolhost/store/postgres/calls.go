@@ -14,7 +14,7 @@ import (
 // PostgreSQL commits are — when StartCall returns. rec.ID, and the
 // attempts of ref, must pass [store.ValidName].
 func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := checkCall(rec, ref); err != nil {
+	if err := store.CheckCall(rec, ref); err != nil {
 		return fmt.Errorf("starting call: %w", err)
 	}
 	rec.Status = store.StatusStarted
@@ -54,7 +54,7 @@ func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.Att
 // is set. A zero StartedAt keeps the stored one. [store.ErrNotFound] when
 // the record is gone (or expired).
 func (d *DB) FinishCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := checkCall(rec, ref); err != nil {
+	if err := store.CheckCall(rec, ref); err != nil {
 		return fmt.Errorf("finishing call: %w", err)
 	}
 	if rec.StartedAt.IsZero() {
@@ -121,7 +121,7 @@ func (d *DB) finishUnstarted(ctx context.Context, rec store.CallRecord, ref *sto
 // RecordCall writes a call that never reached an executor, final as it
 // is, expiring storage.audit_retention after StartedAt (now when zero).
 func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
-	if err := checkCall(rec, nil); err != nil {
+	if err := store.CheckCall(rec, nil); err != nil {
 		return fmt.Errorf("recording call: %w", err)
 	}
 	if rec.StartedAt.IsZero() {
@@ -140,7 +140,7 @@ func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
 // Call returns one audit record by id; false when there is none (or it
 // expired).
 func (d *DB) Call(ctx context.Context, id string) (store.CallRecord, bool, error) {
-	if err := checkNames("call record id", id); err != nil {
+	if err := store.CheckNames("call record id", id); err != nil {
 		return store.CallRecord{}, false, fmt.Errorf("reading call: %w", err)
 	}
 	var rec store.CallRecord
@@ -189,20 +189,4 @@ func (d *DB) updateCall(ctx context.Context, tx pgx.Tx, rec store.CallRecord) er
 		err = store.ErrNotFound
 	}
 	return err
-}
-
-// checkCall checks the ids of a call and its retry groups.
-func checkCall(rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := checkNames("call record id", rec.ID); err != nil {
-		return err
-	}
-	if ref != nil {
-		if err := checkNames("attempt", ref.Attempt); err != nil {
-			return err
-		}
-		if ref.Also != "" {
-			return checkNames("attempt", ref.Also)
-		}
-	}
-	return nil
 }

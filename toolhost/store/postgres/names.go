@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"fmt"
 	"time"
 
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -22,26 +21,6 @@ func hashed(s string) []byte {
 // nanoseconds, times before 1970 as 1970 (the badger backend's order).
 func unixNanos(at time.Time) int64 {
 	return max(at.UnixNano(), 0)
-}
-
-// checkNames returns [store.ErrInvalidKey] naming what of names is not a
-// valid key part.
-func checkNames(what string, names ...string) error {
-	for _, n := range names {
-		if !store.ValidName(n) {
-			return fmt.Errorf("%w: %s %q", store.ErrInvalidKey, what, shorten(n))
-		}
-	}
-	return nil
-}
-
-// shorten bounds a rejected name in an error message.
-func shorten(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
 }
 
 // cursor is the opaque page cursor after the record (ns, id): 8

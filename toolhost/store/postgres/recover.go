@@ -49,7 +49,7 @@ func (s *instanceState) current() string {
 // others. Recover with another id ends this store's earlier instance:
 // it is that instance no more.
 func (d *DB) Recover(ctx context.Context, current string) (store.Recovered, error) {
-	if err := checkNames("instance id", current); err != nil {
+	if err := store.CheckNames("instance id", current); err != nil {
 		return store.Recovered{}, fmt.Errorf("recovering: %w", err)
 	}
 	if _, ok := ctx.Deadline(); !ok {
@@ -155,16 +155,16 @@ func (d *DB) sweep(ctx context.Context, current string) (store.Recovered, error)
 	var r store.Recovered
 	calls, err := d.resolveOpen(ctx, `SELECT id FROM calls WHERE status IN ('started', 'pending_approval')
 		AND expires_at > $1 AND `+notLive, current, d.recoverCall)
+	r.Calls, r.CallsExpired = calls[store.StatusOutcomeUnknown], calls[store.StatusExpired]
 	if err != nil {
 		return r, fmt.Errorf("started calls: %w", err)
 	}
-	r.Calls, r.CallsExpired = calls[store.StatusOutcomeUnknown], calls[store.StatusExpired]
 	actions, err := d.resolveOpen(ctx, `SELECT id FROM actions WHERE status = 'pending'
 		AND expires_at > $1 AND `+notLive, current, d.recoverAction)
+	r.Actions = actions[store.ActionExpired]
 	if err != nil {
 		return r, fmt.Errorf("pending actions: %w", err)
 	}
-	r.Actions = actions[store.ActionExpired]
 	return r, nil
 }
 

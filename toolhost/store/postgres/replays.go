@@ -64,7 +64,7 @@ func (d *DB) putReplay(ctx context.Context, tx pgx.Tx, rec store.CallRecord, ref
 
 // Replays returns the calls filed under attempt, oldest first.
 func (d *DB) Replays(ctx context.Context, attempt string) ([]store.Replay, error) {
-	if err := checkNames("attempt", attempt); err != nil {
+	if err := store.CheckNames("attempt", attempt); err != nil {
 		return nil, fmt.Errorf("reading replays: %w", err)
 	}
 	var out []store.Replay

@@ -17,10 +17,10 @@ import (
 // key cannot be swapped for another under its name. Zero CreatedAt and
 // UpdatedAt are now; a key with ExpiresAt expires then.
 func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
-	if err := checkNames("key name", k.Name); err != nil {
+	if err := store.CheckNames("key name", k.Name); err != nil {
 		return fmt.Errorf("creating key: %w", err)
 	}
-	if err := checkHash(k.Hash); err != nil {
+	if err := store.CheckHash(k.Hash); err != nil {
 		return fmt.Errorf("creating key %s: %w", k.Name, err)
 	}
 	now := d.now()
@@ -61,7 +61,7 @@ func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
 // [store.ErrNotFound] when there is no such key (or it expired). It
 // returns the record as stored.
 func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKey, error) {
-	if err := checkNames("key name", k.Name); err != nil {
+	if err := store.CheckNames("key name", k.Name); err != nil {
 		return store.RuntimeKey{}, fmt.Errorf("updating key: %w", err)
 	}
 	var out store.RuntimeKey
@@ -97,7 +97,7 @@ func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKe
 // DeleteKey removes a key and reports whether a live one existed. A key
 // past its expiry is deleted too: nothing of it should linger.
 func (d *DB) DeleteKey(ctx context.Context, name string) (bool, error) {
-	if err := checkNames("key name", name); err != nil {
+	if err := store.CheckNames("key name", name); err != nil {
 		return false, fmt.Errorf("deleting key: %w", err)
 	}
 	existed := false
@@ -156,19 +156,4 @@ func keyExpiry(at *time.Time) *time.Time {
 		t = t.Add(time.Microsecond)
 	}
 	return &t
-}
-
-// checkHash returns [store.ErrInvalidKey] unless h is the hex SHA-256 of
-// a key: 64 lower-case hex digits. Refusing anything else keeps a key
-// itself (or any other text) from being stored in its place.
-func checkHash(h string) error {
-	ok := len(h) == 64
-	for i := 0; ok && i < len(h); i++ {
-		c := h[i]
-		ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
-	}
-	if !ok {
-		return fmt.Errorf("%w: key hash is not 64 lower-case hex digits", store.ErrInvalidKey)
-	}
-	return nil
 }

@@ -13,7 +13,7 @@ import (
 // [store.ValidName]. A zero CreatedAt keeps the replaced tool's (now for a
 // new one); a zero UpdatedAt is now. Runtime tools never expire.
 func (d *DB) PutTool(ctx context.Context, t store.RuntimeTool) error {
-	if err := checkNames("tool name", t.Name); err != nil {
+	if err := store.CheckNames("tool name", t.Name); err != nil {
 		return fmt.Errorf("saving tool: %w", err)
 	}
 	now := d.now()
@@ -48,7 +48,7 @@ func (d *DB) PutTool(ctx context.Context, t store.RuntimeTool) error {
 
 // DeleteTool removes a runtime tool and reports whether it existed.
 func (d *DB) DeleteTool(ctx context.Context, name string) (bool, error) {
-	if err := checkNames("tool name", name); err != nil {
+	if err := store.CheckNames("tool name", name); err != nil {
 		return false, fmt.Errorf("deleting tool: %w", err)
 	}
 	existed := false
