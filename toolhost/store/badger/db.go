@@ -31,6 +31,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	dgbadger "github.com/dgraph-io/badger/v4"
@@ -147,6 +148,10 @@ type DB struct {
 	// feed tells subscribers of this process's changes: an embedded
 	// database has no other writer.
 	feed store.Hub
+
+	// lastKey is the hash of the key id the last stored response was
+	// looked up or saved under (see keyHash).
+	lastKey atomic.Pointer[keyHashOf]
 
 	stopGC chan struct{}  // closed by Close; nil in memory mode
 	gcDone sync.WaitGroup // the GC goroutine
