@@ -75,6 +75,33 @@ func (e *Encoder) write(typ string, b []byte) error {
 	return e.opts.Writer.WriteEvent(typ, b)
 }
 
+// frameOf is the event buffer, emptied, with the head of typ's frame —
+// "event: <typ>", "data: " — when the Writer takes frames: an event
+// written after it and handed to writeFrame goes out without the
+// Writer's copy into a frame of its own and its search for line breaks.
+// Only JSON the encoder wrote itself, or encoding/json did, goes in such
+// a frame: neither writes a raw line break, strings escape theirs and no
+// white space goes between values.
+func (e *Encoder) frameOf(typ string) []byte {
+	b := e.event()
+	if e.frames == nil {
+		return b
+	}
+	b = append(b, "event: "...)
+	b = append(b, typ...)
+	return append(b, "\ndata: "...)
+}
+
+// writeFrame writes the event b, begun with frameOf(typ).
+func (e *Encoder) writeFrame(typ string, b []byte) error {
+	if e.frames == nil {
+		return e.write(typ, b)
+	}
+	b = append(b, '\n', '\n')
+	*e.buf = b
+	return e.frames.WriteFrame(b)
+}
+
 // next is the next event's sequence_number.
 func (e *Encoder) next() int {
 	n := e.seq
@@ -114,12 +141,12 @@ func (e *Encoder) delta(k *deltaKind, ref string, s string) error {
 // progress, and its output_text part, empty.
 func (e *Encoder) openMessage(t *textItem) error {
 	if seq := e.next(); e.opts.Writer != nil {
-		b := appendHead(e.event(), evItemAdded, seq)
+		b := appendHead(e.frameOf(evItemAdded), evItemAdded, seq)
 		b = append(b, `,"output_index":`...)
 		b = strconv.AppendInt(b, int64(t.index), 10)
 		b = append(b, `,"item":`...)
 		b = appendMessageItem(b, t.id, StatusInProgress, false, "")
-		if err := e.write(evItemAdded, append(b, '}')); err != nil {
+		if err := e.writeFrame(evItemAdded, append(b, '}')); err != nil {
 			return err
 		}
 	}
@@ -127,11 +154,11 @@ func (e *Encoder) openMessage(t *textItem) error {
 	if e.opts.Writer == nil {
 		return nil
 	}
-	b := appendHead(e.event(), evPartAdded, seq)
+	b := appendHead(e.frameOf(evPartAdded), evPartAdded, seq)
 	b = appendItemRef(b, t.id, t.index, true)
 	b = append(b, `,"part":`...)
 	b = appendOutputText(b, "")
-	return e.write(evPartAdded, append(b, '}'))
+	return e.writeFrame(evPartAdded, append(b, '}'))
 }
 
 // addSlot reserves the next output index.
@@ -158,7 +185,7 @@ func (e *Encoder) doneJSON(index int, item []byte) error {
 	if e.opts.Writer == nil {
 		return nil
 	}
-	return e.write(evItemDone, appendItemEvent(e.event(), evItemDone, seq, index, item))
+	return e.writeFrame(evItemDone, appendItemEvent(e.frameOf(evItemDone), evItemDone, seq, index, item))
 }
 
 // output is the final output: the completed items in order, approval
@@ -191,20 +218,20 @@ func (e *Encoder) closeText() error {
 	text := t.String()
 	done := newDoneMessage(t.id, text)
 	if seq := e.next(); e.opts.Writer != nil {
-		b := appendHead(e.event(), evTextDone, seq)
+		b := appendHead(e.frameOf(evTextDone), evTextDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"text":`...)
 		b = append(b, done.text...)
-		if err := e.write(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
+		if err := e.writeFrame(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
 			return err
 		}
 	}
 	if seq := e.next(); e.opts.Writer != nil {
-		b := appendHead(e.event(), evPartDone, seq)
+		b := appendHead(e.frameOf(evPartDone), evPartDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"part":`...)
 		b = append(b, done.part...)
-		if err := e.write(evPartDone, append(b, '}')); err != nil {
+		if err := e.writeFrame(evPartDone, append(b, '}')); err != nil {
 			return err
 		}
 	}
