@@ -137,9 +137,12 @@ type Encoder struct {
 	// frames is the Writer when it takes frames; holds and flushes are
 	// the Writer when it holds and flushes: found once, not on every
 	// chunk's flush.
-	frames  frameWriter
-	holds   interface{ Hold(bool) error }
-	flushes interface{ Flush() error }
+	frames frameWriter
+	// respLines is 0 until framesResponse looked at the response, then 1
+	// when it holds no line break, 2 when it does.
+	respLines int8
+	holds     interface{ Hold(bool) error }
+	flushes   interface{ Flush() error }
 }
 
 // slot is one output item; hidden ones are streamed but not part of the

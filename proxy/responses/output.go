@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -23,25 +24,60 @@ func (e *Encoder) begin() error {
 		return nil
 	}
 	// Both carry the response as it stands, the same bytes: they are
-	// written once, after room for the longer head, and each event's head
-	// goes in front of them.
-	const room = 80
+	// written once, after room for the longer head (and frame head), and
+	// each event's head goes in front of them.
+	const room = 128
+	framed := e.framesResponse()
 	b := append(e.event(), make([]byte, room)...)
 	b = append(e.resp.appendJSON(b), '}')
+	if framed {
+		b = append(b, '\n', '\n')
+	}
 	*e.buf = b
 	for _, ev := range [...]struct {
 		typ string
 		seq int
 	}{{evCreated, created}, {evInProgress, inProgress}} {
 		var h [room]byte
-		head := append(appendHead(h[:0], ev.typ, ev.seq), `,"response":`...)
+		head := h[:0]
+		if framed {
+			head = appendFrameHead(head, ev.typ)
+		}
+		head = append(appendHead(head, ev.typ, ev.seq), `,"response":`...)
 		at := room - len(head)
 		copy(b[at:], head)
-		if err := e.opts.Writer.WriteEvent(ev.typ, b[at:]); err != nil {
+		var err error
+		if framed {
+			err = e.frames.WriteFrame(b[at:])
+		} else {
+			err = e.opts.Writer.WriteEvent(ev.typ, b[at:])
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// framesResponse says the events that carry the response object go out
+// framed by the encoder (see frameOf): the Writer takes frames, and the
+// response holds no line break. Its items are JSON the encoder or
+// encoding/json wrote; only the request's settings it repeats came from
+// elsewhere, compacted, and they are looked at once.
+func (e *Encoder) framesResponse() bool {
+	if e.frames == nil {
+		return false
+	}
+	if e.respLines == 0 {
+		e.respLines = 1
+		for _, raw := range [...][]byte{e.resp.Reasoning, e.resp.Temperature, e.resp.Text, e.resp.ToolChoice,
+			e.resp.Tools, e.resp.TopP, e.resp.Metadata} {
+			if bytes.ContainsAny(raw, "\r\n") {
+				e.respLines = 2
+			}
+		}
+	}
+	return e.respLines == 1
 }
 
 // sendResponse writes a response.* event carrying the response object:
@@ -51,14 +87,23 @@ func (e *Encoder) sendResponse(typ string, resp []byte) error {
 	if e.opts.Writer == nil {
 		return nil
 	}
-	b := appendHead(e.event(), typ, seq)
+	framed := e.framesResponse()
+	b := e.event()
+	if framed {
+		b = appendFrameHead(b, typ)
+	}
+	b = appendHead(b, typ, seq)
 	b = append(b, `,"response":`...)
 	if resp != nil {
 		b = append(b, resp...)
 	} else {
 		b = e.resp.appendJSON(b)
 	}
-	return e.write(typ, append(b, '}'))
+	b = append(b, '}')
+	if framed {
+		return e.writeFrame(typ, b)
+	}
+	return e.write(typ, b)
 }
 
 // event is the event buffer, emptied, to write an event into by hand.
@@ -87,9 +132,14 @@ func (e *Encoder) frameOf(typ string) []byte {
 	if e.frames == nil {
 		return b
 	}
-	b = append(b, "event: "...)
-	b = append(b, typ...)
-	return append(b, "\ndata: "...)
+	return appendFrameHead(b, typ)
+}
+
+// appendFrameHead appends what comes before an event's JSON in its frame.
+func appendFrameHead(dst []byte, typ string) []byte {
+	dst = append(dst, "event: "...)
+	dst = append(dst, typ...)
+	return append(dst, "\ndata: "...)
 }
 
 // writeFrame writes the event b, begun with frameOf(typ).
