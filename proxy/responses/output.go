@@ -80,9 +80,9 @@ func (e *Encoder) framesResponse() bool {
 	return e.respLines == 1
 }
 
-// sendResponse writes a response.* event carrying the response object:
-// resp, its JSON when the caller has it, or e.resp as it stands.
-func (e *Encoder) sendResponse(typ string, resp []byte) error {
+// sendResponse writes a response.* event carrying the response object
+// as it stands.
+func (e *Encoder) sendResponse(typ string) error {
 	seq := e.next()
 	if e.opts.Writer == nil {
 		return nil
@@ -94,12 +94,7 @@ func (e *Encoder) sendResponse(typ string, resp []byte) error {
 	}
 	b = appendHead(b, typ, seq)
 	b = append(b, `,"response":`...)
-	if resp != nil {
-		b = append(b, resp...)
-	} else {
-		b = e.resp.appendJSON(b)
-	}
-	b = append(b, '}')
+	b = append(e.resp.appendJSON(b), '}')
 	if framed {
 		return e.writeFrame(typ, b)
 	}
