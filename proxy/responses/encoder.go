@@ -137,9 +137,12 @@ type Encoder struct {
 	// frames is the Writer when it takes frames; holds and flushes are
 	// the Writer when it holds and flushes: found once, not on every
 	// chunk's flush.
-	frames  frameWriter
-	holds   interface{ Hold(bool) error }
-	flushes interface{ Flush() error }
+	frames frameWriter
+	// respLines is 0 until framesResponse looked at the response, then 1
+	// when it holds no line break, 2 when it does.
+	respLines int8
+	holds     interface{ Hold(bool) error }
+	flushes   interface{ Flush() error }
 }
 
 // slot is one output item; hidden ones are streamed but not part of the
@@ -401,18 +404,38 @@ func (e *Encoder) Done() error {
 		e.resp.IncompleteDetails = &IncompleteDetails{Reason: "content_filter"}
 	}
 	e.resp.Output = e.output()
-	size := 1024
+	size := 1024 + 128
 	for _, item := range e.resp.Output {
 		size += len(item)
 	}
-	resp := e.resp.appendJSON(make([]byte, 0, size))
+	// The response object is written once, inside the event that
+	// carries it, in a buffer of its own that no later event reuses: what
+	// is kept is a view of it.
+	seq := e.next()
+	framed := e.opts.Writer != nil && e.framesResponse()
+	b := make([]byte, 0, size)
+	if framed {
+		b = appendFrameHead(b, typ)
+	}
+	data := len(b)
+	b = append(appendHead(b, typ, seq), `,"response":`...)
+	start := len(b)
+	b = e.resp.appendJSON(b)
+	resp := b[start:len(b):len(b)]
+	b = append(b, '}')
 	if e.opts.Keep != nil {
 		if err := e.keep(resp); err != nil {
 			return err
 		}
 	}
 	defer e.release()
-	return e.sendResponse(typ, resp)
+	switch {
+	case e.opts.Writer == nil:
+		return nil
+	case framed:
+		return e.frames.WriteFrame(append(b, '\n', '\n'))
+	}
+	return e.opts.Writer.WriteEvent(typ, b[data:])
 }
 
 // Fail ends a stream that started with the turn's failure:
@@ -433,7 +456,7 @@ func (e *Encoder) Fail(code, message string) error {
 		return err
 	}
 	e.resp.Output = e.output()
-	if err := e.sendResponse(evFailed, nil); err != nil {
+	if err := e.sendResponse(evFailed); err != nil {
 		return err
 	}
 	ev := &errorEvent{Type: evError, Seq: e.next(), Message: message}

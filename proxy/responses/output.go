@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -23,42 +24,81 @@ func (e *Encoder) begin() error {
 		return nil
 	}
 	// Both carry the response as it stands, the same bytes: they are
-	// written once, after room for the longer head, and each event's head
-	// goes in front of them.
-	const room = 80
+	// written once, after room for the longer head (and frame head), and
+	// each event's head goes in front of them.
+	const room = 128
+	framed := e.framesResponse()
 	b := append(e.event(), make([]byte, room)...)
 	b = append(e.resp.appendJSON(b), '}')
+	if framed {
+		b = append(b, '\n', '\n')
+	}
 	*e.buf = b
 	for _, ev := range [...]struct {
 		typ string
 		seq int
 	}{{evCreated, created}, {evInProgress, inProgress}} {
 		var h [room]byte
-		head := append(appendHead(h[:0], ev.typ, ev.seq), `,"response":`...)
+		head := h[:0]
+		if framed {
+			head = appendFrameHead(head, ev.typ)
+		}
+		head = append(appendHead(head, ev.typ, ev.seq), `,"response":`...)
 		at := room - len(head)
 		copy(b[at:], head)
-		if err := e.opts.Writer.WriteEvent(ev.typ, b[at:]); err != nil {
+		var err error
+		if framed {
+			err = e.frames.WriteFrame(b[at:])
+		} else {
+			err = e.opts.Writer.WriteEvent(ev.typ, b[at:])
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sendResponse writes a response.* event carrying the response object:
-// resp, its JSON when the caller has it, or e.resp as it stands.
-func (e *Encoder) sendResponse(typ string, resp []byte) error {
+// framesResponse says the events that carry the response object go out
+// framed by the encoder (see frameOf): the Writer takes frames, and the
+// response holds no line break. Its items are JSON the encoder or
+// encoding/json wrote; only the request's settings it repeats came from
+// elsewhere, compacted, and they are looked at once.
+func (e *Encoder) framesResponse() bool {
+	if e.frames == nil {
+		return false
+	}
+	if e.respLines == 0 {
+		e.respLines = 1
+		for _, raw := range [...][]byte{e.resp.Reasoning, e.resp.Temperature, e.resp.Text, e.resp.ToolChoice,
+			e.resp.Tools, e.resp.TopP, e.resp.Metadata} {
+			if bytes.ContainsAny(raw, "\r\n") {
+				e.respLines = 2
+			}
+		}
+	}
+	return e.respLines == 1
+}
+
+// sendResponse writes a response.* event carrying the response object
+// as it stands.
+func (e *Encoder) sendResponse(typ string) error {
 	seq := e.next()
 	if e.opts.Writer == nil {
 		return nil
 	}
-	b := appendHead(e.event(), typ, seq)
-	b = append(b, `,"response":`...)
-	if resp != nil {
-		b = append(b, resp...)
-	} else {
-		b = e.resp.appendJSON(b)
+	framed := e.framesResponse()
+	b := e.event()
+	if framed {
+		b = appendFrameHead(b, typ)
 	}
-	return e.write(typ, append(b, '}'))
+	b = appendHead(b, typ, seq)
+	b = append(b, `,"response":`...)
+	b = append(e.resp.appendJSON(b), '}')
+	if framed {
+		return e.writeFrame(typ, b)
+	}
+	return e.write(typ, b)
 }
 
 // event is the event buffer, emptied, to write an event into by hand.
@@ -73,6 +113,38 @@ func (e *Encoder) event() []byte {
 func (e *Encoder) write(typ string, b []byte) error {
 	*e.buf = b
 	return e.opts.Writer.WriteEvent(typ, b)
+}
+
+// frameOf is the event buffer, emptied, with the head of typ's frame —
+// "event: <typ>", "data: " — when the Writer takes frames: an event
+// written after it and handed to writeFrame goes out without the
+// Writer's copy into a frame of its own and its search for line breaks.
+// Only JSON the encoder wrote itself, or encoding/json did, goes in such
+// a frame: neither writes a raw line break, strings escape theirs and no
+// white space goes between values.
+func (e *Encoder) frameOf(typ string) []byte {
+	b := e.event()
+	if e.frames == nil {
+		return b
+	}
+	return appendFrameHead(b, typ)
+}
+
+// appendFrameHead appends what comes before an event's JSON in its frame.
+func appendFrameHead(dst []byte, typ string) []byte {
+	dst = append(dst, "event: "...)
+	dst = append(dst, typ...)
+	return append(dst, "\ndata: "...)
+}
+
+// writeFrame writes the event b, begun with frameOf(typ).
+func (e *Encoder) writeFrame(typ string, b []byte) error {
+	if e.frames == nil {
+		return e.write(typ, b)
+	}
+	b = append(b, '\n', '\n')
+	*e.buf = b
+	return e.frames.WriteFrame(b)
 }
 
 // next is the next event's sequence_number.
@@ -114,12 +186,12 @@ func (e *Encoder) delta(k *deltaKind, ref string, s string) error {
 // progress, and its output_text part, empty.
 func (e *Encoder) openMessage(t *textItem) error {
 	if seq := e.next(); e.opts.Writer != nil {
-		b := appendHead(e.event(), evItemAdded, seq)
+		b := appendHead(e.frameOf(evItemAdded), evItemAdded, seq)
 		b = append(b, `,"output_index":`...)
 		b = strconv.AppendInt(b, int64(t.index), 10)
 		b = append(b, `,"item":`...)
 		b = appendMessageItem(b, t.id, StatusInProgress, false, "")
-		if err := e.write(evItemAdded, append(b, '}')); err != nil {
+		if err := e.writeFrame(evItemAdded, append(b, '}')); err != nil {
 			return err
 		}
 	}
@@ -127,11 +199,11 @@ func (e *Encoder) openMessage(t *textItem) error {
 	if e.opts.Writer == nil {
 		return nil
 	}
-	b := appendHead(e.event(), evPartAdded, seq)
+	b := appendHead(e.frameOf(evPartAdded), evPartAdded, seq)
 	b = appendItemRef(b, t.id, t.index, true)
 	b = append(b, `,"part":`...)
 	b = appendOutputText(b, "")
-	return e.write(evPartAdded, append(b, '}'))
+	return e.writeFrame(evPartAdded, append(b, '}'))
 }
 
 // addSlot reserves the next output index.
@@ -158,7 +230,7 @@ func (e *Encoder) doneJSON(index int, item []byte) error {
 	if e.opts.Writer == nil {
 		return nil
 	}
-	return e.write(evItemDone, appendItemEvent(e.event(), evItemDone, seq, index, item))
+	return e.writeFrame(evItemDone, appendItemEvent(e.frameOf(evItemDone), evItemDone, seq, index, item))
 }
 
 // output is the final output: the completed items in order, approval
@@ -191,20 +263,20 @@ func (e *Encoder) closeText() error {
 	text := t.String()
 	done := newDoneMessage(t.id, text)
 	if seq := e.next(); e.opts.Writer != nil {
-		b := appendHead(e.event(), evTextDone, seq)
+		b := appendHead(e.frameOf(evTextDone), evTextDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"text":`...)
 		b = append(b, done.text...)
-		if err := e.write(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
+		if err := e.writeFrame(evTextDone, append(b, `,"logprobs":[]}`...)); err != nil {
 			return err
 		}
 	}
 	if seq := e.next(); e.opts.Writer != nil {
-		b := appendHead(e.event(), evPartDone, seq)
+		b := appendHead(e.frameOf(evPartDone), evPartDone, seq)
 		b = appendItemRef(b, t.id, t.index, true)
 		b = append(b, `,"part":`...)
 		b = append(b, done.part...)
-		if err := e.write(evPartDone, append(b, '}')); err != nil {
+		if err := e.writeFrame(evPartDone, append(b, '}')); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"unicode/utf8"
 )
 
 // MarshalResponseRecord is rec as JSON, its JSON fields (Response,
@@ -30,13 +31,23 @@ func appendResponseRecord(dst []byte, rec *ResponseRecord) ([]byte, error) {
 	dst = appendRaws(dst, rec.Messages)
 	if len(rec.Items) > 0 {
 		dst = append(dst, `,"items":{`...)
-		for i, id := range slices.Sorted(maps.Keys(rec.Items)) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
+		item := func(id string) {
 			dst = appendJSONString(dst, id)
 			dst = append(dst, ':')
 			dst = appendRaws(dst, rec.Items[id])
+		}
+		if len(rec.Items) == 1 {
+			// An answer without tools has one item: nothing to sort.
+			for id := range rec.Items {
+				item(id)
+			}
+		} else {
+			for i, id := range slices.Sorted(maps.Keys(rec.Items)) {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				item(id)
+			}
 		}
 		dst = append(dst, '}')
 	}
@@ -64,10 +75,20 @@ func recordSize(rec *ResponseRecord) int {
 	return n
 }
 
-// appendJSONString appends s as encoding/json writes a string.
+// appendJSONString appends s as encoding/json writes a string. The
+// strings of a record are ids, which need no escaping: those are written
+// as they are, without encoding/json's reflection and allocations; any
+// other string goes through it.
 func appendJSONString(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string always encodes
-	return append(dst, b...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always encodes
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // appendRaw appends a JSON value as it is; none is null.

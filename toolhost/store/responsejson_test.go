@@ -51,3 +51,14 @@ func TestResponseRecordJSON(t *testing.T) {
 		t.Errorf("read back %+v, saved %+v", back, rec)
 	}
 }
+
+// TestAppendJSONString: ids written as they are, and every other string,
+// come out as encoding/json writes them.
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "resp_1", "msg_AbC-9", "a b", "é", "\xff", "a\"b", `a\b`, "<", ">", "&", "\n", "\x7f", "\u2028"} {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Errorf("%q: got %s, want x%s", s, got, want)
+		}
+	}
+}

@@ -42,3 +42,54 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// objectAsEncodingJSON holds Object to json.Unmarshal into an Object for
+// raw: the same members, the same values byte for byte, the same
+// refusals.
+func objectAsEncodingJSON(t *testing.T, raw []byte) {
+	t.Helper()
+	r := Reader{Invalid: func(param, want, got string) error { return errors.New(want) }}
+	got, err := r.Object(raw, "p")
+	var want Object
+	wantErr := len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &want) != nil
+	if (err != nil) != wantErr || len(got) != len(want) {
+		t.Fatalf("%q: got %q, %v; want %q, error %v", raw, got, err, want, wantErr)
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || string(g) != string(v) {
+			t.Fatalf("%q: member %q is %q, want %q", raw, k, g, v)
+		}
+	}
+}
+
+// TestObjectAsEncodingJSON: members are read as encoding/json reads them.
+func TestObjectAsEncodingJSON(t *testing.T) {
+	for _, raw := range []string{`{}`, ` {}`, `{ }`, "{\n}", `{"a":1}`, `{"a":1,"a":2}`, `{"model":"m","stream":true,"input":"add a task"}`,
+		`{ "a" : [1, {"b":"]}\"x"}] , "c":{"d":[]} , "e":null, "f":-1.5e3, "g":false }`, `{"a\"b":"c\\"}`, `{"\u00e9":1}`,
+		"{\"a\xffb\":1}", `{"a":"\ud800"}`, `{"a":1,}`, `{"a"}`, `{"a":}`, `{"a":1`, `{"a":1}x`, `{"a":1} `, `{"a" 1}`,
+		`{1:2}`, `[]`, `"a"`, ``, `{"a":[1,2]]}`, "{\"a\":\"\t\"}", `{"a":"x"}}`, `{"":0}`} {
+		objectAsEncodingJSON(t, []byte(raw))
+	}
+}
+
+// FuzzObject holds Object to encoding/json for any body.
+func FuzzObject(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":{"b":["}"]},"c":"\""}`, `{"a":1,"a":2}`, "{\"\xff\":1}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(objectAsEncodingJSON)
+}
+
+// TestObjectValuesCapped: appending to a member's value leaves the
+// members after it as they were.
+func TestObjectValuesCapped(t *testing.T) {
+	r := Reader{Invalid: func(param, want, got string) error { return errors.New(want) }}
+	o, err := r.Object([]byte(`{"a":1,"b":2}`), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = append(o["a"], 'x')
+	if string(o["b"]) != "2" {
+		t.Fatalf(`"b" is %q after appending to "a"`, o["b"])
+	}
+}

@@ -31,9 +31,11 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	dgbadger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -54,7 +56,8 @@ const (
 	// numMemtables: one taking writes, one being flushed.
 	numMemtables = 2
 	// blockCacheSize caches decompressed table blocks for reads. Required
-	// non-zero because tables are Snappy-compressed.
+	// non-zero because tables on disk are Snappy-compressed; memory mode
+	// compresses nothing and has none (see Open).
 	blockCacheSize = 16 << 20
 	// valueLogFileSize is the size of one value-log file. GC rewrites
 	// whole files, so smaller files give disk space back sooner.
@@ -146,6 +149,10 @@ type DB struct {
 	// database has no other writer.
 	feed store.Hub
 
+	// lastKey is the hash of the key id the last stored response was
+	// looked up or saved under (see keyHash).
+	lastKey atomic.Pointer[keyHashOf]
+
 	stopGC chan struct{}  // closed by Close; nil in memory mode
 	gcDone sync.WaitGroup // the GC goroutine
 }
@@ -173,7 +180,16 @@ func Open(cfg config.Storage, opts Options) (*DB, error) {
 
 	var bopts dgbadger.Options
 	if cfg.InMemory {
-		bopts = dgbadger.DefaultOptions("").WithInMemory(true)
+		// Tables in memory mode are not compressed. Compressing saves
+		// disk, and there is none: it would cost CPU on every flush of a
+		// memtable (over a hundredth of a whole streamed answer's, when
+		// it is stored) to shrink buffers that live only as long as the
+		// process, whose size storage.turn_retention bounds anyway.
+		// Uncompressed blocks are read where they lie, so no block cache
+		// either: it would only hold second copies of them.
+		bopts = dgbadger.DefaultOptions("").WithInMemory(true).
+			WithCompression(options.None).
+			WithBlockCacheSize(0)
 		d.maxValue = maxInMemoryValue
 	} else {
 		if cfg.Path == "" {
@@ -184,6 +200,7 @@ func Open(cfg config.Storage, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("opening storage %s: %w; free some space there or move storage.path", cfg.Path, err)
 		}
 		bopts = dgbadger.DefaultOptions(cfg.Path).
+			WithBlockCacheSize(blockCacheSize).
 			WithValueLogFileSize(valueLogFileSize).
 			WithValueThreshold(valueThreshold).
 			WithSyncWrites(true) // see Durability in the package doc
@@ -193,7 +210,6 @@ func Open(cfg config.Storage, opts Options) (*DB, error) {
 		WithLogger(badgerLogger{d.log}).
 		WithMemTableSize(memTableSize).
 		WithNumMemtables(numMemtables).
-		WithBlockCacheSize(blockCacheSize).
 		WithNumCompactors(numCompactors).
 		// badger's expvar metrics are process-global and not served;
 		// toolstream exports its own Prometheus metrics.

@@ -31,12 +31,13 @@ func (d *DB) SaveResponse(ctx context.Context, rec store.ResponseRecord) error {
 	if err != nil {
 		return wrapErr("saving response", rec.ID, err)
 	}
+	hk := d.keyHash(rec.KeyID)
 	err = d.update(ctx, func(txn *dgbadger.Txn) error {
-		if err := d.put(txn, responseKey(rec.KeyID, rec.ID), val, exp); err != nil {
+		if err := d.put(txn, responseKey(hk, rec.ID), val, exp); err != nil {
 			return err
 		}
 		for item := range rec.Items {
-			if err := d.put(txn, responseItemKey(rec.KeyID, item), []byte(rec.ID), exp); err != nil {
+			if err := d.put(txn, responseItemKey(hk, item), []byte(rec.ID), exp); err != nil {
 				return err
 			}
 		}
@@ -56,7 +57,7 @@ func (d *DB) Response(ctx context.Context, keyID, id string) (store.ResponseReco
 	found := false
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
 		var err error
-		found, err = getJSON(txn, responseKey(keyID, id), &rec)
+		found, err = getJSON(txn, responseKey(d.keyHash(keyID), id), &rec)
 		return err
 	})
 	if err != nil {
@@ -76,11 +77,12 @@ func (d *DB) ResponseByItem(ctx context.Context, keyID, itemID string) (store.Re
 	}
 	found := false
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
-		id, _, ok, err := getRaw(txn, responseItemKey(keyID, itemID))
+		hk := d.keyHash(keyID)
+		id, _, ok, err := getRaw(txn, responseItemKey(hk, itemID))
 		if err != nil || !ok {
 			return err
 		}
-		ok, err = getJSON(txn, responseKey(keyID, string(id)), &rec)
+		ok, err = getJSON(txn, responseKey(hk, string(id)), &rec)
 		if err != nil || !ok {
 			return err
 		}
@@ -105,7 +107,8 @@ func (d *DB) DeleteResponse(ctx context.Context, keyID, id string) (bool, error)
 	if id == "" {
 		return false, nil
 	}
-	k := responseKey(keyID, id)
+	hk := d.keyHash(keyID)
+	k := responseKey(hk, id)
 	existed := false
 	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		var rec store.ResponseRecord
@@ -115,7 +118,7 @@ func (d *DB) DeleteResponse(ctx context.Context, keyID, id string) (bool, error)
 			return err
 		}
 		for item := range rec.Items {
-			ik := responseItemKey(keyID, item)
+			ik := responseItemKey(hk, item)
 			owner, _, ok, err := getRaw(txn, ik)
 			if err != nil {
 				return err
@@ -134,13 +137,30 @@ func (d *DB) DeleteResponse(ctx context.Context, keyID, id string) (bool, error)
 	return existed, nil
 }
 
-// responseKey is the key of keyID's response id: both hashed, so any text
-// in either stays in its own fixed-length part.
-func responseKey(keyID, id string) []byte {
-	return key(prefixResponse, hashed(keyID), hashed(id))
+// responseKey is the key of a response id under the key id whose
+// keyHash is hk: both hashed, so any text in either stays in its own
+// fixed-length part.
+func responseKey(hk, id string) []byte {
+	return key(prefixResponse, hk, hashed(id))
 }
 
-// responseItemKey is the index entry of keyID's item itemID.
-func responseItemKey(keyID, itemID string) []byte {
-	return key(prefixResponseItem, hashed(keyID), hashed(itemID))
+// responseItemKey is the index entry of item itemID under the key id
+// whose keyHash is hk.
+func responseItemKey(hk, itemID string) []byte {
+	return key(prefixResponseItem, hk, hashed(itemID))
+}
+
+// keyHashOf is a key id and its hash.
+type keyHashOf struct{ id, hash string }
+
+// keyHash is hashed(keyID), the key id's part of a response's keys. The
+// last one is kept: one key, or none, asks for most responses, and
+// hashing it anew was two of the four SHA-256 sums of every save.
+func (d *DB) keyHash(keyID string) string {
+	if k := d.lastKey.Load(); k != nil && k.id == keyID {
+		return k.hash
+	}
+	h := hashed(keyID)
+	d.lastKey.Store(&keyHashOf{id: keyID, hash: h})
+	return h
 }
