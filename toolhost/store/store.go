@@ -281,6 +281,25 @@ type CallQuery struct {
 	Before string
 }
 
+// Page sizes of [Store.Calls] and [Store.Actions].
+const (
+	DefaultCallPage   = 50
+	MaxCallPage       = 500
+	DefaultActionList = 100
+)
+
+// PageSize is q.Limit as every backend reads it: [DefaultCallPage] when
+// zero or less, at most [MaxCallPage].
+func (q CallQuery) PageSize() int {
+	switch {
+	case q.Limit <= 0:
+		return DefaultCallPage
+	case q.Limit > MaxCallPage:
+		return MaxCallPage
+	}
+	return q.Limit
+}
+
 // ActionQuery selects actions, newest first.
 type ActionQuery struct {
 	// KeyID keeps the actions of one client key; All ignores it (admin).
@@ -290,6 +309,15 @@ type ActionQuery struct {
 	Status string
 	// Limit bounds the list; zero or less means 100.
 	Limit int
+}
+
+// ListSize is q.Limit as every backend reads it: [DefaultActionList]
+// when zero or less.
+func (q ActionQuery) ListSize() int {
+	if q.Limit <= 0 {
+		return DefaultActionList
+	}
+	return q.Limit
 }
 
 // Recovered counts what [Store.Recover] resolved.

@@ -10,24 +10,12 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// Page sizes of [DB.Calls].
-const (
-	defaultCallPage = 50
-	maxCallPage     = 500
-)
-
 // Calls returns a page of the audit log, newest first, and the cursor of
 // the next page ("" when this is the last). The cursor is the key of the
 // page's last record, so records written meanwhile never shift a page. A
 // Before that is not such a cursor fails with [store.ErrBadCursor].
 func (d *DB) Calls(ctx context.Context, q store.CallQuery) ([]store.CallRecord, string, error) {
-	limit := q.Limit
-	switch {
-	case limit <= 0:
-		limit = defaultCallPage
-	case limit > maxCallPage:
-		limit = maxCallPage
-	}
+	limit := q.PageSize()
 	var from []byte
 	if q.Before != "" {
 		var err error

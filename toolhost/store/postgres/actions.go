@@ -12,9 +12,6 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// defaultActionList bounds [DB.Actions] when the query sets no limit.
-const defaultActionList = 100
-
 // decidedByTimeout is the DecidedBy of an action [DB.DecideAction] found
 // past its ExpiresAt.
 const decidedByTimeout = "timeout"
@@ -69,10 +66,7 @@ func (d *DB) Action(ctx context.Context, id string) (store.Action, bool, error) 
 // Actions lists actions newest first: those of q.KeyID unless q.All, of
 // q.Status when set, at most q.Limit (100 when zero or less).
 func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = defaultActionList
-	}
+	limit := q.ListSize()
 	var (
 		sql  strings.Builder
 		args = []any{d.now()}

@@ -10,25 +10,13 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// Page sizes of [DB.Calls].
-const (
-	defaultCallPage = 50
-	maxCallPage     = 500
-)
-
 // Calls returns a page of the audit log, newest first, and the cursor of
 // the next page ("" when this is the last). The cursor names the page's
 // last record (its start and id), so records written meanwhile never
 // shift a page. A Before that is not such a cursor fails with
 // [store.ErrBadCursor].
 func (d *DB) Calls(ctx context.Context, q store.CallQuery) ([]store.CallRecord, string, error) {
-	limit := q.Limit
-	switch {
-	case limit <= 0:
-		limit = defaultCallPage
-	case limit > maxCallPage:
-		limit = maxCallPage
-	}
+	limit := q.PageSize()
 	var (
 		sql  strings.Builder
 		args = []any{d.now()}
