@@ -115,6 +115,11 @@ func (v *validator) storage(s Storage) {
 		if s.Path == "" && !s.InMemory {
 			v.add("storage.path", "required unless storage.in_memory is true (e.g. ./toolstream-data)")
 		}
+		if s.Postgres.DSN != "" {
+			// Replicas started this way would each keep their own state
+			// and look as if they shared it.
+			v.add("storage.postgres.dsn", "is set, but storage.backend is badger, which does not use it; set storage.backend: postgres to share the database between replicas, or leave the dsn empty")
+		}
 	case BackendPostgres:
 		v.postgres(s)
 	default:

@@ -74,6 +74,8 @@ func TestValidate(t *testing.T) {
 			`t.yaml:3:19: storage.postgres.dsn: not a PostgreSQL connection string: failed to configure TLS (sslmode is invalid)`}},
 		{"postgres max_conns", "storage:\n  backend: postgres\n  postgres: {dsn: \"postgres://db/ts\", max_conns: 0}\n", nil, []string{
 			`t.yaml:3:50: storage.postgres.max_conns: 0 is out of range (want 1 to 1000)`}},
+		{"postgres dsn beside badger", "storage:\n  postgres: {dsn: \"postgres://db/ts\"}\n", nil, []string{
+			`t.yaml:2:19: storage.postgres.dsn: is set, but storage.backend is badger, which does not use it; set storage.backend: postgres to share the database between replicas, or leave the dsn empty`}},
 		{"postgres in memory", "storage:\n  backend: postgres\n  in_memory: true\n  postgres: {dsn: \"postgres://db/ts\"}\n", nil, []string{
 			`t.yaml:3:14: storage.in_memory: applies to badger only; with backend postgres everything is in the database`}},
 		{"storage path empty", "storage:\n  path: \"\"\n", nil, []string{
@@ -220,7 +222,7 @@ func TestValidateAccepts(t *testing.T) {
 		{"in_memory needs no path", "storage: {path: \"\", in_memory: true}\n"},
 		{"badger backend", "storage: {backend: badger}\n"},
 		{"postgres needs no path", "storage: {backend: postgres, path: \"\", postgres: {dsn: \"host=db user=ts dbname=ts\", max_conns: 4}}\n"},
-		{"postgres block beside badger", "storage: {postgres: {dsn: \"\"}}\n"},
+		{"empty postgres block beside badger", "storage: {postgres: {dsn: \"\"}}\n"},
 		{"zero keepalive and retries", "loop: {keepalive: 0, parse_retries: 0, max_rounds: 1}\n"},
 		{"webhook timeout zero", "tools:\n  - name: t\n    webhook: {url: \"http://h/\", timeout: 0s}\n"},
 		{"open public with allow_open", "listen: 0.0.0.0:8080\nauth: {allow_open: true}\n"},
