@@ -68,10 +68,16 @@ func (h *Host) Wake(id string) {
 	ch := h.waiters.m[id]
 	h.waiters.mu.Unlock()
 	if ch != nil {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
+		poke(ch)
+	}
+}
+
+// poke tells a waiter to look again, without waiting: its channel holds
+// one pending wake-up, and one is as good as several.
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }
 

@@ -58,9 +58,6 @@ func (h *Host) wakeAll() {
 	h.waiters.mu.Lock()
 	defer h.waiters.mu.Unlock()
 	for _, ch := range h.waiters.m {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
+		poke(ch)
 	}
 }

@@ -42,11 +42,8 @@ func (h *health) noteWrite(ctx context.Context, err error) {
 
 // ready is Ready's answer at now.
 func (h *health) ready(now time.Time) error {
-	if h.down.Load() {
-		// No detail: /readyz, open to anyone, shows this message, and
-		// the driver's errors name the database's host and user. The
-		// log has them.
-		return fmt.Errorf("%w: it did not answer the last ping (see the log)", store.ErrUnavailable)
+	if err := h.reachable(); err != nil {
+		return err
 	}
 	last := h.lastFailure.Load()
 	if last == 0 {
@@ -98,4 +95,15 @@ func (d *DB) pingLoop() {
 func (d *DB) saturated() bool {
 	st := d.pool.Stat()
 	return st.AcquiredConns() >= st.MaxConns()
+}
+
+// reachable is an error wrapping [store.ErrUnavailable] while the
+// database does not answer. No detail: /readyz, open to anyone, shows
+// this message, and the driver's errors name the database's host and
+// user. The log has them.
+func (h *health) reachable() error {
+	if h.down.Load() {
+		return fmt.Errorf("%w: it did not answer the last ping (see the log)", store.ErrUnavailable)
+	}
+	return nil
 }

@@ -290,8 +290,8 @@ func TestUnavailable(t *testing.T) {
 	t.Parallel()
 	c := pgtest.NewTestCluster(t)
 	s := openDB(t, c.NewDB(t), Options{PingInterval: 100 * time.Millisecond})
-	if err := s.Ready(); err != nil {
-		t.Fatalf("Ready = %v", err)
+	if err := s.Ready(); err != nil || s.Reachable() != nil {
+		t.Fatalf("Ready = %v, Reachable = %v", err, s.Reachable())
 	}
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
@@ -303,8 +303,8 @@ func TestUnavailable(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := s.Ready(); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Ready = %v, want ErrUnavailable", err)
+	if err := s.Ready(); !errors.Is(err, store.ErrUnavailable) || !errors.Is(s.Reachable(), store.ErrUnavailable) {
+		t.Errorf("Ready = %v, Reachable = %v; want ErrUnavailable (turns are refused on Reachable)", err, s.Reachable())
 	}
 	start := time.Now()
 	err := s.PutTool(t.Context(), store.RuntimeTool{Name: "t", Spec: json.RawMessage(`{}`)})
