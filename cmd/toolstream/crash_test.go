@@ -57,22 +57,13 @@ func TestCrashMidCallIsOutcomeUnknown(t *testing.T) {
 	<-first.exited
 
 	second := startServe(t, file)
-	req, _ := http.NewRequest("GET", second.url+"/admin/calls", nil)
-	req.Header.Set("Authorization", "Bearer sk-admin")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var page struct {
 		Data []struct {
 			Status   string `json:"status"`
 			Executed bool   `json:"executed"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
-		t.Fatal(err)
-	}
+	adminGet(t, second.url+"/admin/calls", &page)
 	if len(page.Data) != 1 || page.Data[0].Status != "outcome_unknown" || !page.Data[0].Executed {
 		t.Fatalf("audit log after the crash = %+v, want one executed call, outcome_unknown", page.Data)
 	}
@@ -142,18 +133,11 @@ func TestCrashDuringApprovalKeepsTheCall(t *testing.T) {
 // adminGet decodes the JSON answer of GET url with the admin key into v.
 func adminGet(t *testing.T, url string, v any) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer sk-admin")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	st, body := call(t, http.MethodGet, url, "sk-admin", "")
+	if st != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, st, body)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+	if err := json.Unmarshal([]byte(body), v); err != nil {
 		t.Fatal(err)
 	}
 }
