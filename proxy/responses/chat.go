@@ -122,18 +122,7 @@ func encodeChat(c *chatRequest) ([]byte, error) {
 	b = append(b, `{"model":`...)
 	b = loop.AppendJSONString(b, c.Model)
 	b = append(b, `,"messages":`...)
-	if c.Messages == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, m := range c.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendRaw(b, m)
-		}
-		b = append(b, ']')
-	}
+	b = appendRawArray(b, c.Messages)
 	if len(c.Tools) > 0 {
 		t, err := marshal(c.Tools)
 		if err != nil {

@@ -92,18 +92,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"model":`...)
 	dst = loop.AppendJSONString(dst, r.Model)
 	dst = append(dst, `,"output":`...)
-	if r.Output == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, item := range r.Output {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendRaw(dst, item)
-		}
-		dst = append(dst, ']')
-	}
+	dst = appendRawArray(dst, r.Output)
 	dst = append(dst, `,"parallel_tool_calls":`...)
 	dst = strconv.AppendBool(dst, r.ParallelToolCalls)
 	dst = append(dst, `,"previous_response_id":`...)
