@@ -3,29 +3,12 @@ package messages_test
 import (
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 	"github.com/toolstream/toolstream/proxy/messages"
 )
-
-// lend hands each of texts to f as the turn hands text to an EventSink:
-// a view of one buffer, written over once the call returns.
-func lend(texts []string, f func(string) error) error {
-	buf := make([]byte, 64)
-	for _, s := range texts {
-		n := copy(buf, s)
-		err := f(unsafe.String(&buf[0], n))
-		for i := range buf {
-			buf[i] = '#'
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // TestEncoderTextBorrowed: text is only valid during the call
 // (loop.EventSink), so what the encoder holds back — blank space before a
@@ -61,7 +44,7 @@ func TestEncoderTextBorrowed(t *testing.T) {
 		}
 		return nil
 	})
-	gotStream, gotMsg := answer(func(e *messages.Encoder) error { return lend(texts, e.Text) })
+	gotStream, gotMsg := answer(func(e *messages.Encoder) error { return encodertest.Lend(texts, e.Text) })
 	if d := cmp.Diff(wantStream, gotStream); d != "" {
 		t.Errorf("stream (-want +got):\n%s", d)
 	}

@@ -3,10 +3,10 @@ package responses_test
 import (
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 	"github.com/toolstream/toolstream/proxy/responses"
 )
 
@@ -18,23 +18,6 @@ func (w *recorded) WriteEvent(name string, data []byte) error {
 	return nil
 }
 func (w *recorded) Comment(string) error { return nil }
-
-// lend hands each of texts to f as the turn hands text to an EventSink:
-// a view of one buffer, written over once the call returns.
-func lend(texts []string, f func(string) error) error {
-	buf := make([]byte, 64)
-	for _, s := range texts {
-		n := copy(buf, s)
-		err := f(unsafe.String(&buf[0], n))
-		for i := range buf {
-			buf[i] = '#'
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // TestEncoderTextBorrowed: text and reasoning are only valid during the
 // call (loop.EventSink), so what the encoder keeps — the items' text,
@@ -70,7 +53,7 @@ func TestEncoderTextBorrowed(t *testing.T) {
 		}
 		return nil
 	})
-	got, gotKept := answer(lend)
+	got, gotKept := answer(encodertest.Lend)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("events (-want +got):\n%s", d)
 	}

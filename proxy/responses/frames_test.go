@@ -1,32 +1,14 @@
 package responses_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 	"github.com/toolstream/toolstream/proxy/responses"
 )
-
-// sse is a Writer that frames each event as the SSE writer does, for one
-// whose JSON holds no line break.
-type sse struct{ strings.Builder }
-
-func (w *sse) WriteEvent(name string, data []byte) error {
-	if strings.ContainsAny(string(data), "\r\n") {
-		panic("a line break in " + string(data))
-	}
-	w.WriteString("event: " + name + "\ndata: " + string(data) + "\n\n")
-	return nil
-}
-func (w *sse) Comment(text string) error { w.WriteString(": " + text + "\n\n"); return nil }
-
-// framing is an sse that also takes frames, as the SSE writer does.
-type framing struct{ sse }
-
-func (w *framing) WriteFrame(frame []byte) error { w.WriteString(string(frame)); return nil }
 
 // TestEncoderFrames: the events the encoder frames itself for a Writer
 // that takes frames are the bytes the Writer would have framed.
@@ -55,8 +37,8 @@ func TestEncoderFrames(t *testing.T) {
 		}
 		return w.(interface{ String() string }).String()
 	}
-	want := answer(&sse{})
-	if d := cmp.Diff(want, answer(&framing{})); d != "" {
+	want := answer(&encodertest.SSE{})
+	if d := cmp.Diff(want, answer(&encodertest.Framing{})); d != "" {
 		t.Errorf("framed by the encoder (-by the writer +by the encoder):\n%s", d)
 	}
 }
