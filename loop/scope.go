@@ -1,12 +1,12 @@
 package loop
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"hash"
-	"strings"
 
 	"github.com/valyala/fastjson"
 )
@@ -39,57 +39,86 @@ func (s Scope) key(k string) string { return string(s) + "/" + k }
 // scope of every assistant message in a request costs one pass over it.
 // The zero value is not ready: use [NewAnchor].
 type Anchor struct {
-	h   hash.Hash
-	buf []byte
+	h, scope hash.Hash
+	// buf, text and raw are reused from message to message: a request
+	// may hold many thousands.
+	buf, text, raw []byte
 }
 
 // NewAnchor returns the anchor of an empty conversation.
-func NewAnchor() *Anchor { return &Anchor{h: sha256.New()} }
+func NewAnchor() *Anchor { return &Anchor{h: sha256.New(), scope: sha256.New()} }
 
 // Scope is the scope of the message that comes next in the conversation,
 // for the client key keyID (store.KeyID; empty without keys).
 func (a *Anchor) Scope(keyID string) Scope {
 	var sum [sha256.Size]byte
-	h := sha256.New()
-	h.Write(appendField(nil, keyID))
-	h.Write(a.h.Sum(sum[:0])) // Sum leaves a.h as it was
-	return Scope(hex.EncodeToString(h.Sum(nil)))
+	a.scope.Reset()
+	a.scope.Write(appendField(a.buf[:0], keyID))
+	a.scope.Write(a.h.Sum(sum[:0])) // Sum leaves a.h as it was
+	return Scope(hex.EncodeToString(a.scope.Sum(sum[:0])))
 }
 
 // Add counts one chat message, as JSON, into the conversation. A message
 // that is not a JSON object counts as nothing.
 func (a *Anchor) Add(msg json.RawMessage) {
 	var p fastjson.Parser
-	if v, err := p.ParseBytes(msg); err == nil {
-		a.add(v)
+	if v, err := p.ParseBytes(msg); err == nil && v.Type() == fastjson.TypeObject {
+		a.add(v, rawString(v.Get("role")))
 	}
 }
 
-// add counts m in. It reads m without unescaping its strings in place: the
-// tree may be marshalled again (see messageText).
-func (a *Anchor) add(m *fastjson.Value) {
-	if m.Type() != fastjson.TypeObject {
-		return
-	}
-	role := rawString(m.Get("role"))
+// add counts m, whose role is role, in. It reads m without unescaping its
+// strings in place: the tree may be marshalled again (see messageText).
+func (a *Anchor) add(m *fastjson.Value, role string) {
 	if role == "system" || role == "developer" {
 		return
 	}
+	a.text = a.text[:0]
+	if parts := m.GetArray("content"); parts != nil {
+		for _, p := range parts {
+			a.text = a.appendString(a.text, p.Get("text"))
+		}
+	} else {
+		a.text = a.appendString(a.text, m.Get("content"))
+	}
 	calls := m.GetArray("tool_calls")
 	b := appendField(a.buf[:0], role)
-	b = appendField(b, strings.TrimSpace(messageText(m.Get("content"))))
-	b = appendField(b, rawString(m.Get("tool_call_id")))
+	b = appendField(b, bytes.TrimSpace(a.text))
+	a.text = a.appendString(a.text[:0], m.Get("tool_call_id"))
+	b = appendField(b, a.text)
 	b = binary.AppendUvarint(b, uint64(len(calls)))
 	for _, c := range calls {
-		b = appendField(b, rawString(c.Get("id")))
+		a.text = a.appendString(a.text[:0], c.Get("id"))
+		b = appendField(b, a.text)
 	}
 	a.h.Write(b)
 	a.buf = b
 }
 
+// appendString appends the text of the JSON string v to dst, decoded; for
+// anything else, nothing. Like rawString, it leaves v as it was.
+func (a *Anchor) appendString(dst []byte, v *fastjson.Value) []byte {
+	if v == nil {
+		return dst
+	}
+	a.raw = v.MarshalTo(a.raw[:0])
+	raw := a.raw
+	if len(raw) < 2 || raw[0] != '"' {
+		return dst
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return append(dst, raw[1:len(raw)-1]...) // nothing escaped: the common case
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return dst
+	}
+	return append(dst, s...)
+}
+
 // appendField appends s with its length first, so that no two different
 // messages write the same bytes.
-func appendField(b []byte, s string) []byte {
+func appendField[T string | []byte](b []byte, s T) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
@@ -105,7 +134,7 @@ func conversationScope(body []byte, keyID string) (Scope, bool) {
 	}
 	a := NewAnchor()
 	for _, m := range v.GetArray("messages") {
-		a.add(m)
+		a.add(m, rawString(m.Get("role")))
 	}
 	return a.Scope(keyID), true
 }

@@ -77,13 +77,14 @@ func Stitch(ctx context.Context, history HistoryStore, keyID string, body []byte
 		conv    = NewAnchor()
 	)
 	for _, m := range msgs {
-		if rawString(m.Get("role")) != "assistant" {
-			conv.add(m)
+		role := rawString(m.Get("role"))
+		if role != "assistant" {
+			conv.add(m, role)
 			out = append(out, m)
 			continue
 		}
 		scope := conv.Scope(keyID)
-		conv.add(m) // as the client sent it: the next turn's request held it so
+		conv.add(m, role) // as the client sent it: the next turn's request held it so
 		rec, ok, err := findTurn(ctx, history, scope, m)
 		if err != nil {
 			return nil, err
