@@ -215,6 +215,10 @@ Done.`)
 				return chatBody(userMsg("look it up"), `{"role":"assistant","content":null,"tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"lookup","arguments":"{}"}}]}`,
 					`{"role":"tool","tool_call_id":"`+id+`","content":"?"}`)
 			}, wantStatus: 200},
+		{name: "chat: key B, not streamed, no server tools", route: "chat", key: stitchKeyB, path: "/v1/chat/completions",
+			body: func(string) string {
+				return `{"model":"m","tool_choice":"none","messages":[` + userMsg("look it up") + `,{"role":"assistant","content":"Done."},` + userMsg("what was it?") + `]}`
+			}, wantStatus: 200},
 		{name: "messages: key B, text Done.", route: "messages", key: stitchKeyB, path: "/v1/messages",
 			body: func(string) string {
 				return msgsBody(userMsg("look it up"), `{"role":"assistant","content":"Done."}`, userMsg("what was it?"))
