@@ -153,10 +153,13 @@ func (m memHistory) FindTurn(_ context.Context, key string) (store.TurnRecord, b
 // others go upstream with their exact JSON, control characters included.
 func TestStitchKeepsOtherMessagesExact(t *testing.T) {
 	h := memHistory{}
-	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1", Keys: []string{fingerprint("Added.")},
+	conv := NewAnchor()
+	conv.Add(json.RawMessage(`{"role":"assistant","content":"ansi \u001b[1m bold"}`))
+	conv.Add(json.RawMessage(`{"role":"user","content":"hi"}`))
+	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1", Keys: []string{conv.Scope("key_1").key(fingerprint("Added."))},
 		Messages: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"<tool_call>x</tool_call>"}`)}})
 	body := `{"model":"m","messages":[{"role":"assistant","content":"ansi \u001b[1m bold"},{"role":"user","content":"hi"},{"role":"assistant","content":"Added."}]}`
-	got, err := Stitch(context.Background(), h, []byte(body))
+	got, err := Stitch(context.Background(), h, "key_1", []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func (tr *turnRun) fallBackUpstream(ctx context.Context, n int, err error) (bool
 	if tr.plain {
 		body = tr.plainBody()
 	}
-	base, serr := Stitch(ctx, tr.t.History, body)
+	base, serr := tr.stitch(ctx, body)
 	if serr != nil {
 		return false, serr
 	}

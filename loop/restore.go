@@ -18,9 +18,11 @@ import (
 // rounds of a native turn, whose calls are keys of that turn too, are not
 // expanded a second time.
 
-// FindCall looks up the stored turn that made the call callID.
-func FindCall(ctx context.Context, history HistoryStore, callID string) (store.TurnRecord, bool, error) {
-	return history.FindTurn(ctx, "call:"+callID)
+// FindCall looks up the stored turn that made the call callID, within
+// scope: the client key's, after the messages that come before the answer
+// holding the call ([Anchor.Scope]).
+func FindCall(ctx context.Context, history HistoryStore, scope Scope, callID string) (store.TurnRecord, bool, error) {
+	return history.FindTurn(ctx, scope.key("call:"+callID))
 }
 
 // Placeholder is an assistant message that [Stitch] replaces with the

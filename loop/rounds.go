@@ -148,7 +148,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	if tr.plain {
 		body = tr.plainBody()
 	}
-	base, err := Stitch(ctx, tr.t.History, body)
+	base, err := tr.stitch(ctx, body)
 	if err != nil {
 		return tr.rep, err
 	}
@@ -208,7 +208,7 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 				if err := tr.fallBack(ctx, err); err != nil {
 					return tr.rep, err
 				}
-				if tr.base, err = Stitch(ctx, tr.t.History, tr.t.Request.Body); err != nil {
+				if tr.base, err = tr.stitch(ctx, tr.t.Request.Body); err != nil {
 					return tr.rep, err
 				}
 				n = 0 // the turn starts over in text mode

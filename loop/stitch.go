@@ -22,15 +22,16 @@ type HistoryStore interface {
 	FindTurn(ctx context.Context, key string) (store.TurnRecord, bool, error)
 }
 
-// History stitching (docs/operations.md). A client keeps only what it saw: the
-// visible text, its own tool calls. The model needs more — its text as it
-// wrote it, with tool markup or native calls, and every result — or it
+// History stitching (docs/tool-calls.md). A client keeps only what it saw:
+// the visible text, its own tool calls. The model needs more — its text as
+// it wrote it, with tool markup or native calls, and every result — or it
 // forgets what its tools did and calls them again. So each turn with tool
 // activity is stored under the fingerprint of the text the client received
-// and the ids of the calls the client saw (its own calls, markdown cards);
-// when a later request's history holds such an assistant message, it is
-// replaced by the stored messages before going upstream. A message that
-// matches nothing is forwarded as it is.
+// and the ids of the calls the client saw (its own calls, markdown cards),
+// each within the turn's [Scope]: its client key and its conversation.
+// When a later request of that key holds such an assistant message after
+// those same messages, it is replaced by the stored messages before going
+// upstream. A message that matches nothing is forwarded as it is.
 
 // storeTimeout bounds bookkeeping writes that must finish even when the
 // client is gone.
@@ -52,8 +53,10 @@ var cardID = regexp.MustCompile(`<details type="tool_calls"[^>]*?\sid="([^"]+)"`
 
 // Stitch returns body with every assistant message that toolstream
 // recognises as one of its turns replaced by that turn's stored rounds.
-// It returns body itself when nothing was recognised.
-func Stitch(ctx context.Context, history HistoryStore, body []byte) ([]byte, error) {
+// It returns body itself when nothing was recognised. Only the turns of
+// the client key keyID (store.KeyID; empty without keys) are recognised,
+// each only after the messages its own request held (see [Scope]).
+func Stitch(ctx context.Context, history HistoryStore, keyID string, body []byte) ([]byte, error) {
 	// The first message of a conversation has no history to stitch: no
 	// parse for it. (A body that spells the role with escapes is parsed
 	// below only if it also says "assistant" plainly; a miss only means
@@ -71,13 +74,18 @@ func Stitch(ctx context.Context, history HistoryStore, body []byte) ([]byte, err
 		out     []*fastjson.Value
 		changed bool
 		used    = map[string]bool{}
+		conv    = NewAnchor()
 	)
 	for _, m := range msgs {
-		if rawString(m.Get("role")) != "assistant" {
+		role := rawString(m.Get("role"))
+		if role != "assistant" {
+			conv.add(m, role)
 			out = append(out, m)
 			continue
 		}
-		rec, ok, err := findTurn(ctx, history, m)
+		scope := conv.Scope(keyID)
+		conv.add(m, role) // as the client sent it: the next turn's request held it so
+		rec, ok, err := findTurn(ctx, history, scope, m)
 		if err != nil {
 			return nil, err
 		}
@@ -107,21 +115,26 @@ func Stitch(ctx context.Context, history HistoryStore, body []byte) ([]byte, err
 	return v.MarshalTo(nil), nil
 }
 
+// stitch is [Stitch] with the turn's history and client key.
+func (tr *turnRun) stitch(ctx context.Context, body []byte) ([]byte, error) {
+	return Stitch(ctx, tr.t.History, tr.t.KeyID, body)
+}
+
 // findTurn looks an assistant message up by its calls' ids, its cards' call
-// ids and the fingerprint of its text, in that order.
-func findTurn(ctx context.Context, history HistoryStore, m *fastjson.Value) (store.TurnRecord, bool, error) {
+// ids and the fingerprint of its text, in that order, within scope.
+func findTurn(ctx context.Context, history HistoryStore, scope Scope, m *fastjson.Value) (store.TurnRecord, bool, error) {
 	var keys []string
 	for _, tc := range m.GetArray("tool_calls") {
-		if id := tc.GetStringBytes("id"); len(id) > 0 {
-			keys = append(keys, "call:"+string(id))
+		if id := rawString(tc.Get("id")); id != "" {
+			keys = append(keys, scope.key("call:"+id))
 		}
 	}
 	text := messageText(m.Get("content"))
 	for _, c := range cardID.FindAllStringSubmatch(text, -1) {
-		keys = append(keys, "call:"+c[1])
+		keys = append(keys, scope.key("call:"+c[1]))
 	}
 	if fp := fingerprint(text); fp != "" {
-		keys = append(keys, fp)
+		keys = append(keys, scope.key(fp))
 	}
 	for _, k := range keys {
 		rec, ok, err := history.FindTurn(ctx, k)
@@ -204,16 +217,22 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 	if !keep {
 		return
 	}
+	// The request as the client sent it: the next request holds these
+	// messages before the answer (docs/tool-calls.md).
+	scope, ok := conversationScope(tr.t.Request.Body, tr.t.KeyID)
+	if !ok {
+		return // cannot happen: ParseRequest parsed it
+	}
 	if fp := fingerprint(tr.visible.String()); fp != "" {
-		rec.Keys = append(rec.Keys, fp)
+		rec.Keys = append(rec.Keys, scope.key(fp))
 	}
 	for _, id := range tr.clientCallIDs {
-		rec.Keys = append(rec.Keys, "call:"+id)
+		rec.Keys = append(rec.Keys, scope.key("call:"+id))
 	}
 	for _, rr := range append(tr.history, roundRecord{calls: last.order}) {
 		for _, c := range rr.calls {
 			if c.p != nil {
-				rec.Keys = append(rec.Keys, "call:"+c.id)
+				rec.Keys = append(rec.Keys, scope.key("call:"+c.id))
 			}
 		}
 	}

@@ -100,8 +100,11 @@ type Turn struct {
 	// nil remembers nothing.
 	Modes ModeMemory
 	// History stores turns and stitches them back into later requests
-	// (docs/operations.md); nil does neither.
+	// (docs/tool-calls.md); nil does neither.
 	History HistoryStore
+	// KeyID is the client key's id (store.KeyID), empty without keys. A
+	// turn's history record is found only by requests of that key.
+	KeyID string
 	// Origin is who asked: the client key, its pre-approvals and the
 	// retry group, handed to every call. Nil: none of them.
 	Origin *toolhost.Origin

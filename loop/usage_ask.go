@@ -151,7 +151,7 @@ func (tr *turnRun) usageRefused(ctx context.Context, err error) (bool, error) {
 			"upstream", name, "error", upstreamMessage(err))
 	}
 	if tr.plain {
-		base, serr := Stitch(ctx, tr.t.History, tr.plainBody())
+		base, serr := tr.stitch(ctx, tr.plainBody())
 		if serr != nil {
 			return false, serr
 		}

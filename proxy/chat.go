@@ -91,6 +91,7 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loo
 	}
 	s.holdToKey(k, turn)
 	keyID, _ := c.Get(ctxKeyID).(string)
+	turn.KeyID = keyID
 	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
 	if turn.Origin != nil {
 		turn.Origin.Source = turnSource(c.Path())
@@ -308,7 +309,8 @@ func (s *Server) relayJSON(c echo.Context, turn *loop.Turn) (loop.Report, error)
 func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Request, think bool, rep *loop.Report) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), up.Config().Timeout)
 	defer cancel()
-	body, err := loop.Stitch(ctx, s.history, req.UpstreamBody())
+	keyID, _ := c.Get(ctxKeyID).(string)
+	body, err := loop.Stitch(ctx, s.history, keyID, req.UpstreamBody())
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,8 @@ func (s *Server) readMessages(c echo.Context) (*messages.Request, *loop.Request,
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.restoreAnswers(c.Request().Context(), mreq); err != nil {
+	keyID, _ := c.Get(ctxKeyID).(string)
+	if err := s.restoreAnswers(c.Request().Context(), keyID, mreq); err != nil {
 		return nil, nil, err
 	}
 	req, err := loop.ParseRequest(mreq.Chat)
@@ -98,10 +99,12 @@ func (s *Server) readMessages(c echo.Context) (*messages.Request, *loop.Request,
 // stored turn holds the whole answer as the model wrote it, results
 // included. The answer's place gets a loop.Placeholder, which history
 // stitching replaces with the stored rounds before every upstream request.
-// A call with no stored turn (expired, from another proxy, or no storage)
-// is refused: the model would read an answer whose tool results are
-// missing, and the call is never run again.
-func (s *Server) restoreAnswers(ctx context.Context, r *messages.Request) error {
+// A stored turn counts only for the key that wrote it, after the messages
+// its request held, as history stitching finds it (loop.Scope). A call
+// with no such turn (expired, another key's or conversation's, from
+// another proxy, or no storage) is refused: the model would read an
+// answer whose tool results are missing, and the call is never run again.
+func (s *Server) restoreAnswers(ctx context.Context, keyID string, r *messages.Request) error {
 	if len(r.Restored) == 0 {
 		return nil
 	}
@@ -110,14 +113,19 @@ func (s *Server) restoreAnswers(ctx context.Context, r *messages.Request) error 
 		return &messages.Error{Message: fmt.Sprintf("%s %q: this proxy keeps no stored turns (it runs without storage), so an earlier server tool call cannot be restored; send the conversation without the mcp_tool_use and mcp_tool_result blocks", b.Type, b.ID)}
 	}
 	used := map[string]bool{}
-	return r.Restore(func(b messages.Restored) ([]json.RawMessage, error) {
+	conv, counted := loop.NewAnchor(), 0
+	return r.Restore(func(before []json.RawMessage, b messages.Restored) ([]json.RawMessage, error) {
+		for _, m := range before[counted:] {
+			conv.Add(m)
+		}
+		counted = len(before)
 		id := messages.CallID(b.ID)
-		rec, ok, err := loop.FindCall(ctx, s.history, id)
+		rec, ok, err := loop.FindCall(ctx, s.history, conv.Scope(keyID), id)
 		if err != nil {
 			return nil, fmt.Errorf("finding the stored turn of call %s: %w", id, err)
 		}
 		if !ok {
-			return nil, &messages.Error{Message: fmt.Sprintf("%s %q: no stored turn has this call (stored turns expire after storage.turn_retention); send the conversation without the mcp_tool_use and mcp_tool_result blocks of that answer", b.Type, b.ID)}
+			return nil, &messages.Error{Message: fmt.Sprintf("%s %q: no stored turn of this conversation has this call (stored turns are kept per key and conversation, and expire after storage.turn_retention); send the conversation without the mcp_tool_use and mcp_tool_result blocks of that answer", b.Type, b.ID)}
 		}
 		if used[rec.ID] {
 			return nil, nil // the answer is restored already

@@ -73,6 +73,15 @@ func (r *Request) build() error {
 	return nil
 }
 
+// encoded is e as a chat message: what the caller gave, or the message
+// built from the request.
+func (e entry) encoded() (json.RawMessage, error) {
+	if e.raw != nil {
+		return e.raw, nil
+	}
+	return marshal(e.msg)
+}
+
 // errNotMessage is a restored chat message that is not a JSON object.
 var errNotMessage = errors.New("messages: a chat message must be a JSON object")
 
@@ -80,7 +89,10 @@ var errNotMessage = errors.New("messages: a chat message must be a JSON object")
 // blocks of [Request.Restored], so an earlier server-tool call is known to
 // the model and never run again. fn is asked for each block still to be
 // restored, in order, and returns the chat messages it stands for — from
-// the stored turn. An mcp_tool_use block and its mcp_tool_result are two
+// the stored turn. It is given the chat messages that come before the
+// answer holding the block, earlier answers already restored: the
+// conversation the stored turn must belong to. Each call's before extends
+// the last one's. An mcp_tool_use block and its mcp_tool_result are two
 // blocks: fn may give the whole round for the first and nothing for the
 // second.
 //
@@ -91,8 +103,21 @@ var errNotMessage = errors.New("messages: a chat message must be a JSON object")
 // message keeps its text and tool_use blocks, split where the restored
 // blocks were. An error from fn is returned unchanged and leaves r as it
 // was. Chat is rebuilt.
-func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
+func (r *Request) Restore(fn func(before []json.RawMessage, b Restored) ([]json.RawMessage, error)) error {
 	out := make([]entry, 0, len(r.entries))
+	var before []json.RawMessage
+	// ask is fn, given out as chat messages; each entry is encoded once.
+	ask := func(b Restored) ([]json.RawMessage, error) {
+		for k := len(before); k < len(out); k++ {
+			raw, err := out[k].encoded()
+			if err != nil {
+				return nil, err
+			}
+			out[k] = entry{raw: raw}
+			before = append(before, raw)
+		}
+		return fn(before, b)
+	}
 	for i := 0; i < len(r.entries); {
 		e := r.entries[i]
 		if e.group == 0 {
@@ -103,7 +128,7 @@ func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
 				out = append(out, e)
 				continue
 			}
-			got, err := restoreAll([]entry{e}, fn)
+			got, err := restoreAll([]entry{e}, ask)
 			if err != nil {
 				return err
 			}
@@ -114,7 +139,7 @@ func (r *Request) Restore(fn func(Restored) ([]json.RawMessage, error)) error {
 		for j < len(r.entries) && r.entries[j].group == e.group {
 			j++
 		}
-		got, err := restoreAll(r.entries[i:j], fn)
+		got, err := restoreAll(r.entries[i:j], ask)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func FuzzToChat(f *testing.F) {
 		if r.Model == "" || r.MaxTokens < 1 {
 			t.Fatalf("accepted a request without a model or max_tokens: %q", body)
 		}
-		if err := r.Restore(func(messages.Restored) ([]json.RawMessage, error) { return nil, nil }); err != nil {
+		if err := r.Restore(func([]json.RawMessage, messages.Restored) ([]json.RawMessage, error) { return nil, nil }); err != nil {
 			t.Fatalf("Restore: %v", err)
 		}
 		if !hasMessages(t, r.Chat) {

@@ -3,6 +3,7 @@ package messages_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -116,8 +117,8 @@ func TestRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []string
-	err = r.Restore(func(b messages.Restored) ([]json.RawMessage, error) {
-		seen = append(seen, b.Type+" "+b.ID)
+	err = r.Restore(func(before []json.RawMessage, b messages.Restored) ([]json.RawMessage, error) {
+		seen = append(seen, fmt.Sprintf("%s %s after %s", b.Type, b.ID, before))
 		if b.Type == "mcp_tool_result" {
 			return nil, nil // the round came whole with its mcp_tool_use
 		}
@@ -129,7 +130,7 @@ func TestRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(seen, ",") != "mcp_tool_use mcptoolu_1,mcp_tool_result mcptoolu_1" {
+	if strings.Join(seen, ",") != `mcp_tool_use mcptoolu_1 after [{"role":"user","content":"go"}],mcp_tool_result mcptoolu_1 after [{"role":"user","content":"go"}]` {
 		t.Errorf("Restore asked for %q", seen)
 	}
 	want := `{"model":"m","messages":[{"role":"user","content":"go"},` +
@@ -158,7 +159,9 @@ func TestRestoreNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = r.Restore(func(b messages.Restored) ([]json.RawMessage, error) {
+	var seen []string
+	err = r.Restore(func(before []json.RawMessage, b messages.Restored) ([]json.RawMessage, error) {
+		seen = append(seen, fmt.Sprintf("%s after %s", b.ID, before))
 		if b.ID == "mcptoolu_0" {
 			return []json.RawMessage{json.RawMessage(`{"role":"user","content":"was 0"}`)}, nil
 		}
@@ -166,6 +169,11 @@ func TestRestoreNothing(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Each block is asked after the messages before its answer, earlier
+	// restorations included.
+	if want := `mcptoolu_0 after [{"role":"user","content":"go"}],mcptoolu_1 after [{"role":"user","content":"go"} {"role":"user","content":"was 0"}]`; strings.Join(seen, ",") != want {
+		t.Errorf("Restore asked for\n%s\nwant\n%s", strings.Join(seen, ","), want)
 	}
 	want := `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"user","content":"was 0"},` +
 		`{"role":"assistant","content":"a"},` +
@@ -187,10 +195,10 @@ func TestRestoreError(t *testing.T) {
 	}
 	before := string(r.Chat)
 	gone := errors.New("stored turn expired")
-	if err := r.Restore(func(messages.Restored) ([]json.RawMessage, error) { return nil, gone }); !errors.Is(err, gone) {
+	if err := r.Restore(func([]json.RawMessage, messages.Restored) ([]json.RawMessage, error) { return nil, gone }); !errors.Is(err, gone) {
 		t.Errorf("Restore = %v, want the caller's error", err)
 	}
-	if err := r.Restore(func(messages.Restored) ([]json.RawMessage, error) {
+	if err := r.Restore(func([]json.RawMessage, messages.Restored) ([]json.RawMessage, error) {
 		return []json.RawMessage{json.RawMessage(`[1]`)}, nil
 	}); err == nil {
 		t.Error("Restore took a message that is not an object")

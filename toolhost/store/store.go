@@ -220,9 +220,11 @@ type TurnRecord struct {
 	// ID is the turn id (chatcmpl-…). It comes from the upstream's
 	// chunks, so it may be any non-empty text; backends hash it into keys.
 	ID string `json:"id"`
-	// Keys are the lookup keys of the turn: "fp:<hex>" (a fingerprint of
-	// the text the client received), "call:<call id>" (a call the client
-	// saw, e.g. on a markdown card). Never a secret.
+	// Keys are the lookup keys of the turn: "<scope>/fp:<hex>" (a
+	// fingerprint of the text the client received), "<scope>/call:<call
+	// id>" (a call the client saw, e.g. on a markdown card), where the
+	// scope is a digest of the client key's id and the conversation
+	// (loop.Scope). To the store they are opaque text. Never a secret.
 	Keys []string `json:"keys"`
 	// Messages are the turn's full assistant side as the upstream must see
 	// it again: the model's text with its tool markup or native calls, and

@@ -58,6 +58,26 @@ func testTurns(t *testing.T, open opener) {
 		wantTurn(t, s, "call:call_1", rec)
 		wantTurn(t, s, "fp:old", store.TurnRecord{}) // dropped by the new record
 	})
+	parallel(t, open, "ScopedKeys", func(t *testing.T, s store.Store) {
+		// History stitching prefixes every key with its key's and
+		// conversation's scope (loop.Scope): the same text and call id
+		// in two scopes are two turns' keys, and neither is found by
+		// the key without its scope.
+		scopeA, scopeB := strings.Repeat("a", 64)+"/", strings.Repeat("b", 64)+"/"
+		a := turnRecord("chatcmpl-a", scopeA+"fp:0d0e", scopeA+"call:call_1")
+		b := turnRecord("chatcmpl-b", scopeB+"fp:0d0e", scopeB+"call:call_1")
+		for _, r := range []store.TurnRecord{a, b} {
+			must(t, "SaveTurn", s.SaveTurn(t.Context(), r))
+		}
+		for _, r := range []store.TurnRecord{a, b} {
+			for _, k := range r.Keys {
+				wantTurn(t, s, k, r)
+			}
+		}
+		for _, k := range []string{"fp:0d0e", "call:call_1"} {
+			wantTurn(t, s, k, store.TurnRecord{})
+		}
+	})
 	parallel(t, open, "AnyText", func(t *testing.T, s store.Store) {
 		// Turn ids come from upstreams and keys from clients: any text
 		// works, and keys that share a prefix stay apart.
