@@ -115,8 +115,8 @@ func TestValidate(t *testing.T) {
 			`t.yaml:4:21: upstreams[0].models[0].name: an alias names one model; "fast*" is a pattern`}},
 		{"alias model a pattern", up + "    models: [{name: fast, model: \"qwen*\"}]\n", nil, []string{
 			`t.yaml:4:34: upstreams[0].models[0].model: must be the upstream's model id, not a pattern (got "qwen*")`}},
-		{"alias defined twice", up + "    models: [{name: fast, model: a}]\n  - name: v\n    base_url: http://h/v1\n    models: [{name: fast, model: b}]\n", nil, []string{
-			`t.yaml:7:21: upstreams[1].models[0].name: alias "fast" is already defined at upstreams[0].models[0] at line 4`}},
+		{"alias defined twice on one upstream", up + "    models: [{name: fast, model: a}, {name: fast, model: b}]\n", nil, []string{
+			`t.yaml:4:45: upstreams[0].models[1].name: alias "fast" is already defined on this upstream at upstreams[0].models[0] at line 4`}},
 		{"alias a list", up + "    models: [[fast]]\n", nil, []string{
 			`t.yaml:4:14: upstreams[0].models[0]: want a model pattern like gpt-* or an alias like {name: fast, model: qwen2.5:7b}, got a list`}},
 		{"alias unknown key", up + "    models: [{name: fast, model_name: a}]\n", nil, []string{
@@ -234,6 +234,7 @@ func TestValidateAccepts(t *testing.T) {
 		{"max length tool name", "tools:\n  - name: " + strings.Repeat("a", 64) + "\n    webhook: {url: \"http://h/\"}\n"},
 		{"upstream name charset", "upstreams:\n  - {name: a.B_c-1, base_url: \"http://h\", models: [\"llama3.1:8b\", \"o[0-9]*\", \"*\"]}\n"},
 		{"default_upstream names one", up + "default_upstream: u\n"},
+		{"an alias on two upstreams", up + "    models: [{name: fast, model: a}]\n    fallbacks: [v]\n  - name: v\n    base_url: http://h/v1\n    models: [{name: fast, model: b}]\n"},
 		{"parameters with local ref", "tools:\n  - name: t\n    webhook: {url: \"http://h/\"}\n    parameters: {type: object, $defs: {c: {type: string}}, properties: {a: {$ref: \"#/$defs/c\"}}}\n"},
 		{"litellm text in a value that is not one", "tools:\n  - name: t\n    description: \"reads os.environ/HOME\"\n    webhook: {url: \"http://h/\"}\n"},
 	} {

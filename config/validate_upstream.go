@@ -12,7 +12,6 @@ var upstreamName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 func (v *validator) upstreams(c *Config) {
 	first := map[string]int{}
 	var names []string
-	aliases := map[string]string{}
 	for i := range c.Upstreams {
 		u := &c.Upstreams[i]
 		p := fmt.Sprintf("upstreams[%d]", i)
@@ -27,7 +26,7 @@ func (v *validator) upstreams(c *Config) {
 		if msg := headerValueProblem(u.APIKey.Value()); msg != "" {
 			v.add(p+".api_key", "%s", msg) // never the key itself
 		}
-		v.models(p, u.Models, aliases)
+		v.models(p, u.Models)
 		v.oneOf(p+".tool_mode", u.ToolMode, ToolModeNative, ToolModeText, ToolModeAuto)
 		v.oneOf(p+".text_format", u.TextFormat, TextFormats...)
 		v.positiveDuration(p+".timeout", u.Timeout)
@@ -180,10 +179,12 @@ func (v *validator) fallbacks(c *Config, i int, names []string) {
 	}
 }
 
-// models checks one upstream's models entries. aliases maps each alias
-// name seen so far to where it is defined: a name defined twice would
-// leave which model a client gets to config order, unnoticed.
-func (v *validator) models(p string, models []Model, aliases map[string]string) {
+// models checks one upstream's models entries. An alias may be defined on
+// several upstreams — routing takes the first, and a fallback maps the
+// model by its own entry — but only once on each: a second definition on
+// the same upstream would never be used, unnoticed.
+func (v *validator) models(p string, models []Model) {
+	aliases := map[string]string{} // alias name → where it is defined
 	for k, m := range models {
 		ep := fmt.Sprintf("%s.models[%d]", p, k)
 		if !m.IsAlias() {
@@ -198,7 +199,7 @@ func (v *validator) models(p string, models []Model, aliases map[string]string) 
 		case !m.IsLiteral():
 			v.add(ep+".name", "an alias names one model; %q is a pattern", m.Name)
 		case aliases[m.Name] != "":
-			v.add(ep+".name", "alias %q is already defined at %s", m.Name, v.where(aliases[m.Name]))
+			v.add(ep+".name", "alias %q is already defined on this upstream at %s", m.Name, v.where(aliases[m.Name]))
 		default:
 			aliases[m.Name] = ep
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/mask"
 )
 
 // ErrShuttingDown is the cause a request's context is cancelled with when
@@ -39,7 +40,7 @@ type state struct {
 	// def is the default upstream; nil when there is none.
 	def *upstream.Client
 	// mask hides the config's secrets in what the proxy relays.
-	mask *masker
+	mask *mask.Masker
 	// secrets are what mask hides, to tell whether a reload changed them.
 	secrets []string
 }
@@ -54,7 +55,7 @@ func newState(cfg *config.Config, log *slog.Logger, prev *state, m *metrics) (*s
 		return nil, err
 	}
 	secrets := configSecrets(cfg)
-	st := &state{cfg: cfg, adminKeys: admin, mask: newMasker(secrets), secrets: secrets}
+	st := &state{cfg: cfg, adminKeys: admin, mask: mask.New(secrets), secrets: secrets}
 	if prev != nil && !slices.Equal(prev.secrets, secrets) {
 		prev = nil
 	}

@@ -6,75 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/mask"
 )
-
-// redacted replaces a secret wherever the masker finds one.
-const redacted = "[redacted]"
-
-// minPartial is the shortest secret whose abbreviated forms are masked;
-// shorter secrets are masked only where they appear whole, since their
-// pieces are too common to recognise.
-const minPartial = 8
-
-// minPiece is the shortest piece of a secret masked next to an elision.
-// Four characters covers OpenAI's 401 message, which keeps a key's last
-// four: "Incorrect API key provided: sk-proj-****************1234."
-const minPiece = 4
-
-// masker replaces known secrets in text bound for clients and logs
-// (docs/http-api.md): upstream and client keys, admin keys, webhook secrets and
-// header values. Upstreams repeat keys in their error bodies ("Incorrect API
-// key provided: Bearer sk-…"), so every relayed error and every log line goes
-// through it.
-//
-// It masks each secret where it appears whole (also in its JSON-escaped
-// form), and, for secrets of at least minPartial bytes, the abbreviated
-// forms servers print: a piece of at least minPiece characters that starts
-// the secret and stands right before an elision ("***", "...", "…"), or
-// ends it and stands right after one. "sk-proj-****1234" and
-// "Bearer sk-test-12…" (an excerpt cut inside the key) both become
-// "[redacted]". A nil *masker masks nothing.
-type masker struct {
-	whole *strings.Replacer
-	// long are the secrets whose abbreviations are masked.
-	long []string
-}
-
-// newMasker builds a masker for secrets; it returns nil when there are
-// none.
-func newMasker(secrets []string) *masker {
-	var all []string
-	for _, s := range secrets {
-		if s == "" || slices.Contains(all, s) {
-			continue
-		}
-		all = append(all, s)
-		if q, _ := json.Marshal(s); string(q[1:len(q)-1]) != s {
-			all = append(all, string(q[1:len(q)-1]))
-		}
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	// Longest first: where one secret contains another, the replacer,
-	// which tries its pairs in order, takes the whole of the longer one.
-	slices.SortStableFunc(all, func(a, b string) int { return len(b) - len(a) })
-	m := &masker{}
-	pairs := make([]string, 0, 2*len(all))
-	for _, s := range all {
-		pairs = append(pairs, s, redacted)
-		if len(s) >= minPartial {
-			m.long = append(m.long, s)
-		}
-	}
-	m.whole = strings.NewReplacer(pairs...)
-	return m
-}
 
 // configSecrets lists every secret a configuration holds: client and
 // admin keys, upstream api_keys, upstream header values that carry
@@ -83,15 +19,7 @@ func newMasker(secrets []string) *masker {
 // only the token.
 func configSecrets(cfg *config.Config) []string {
 	var out []string
-	add := func(v string) {
-		if v == "" || strings.HasPrefix(v, "sha256:") {
-			return // a digest of a key, not the key
-		}
-		out = append(out, v)
-		if scheme, tok, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "bearer") || strings.EqualFold(scheme, "basic")) {
-			out = append(out, strings.TrimSpace(tok))
-		}
-	}
+	add := func(v string) { out = append(out, mask.Forms(v)...) }
 	for _, k := range cfg.Auth.Keys {
 		add(k.Key.Value())
 	}
@@ -101,7 +29,7 @@ func configSecrets(cfg *config.Config) []string {
 	for _, u := range cfg.Upstreams {
 		add(u.APIKey.Value())
 		for name, v := range u.Headers {
-			if credentialHeader(name) {
+			if mask.CredentialName(name) {
 				add(v)
 			}
 		}
@@ -118,145 +46,6 @@ func configSecrets(cfg *config.Config) []string {
 	return out
 }
 
-// credentialHeader reports whether an upstream header (plain strings in
-// the config, unlike tools' secret headers) carries a credential by its
-// name: Authorization, Azure's api-key, X-Api-Key, anything with "token"
-// or "secret".
-func credentialHeader(name string) bool {
-	n := strings.ToLower(name)
-	return strings.Contains(n, "authorization") || strings.Contains(n, "key") ||
-		strings.Contains(n, "token") || strings.Contains(n, "secret")
-}
-
-// String masks s.
-func (m *masker) String(s string) string {
-	if m == nil || s == "" {
-		return s
-	}
-	s = m.whole.Replace(s)
-	if len(m.long) > 0 && hasElision(s) {
-		s = m.pieces(s)
-	}
-	return s
-}
-
-// Bytes masks b; it returns b itself when there was nothing to mask.
-func (m *masker) Bytes(b []byte) []byte {
-	if m == nil || len(b) == 0 {
-		return b
-	}
-	s := string(b)
-	if t := m.String(s); t != s {
-		return []byte(t)
-	}
-	return b
-}
-
-func hasElision(s string) bool {
-	return strings.Contains(s, "***") || strings.Contains(s, "...") || strings.Contains(s, "…")
-}
-
-// elisionAt returns the length of the elision starting at s[i]: a run of
-// three or more '*' or '.', or "…"; 0 if there is none.
-func elisionAt(s string, i int) int {
-	if strings.HasPrefix(s[i:], "…") {
-		return len("…")
-	}
-	c := s[i]
-	if c != '*' && c != '.' {
-		return 0
-	}
-	n := 0
-	for i+n < len(s) && s[i+n] == c {
-		n++
-	}
-	if n < 3 {
-		return 0
-	}
-	return n
-}
-
-// pieces masks abbreviated secrets: the piece of a secret right before or
-// after each elision, and the elision with it. A piece is looked for
-// within the word that touches the elision, so the search stays local and
-// cannot run across quotes or spaces into the surrounding JSON or prose.
-func (m *masker) pieces(s string) string {
-	var b strings.Builder
-	done := 0 // s[:done] is written to b
-	for i := 0; i < len(s); {
-		n := elisionAt(s, i)
-		if n == 0 {
-			i++
-			continue
-		}
-		from, to := i, i+n
-		if p := m.prefixBefore(s[done:i]); p > 0 {
-			from = i - p
-		}
-		if p := m.suffixAfter(s[i+n:]); p > 0 {
-			to = i + n + p
-		}
-		if from < i || to > i+n {
-			b.WriteString(s[done:from])
-			b.WriteString(redacted)
-			done = to
-		}
-		i = to
-	}
-	if done == 0 {
-		return s
-	}
-	b.WriteString(s[done:])
-	return b.String()
-}
-
-// maxWord bounds how far a piece is looked for from an elision.
-const maxWord = 256
-
-func wordByte(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '"', '\'', '`', '\\', ',', ';', ':', '(', ')', '[', ']', '{', '}', '<', '>':
-		return false
-	}
-	return true
-}
-
-// prefixBefore returns the length of the longest tail of text, within its
-// last word, that starts a long secret and is at least minPiece long.
-func (m *masker) prefixBefore(text string) int {
-	w := len(text)
-	for w > 0 && len(text)-w < maxWord && wordByte(text[w-1]) {
-		w--
-	}
-	for from := w; len(text)-from >= minPiece; from++ {
-		piece := text[from:]
-		for _, s := range m.long {
-			if len(piece) < len(s) && strings.HasPrefix(s, piece) {
-				return len(piece)
-			}
-		}
-	}
-	return 0
-}
-
-// suffixAfter returns the length of the longest head of text, within its
-// first word, that ends a long secret and is at least minPiece long.
-func (m *masker) suffixAfter(text string) int {
-	w := 0
-	for w < len(text) && w < maxWord && wordByte(text[w]) {
-		w++
-	}
-	for to := w; to >= minPiece; to-- {
-		piece := text[:to]
-		for _, s := range m.long {
-			if len(piece) < len(s) && strings.HasSuffix(s, piece) {
-				return len(piece)
-			}
-		}
-	}
-	return 0
-}
-
 // MaskingHandler wraps h so that no log record it writes shows a secret
 // of cfg: messages, string values, errors and any other value, in
 // attributes added with With as well as per record (docs/http-api.md). Wrap the
@@ -270,8 +59,8 @@ func MaskingHandler(h slog.Handler, cfg *config.Config) slog.Handler {
 	if _, ok := h.(*maskingHandler); ok {
 		return h
 	}
-	ref := new(atomic.Pointer[masker])
-	ref.Store(newMasker(configSecrets(cfg)))
+	ref := new(atomic.Pointer[mask.Masker])
+	ref.Store(mask.New(configSecrets(cfg)))
 	return &maskingHandler{next: h, ref: ref}
 }
 
@@ -281,7 +70,7 @@ func MaskingHandler(h slog.Handler, cfg *config.Config) slog.Handler {
 func UpdateMasking(h slog.Handler, cfg *config.Config) bool {
 	mh, ok := h.(*maskingHandler)
 	if ok {
-		mh.ref.Store(newMasker(configSecrets(cfg)))
+		mh.ref.Store(mask.New(configSecrets(cfg)))
 	}
 	return ok
 }
@@ -290,7 +79,7 @@ func UpdateMasking(h slog.Handler, cfg *config.Config) bool {
 // derived with With share ref, so an update reaches them all.
 type maskingHandler struct {
 	next slog.Handler
-	ref  *atomic.Pointer[masker]
+	ref  *atomic.Pointer[mask.Masker]
 }
 
 func (h *maskingHandler) Enabled(ctx context.Context, l slog.Level) bool {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/upstream"
+	"github.com/toolstream/toolstream/toolhost/mask"
 )
 
 // passThrough sends any other /v1/* request (embeddings, completions,
@@ -64,7 +65,7 @@ var clientCredentials = [...]string{"Authorization", "Api-Key", "X-Api-Key", "Co
 // secrets in the errors it relays. body is the request's body, whose read
 // failures are the client's, not the upstream's. It is cheap; building it per request
 // keeps the upstream free of lazily initialised state.
-func reverseProxy(u *upstream.Client, rel relPath, body *bodyReader, mask *masker, log *slog.Logger) *httputil.ReverseProxy {
+func reverseProxy(u *upstream.Client, rel relPath, body *bodyReader, mask *mask.Masker, log *slog.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out
@@ -120,7 +121,7 @@ func reverseProxy(u *upstream.Client, rel relPath, body *bodyReader, mask *maske
 // the ErrorHandler to answer with; any other has the config's secrets
 // masked in its body and goes on. Successful answers pass untouched: they
 // may be streams or audio, and an upstream does not put its key in them.
-func passError(u *upstream.Client, mask *masker, resp *http.Response) error {
+func passError(u *upstream.Client, mask *mask.Masker, resp *http.Response) error {
 	if resp.StatusCode < 400 {
 		return nil
 	}

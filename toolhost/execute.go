@@ -163,7 +163,9 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 	}
 
 	ran := time.Now()
-	out := e.exec.Execute(ctx, call, args)
+	// What the tool answers, and says while it runs, may repeat a
+	// credential it was sent (secrets.go).
+	out := maskOutcome(reg.mask, e.exec.Execute(ctx, maskProgress(reg.mask, call), args))
 	runTime := time.Since(ran)
 	c.attempts = out.Attempts
 	var result Result

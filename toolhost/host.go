@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/mask"
 )
 
 // Defaults for what [Options] and config leave at zero.
@@ -260,8 +261,11 @@ func (h *Host) Webhook(t config.Tool, client *http.Client) (Executor, error) {
 		for k, v := range t.Webhook.Headers {
 			w.headers.Set(k, v.Value())
 		}
+		w.secrets = mask.Credentials(t.Webhook.Headers)
 	}
 	if t.Webhook.Secret != "" {
+		sec := t.Webhook.Secret.Value()
+		w.secrets = append(w.secrets, sec, strings.TrimPrefix(sec, secretPrefix))
 		if w.key, err = signingKey(t.Webhook.Secret.Value()); err != nil {
 			return nil, fmt.Errorf("webhook.secret: %w", err)
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolstream/toolstream/toolhost/mask"
 )
 
 // Sources of a registered tool, as GET /admin/tools shows them.
@@ -31,6 +33,9 @@ type Registration struct {
 type registry struct {
 	names []string // registration order: config order, then the rest
 	tools map[string]*entry
+	// mask masks every result against the secrets of all the tools
+	// (secrets.go); set by publish.
+	mask *mask.Masker
 }
 
 // entry is one registered tool: what the model sees, its compiled schema

@@ -1,6 +1,10 @@
 package toolhost
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/toolstream/toolstream/toolhost/mask"
+)
 
 // watchers are the functions told that the set of tools changed. MCP
 // clients of toolstream's own /mcp endpoint keep a copy of the tool list;
@@ -37,6 +41,7 @@ func (h *Host) Watch(f func()) (stop func()) {
 // publish stores the next registry and tells the watchers. Callers hold
 // h.mu, so watchers hear of changes in the order they were made.
 func (h *Host) publish(next *registry) {
+	next.mask = mask.New(next.secretsOf())
 	h.reg.Store(next)
 	h.watchers.mu.Lock()
 	fns := make([]func(), 0, len(h.watchers.fns))

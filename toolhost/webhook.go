@@ -43,6 +43,7 @@ var errToolTimeout = errors.New("toolhost: tool timeout")
 type webhook struct {
 	url        string
 	headers    http.Header // the tool's own; values may be secrets
+	secrets    []string    // header values and the signing secret, as configured
 	key        []byte      // HMAC key; nil sends unsigned requests
 	timeout    time.Duration
 	idempotent bool

@@ -31,6 +31,7 @@ type block struct {
 	openFail  []int // KMP failure table of open; nil: no restart
 	restart   int   // set by scan: where the open marker was found again
 	bal       balancer
+	js        jsonStrings // kMarker: the body's JSON strings, where markers are data
 	fl        fenceLine
 	bodyEnd   int    // set when closed: where the body ends
 	closeEnd  int    // set when closed: where the close ends
@@ -46,6 +47,7 @@ type block struct {
 func (d *Detector) openMarker(syn *syntax, prefix, open string, fence, lead int) {
 	d.st = stBlock
 	d.blk = block{syn: syn, fence: fence, bodyStart: len(prefix), pre: -1, open: open, lead: lead}
+	d.blk.js.start(syn.jsonBody)
 	if syn.close == "" {
 		d.blk.kind = kBalanced
 		d.blk.bal = balancer{kind: syn.bal, phase: phCount}
@@ -189,47 +191,70 @@ func (b *block) scan(s string, base int) (int, bool) {
 			}
 		}
 	default:
-		cl, t := b.syn.close, b.syn.fail
-		op, ot := b.open, b.openFail
-		for i := 0; i < len(s); i++ {
-			if b.mk == 0 && b.mo == 0 {
-				// Every closing and opening marker starts with its
-				// syntax's first byte ('<'), so prose between is skipped.
-				j := strings.IndexByte(s[i:], cl[0])
+		return b.scanMarker(s, base)
+	}
+	return len(s), false
+}
+
+// scanMarker is scan for a block that ends at its closing marker. Inside
+// a JSON string of its body neither the closing marker nor the block's own
+// opening marker counts: both are data there (jsonstr.go).
+func (b *block) scanMarker(s string, base int) (int, bool) {
+	cl, t := b.syn.close, b.syn.fail
+	op, ot := b.open, b.openFail
+	for i := 0; i < len(s); i++ {
+		switch {
+		case b.js.active():
+			if b.js.inString() {
+				// The string's bytes up to its next quote or backslash
+				// are data: skip them.
+				j := strings.IndexAny(s[i:], `"\`)
 				if j < 0 {
 					return len(s), false
 				}
 				i += j
 			}
-			c := s[i]
-			for b.mk > 0 && c != cl[b.mk] {
-				b.mk = t[b.mk-1]
-			}
-			if c == cl[b.mk] {
-				b.mk++
-			}
-			if b.mk == len(cl) {
-				b.mk = 0
-				b.closeEnd = base + i + 1
-				b.bodyEnd = b.closeEnd - len(cl)
-				return i + 1, true
-			}
-			if ot == nil {
+			if b.js.step(s[i]); b.js.inString() {
+				b.mk, b.mo = 0, 0
 				continue
 			}
-			for b.mo > 0 && c != op[b.mo] {
-				b.mo = ot[b.mo-1]
+		case b.mk == 0 && b.mo == 0:
+			// Every closing and opening marker starts with its
+			// syntax's first byte ('<'), so prose between is skipped.
+			j := strings.IndexByte(s[i:], cl[0])
+			if j < 0 {
+				return len(s), false
 			}
-			if c == op[b.mo] {
-				b.mo++
-			}
-			if b.mo == len(op) {
-				// The block's own opening marker again, before its
-				// close: the first was stray ("<tool_call>" and no
-				// call), and the block starts over here.
-				b.restart = base + i + 1 - len(op)
-				return i + 1, false
-			}
+			i += j
+		}
+		c := s[i]
+		for b.mk > 0 && c != cl[b.mk] {
+			b.mk = t[b.mk-1]
+		}
+		if c == cl[b.mk] {
+			b.mk++
+		}
+		if b.mk == len(cl) {
+			b.mk = 0
+			b.closeEnd = base + i + 1
+			b.bodyEnd = b.closeEnd - len(cl)
+			return i + 1, true
+		}
+		if ot == nil {
+			continue
+		}
+		for b.mo > 0 && c != op[b.mo] {
+			b.mo = ot[b.mo-1]
+		}
+		if c == op[b.mo] {
+			b.mo++
+		}
+		if b.mo == len(op) {
+			// The block's own opening marker again, before its
+			// close: the first was stray ("<tool_call>" and no
+			// call), and the block starts over here.
+			b.restart = base + i + 1 - len(op)
+			return i + 1, false
 		}
 	}
 	return len(s), false
@@ -403,6 +428,10 @@ func (d *Detector) endBlock() {
 		// key, "<tool_call> tags."): prose.
 		d.finish(nil, 0)
 		return
+	case b.kind == kMarker && b.js.inString():
+		if d.endCutString(body) {
+			return
+		}
 	case b.kind == kJSONFence:
 		if b.fl.closedAtEnd(len(d.block)) {
 			b.bodyEnd, b.closeEnd, closed = b.fl.tickStart, b.fl.markEnd, true
@@ -438,6 +467,31 @@ func (d *Detector) endBlock() {
 		return
 	}
 	d.finish(calls, len(d.block))
+}
+
+// endCutString ends the stream inside a JSON string of a marker block
+// whose body holds a closing marker: the model never closed the string
+// ({"q": "abc</tool_call> and prose after it). The block ends at that
+// marker after all, a PARSE_ERROR as any body cut inside a value is, and
+// the rest of the reply is scanned again, as prose, instead of being lost
+// in the block. It reports whether it did.
+func (d *Detector) endCutString(body string) bool {
+	b := &d.blk
+	k := strings.Index(body, b.syn.close)
+	if k < 0 {
+		return false
+	}
+	end := b.bodyStart + k + len(b.syn.close)
+	d.scanAgain(string(d.block[end:]), leadAfter(b.lead, string(d.block[:end])))
+	d.block = d.block[:end]
+	b.bodyEnd, b.closeEnd = end-len(b.syn.close), end
+	calls := d.decide(b.syn, b.syn.parse(string(d.block[b.bodyStart:b.bodyEnd])))
+	if calls == nil && b.rescannable() {
+		d.reject()
+		return true
+	}
+	d.finish(calls, end)
+	return true
 }
 
 // endTail ends the stream after a fenced block: a fence left open, or

@@ -45,6 +45,7 @@ var (
 	synDeepSeek = syntax{
 		format:    DeepSeek,
 		close:     dsCallsEnd,
+		jsonBody:  jsonArgs,
 		fail:      kmp(dsCallsEnd),
 		lastClose: dsCallEnd,
 		start:     deepSeekStart,
@@ -53,13 +54,14 @@ var (
 	}
 	// synDeepSeekCall is one call written without the section.
 	synDeepSeekCall = syntax{
-		format: DeepSeek,
-		close:  dsCallEnd,
-		fail:   kmp(dsCallEnd),
-		trail:  dsCallsEnd,
-		start:  deepSeekHeadStart,
-		parse:  parseDeepSeekCall,
-		sniff:  sniffDeepSeek,
+		format:   DeepSeek,
+		close:    dsCallEnd,
+		jsonBody: jsonArgs,
+		fail:     kmp(dsCallEnd),
+		trail:    dsCallsEnd,
+		start:    deepSeekHeadStart,
+		parse:    parseDeepSeekCall,
+		sniff:    sniffDeepSeek,
 	}
 )
 

@@ -24,6 +24,7 @@ var synFunctionName = syntax{
 	format:   Hermes,
 	taughtBy: []Format{}, // never taught: known tools only
 	close:    qwenFunctionEnd,
+	jsonBody: jsonAfterHead,
 	fail:     kmp(qwenFunctionEnd),
 	start:    functionNameStart,
 	parse: func(body string) parsed {

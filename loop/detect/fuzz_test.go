@@ -21,6 +21,10 @@ import (
 //     ("Visible never contains a Raw" would be wrong: a model may write
 //     the same markup inside <think> or a fenced example, which stays
 //     visible.) Skipped when a block was too large, whose Raw is cut.
+//   - no end marker of a reported block left in the visible text: a block
+//     with a JSON body ends at the first closing marker outside its JSON
+//     strings, which a marker inside a string must not cut short
+//     (endsWhole).
 //
 // Seeds live in testdata/fuzz/<FuzzName>/, one per syntax and edge.
 
@@ -64,8 +68,12 @@ func fuzzDetector(f *testing.F, mode func(byte) detect.Options) {
 				t.Fatalf("%s %q: calls differ from whole (-whole +cut):\n%s", how, chunks, diff)
 			}
 		}
-		if !cutsOut(in, wantVis, blocksOf(wantCalls)) {
-			t.Fatalf("visible %q is not the input %q less the blocks %q", wantVis, in, blocksOf(wantCalls))
+		raws := blocksOf(wantCalls)
+		if !cutsOut(in, wantVis, raws) {
+			t.Fatalf("visible %q is not the input %q less the blocks %q", wantVis, in, raws)
+		}
+		if raw, ok := endsWhole(in, raws); !ok {
+			t.Fatalf("block %q ends inside a JSON string; its closing marker is left visible in %q", raw, wantVis)
 		}
 	})
 }

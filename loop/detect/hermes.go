@@ -32,6 +32,7 @@ var synHermes = syntax{
 	format:   Hermes,
 	taughtBy: []Format{Hermes, Qwen3Coder, GLM, Auto},
 	close:    "</tool_call>",
+	jsonBody: jsonLead,
 	fail:     kmp("</tool_call>"),
 	start:    hermesStart,
 	parse:    parseHermes,

@@ -37,6 +37,7 @@ func hermesWrap(tag string) syntax {
 		format:   Hermes,
 		taughtBy: []Format{}, // never taught: known tools only
 		close:    close,
+		jsonBody: jsonLead,
 		fail:     kmp(close),
 		start:    jsonStart,
 		parse:    parseHermesWrap,

@@ -31,22 +31,24 @@ const (
 var (
 	// synKimi is the section.
 	synKimi = syntax{
-		format: KimiK2,
-		close:  kimiSectionEndShared,
-		fail:   kmp(kimiSectionEndShared),
-		start:  func(s string) (int, int) { return tagAt(s, 0, kimiCallBegin) },
-		parse:  parseKimi,
-		sniff:  sniffKimi,
+		format:   KimiK2,
+		close:    kimiSectionEndShared,
+		jsonBody: jsonArgs,
+		fail:     kmp(kimiSectionEndShared),
+		start:    func(s string) (int, int) { return tagAt(s, 0, kimiCallBegin) },
+		parse:    parseKimi,
+		sniff:    sniffKimi,
 	}
 	// synKimiCall is one call written without the section.
 	synKimiCall = syntax{
-		format: KimiK2,
-		close:  kimiCallEnd,
-		fail:   kmp(kimiCallEnd),
-		trail:  kimiSectionEnd,
-		start:  kimiIDStart,
-		parse:  func(body string) parsed { return parseKimiCalls(kimiCallBegin + body) },
-		sniff:  func(body string) parsed { return sniffKimi(kimiCallBegin + body) },
+		format:   KimiK2,
+		close:    kimiCallEnd,
+		jsonBody: jsonArgs,
+		fail:     kmp(kimiCallEnd),
+		trail:    kimiSectionEnd,
+		start:    kimiIDStart,
+		parse:    func(body string) parsed { return parseKimiCalls(kimiCallBegin + body) },
+		sniff:    func(body string) parsed { return sniffKimi(kimiCallBegin + body) },
 	}
 )
 

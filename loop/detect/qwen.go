@@ -29,11 +29,12 @@ const (
 
 // synQwenFunction is a bare <function=…> element.
 var synQwenFunction = syntax{
-	format: Qwen3Coder,
-	close:  qwenFunctionEnd,
-	fail:   kmp(qwenFunctionEnd),
-	trail:  "</tool_call>",
-	start:  qwenFunctionStart,
+	format:   Qwen3Coder,
+	close:    qwenFunctionEnd,
+	jsonBody: jsonAfterHead,
+	fail:     kmp(qwenFunctionEnd),
+	trail:    "</tool_call>",
+	start:    qwenFunctionStart,
 	parse: func(body string) parsed {
 		if name, rest, ok := tagValue(body); ok && strings.HasPrefix(trimBlankLeft(rest), "{") {
 			return parseFunctionJSON(name, rest)

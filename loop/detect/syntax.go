@@ -14,6 +14,9 @@ type syntax struct {
 	close    string // "" for a block that ends at a balancing bracket (bal)
 	fail     []int  // KMP failure table of close
 	bal      uint8  // with close "": which balancer counts the brackets
+	// jsonBody, with close set, says where the body holds JSON whose
+	// strings may contain the markers (jsonstr.go).
+	jsonBody uint8
 	// allKnown: the block is a call only when every call in it names a
 	// tool the turn can run (json's bare objects), taught or not.
 	allKnown bool

@@ -20,11 +20,12 @@ const (
 )
 
 var synTRBracket = syntax{
-	format: ToolRequest,
-	close:  trBracketClose,
-	fail:   kmp(trBracketClose),
-	start:  trBracketStart,
-	parse:  parseTRBracket,
+	format:   ToolRequest,
+	close:    trBracketClose,
+	jsonBody: jsonArgs,
+	fail:     kmp(trBracketClose),
+	start:    trBracketStart,
+	parse:    parseTRBracket,
 	sniff: func(body string) parsed {
 		name, _ := trBracketName(body)
 		return parsed{name: name}

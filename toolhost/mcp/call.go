@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/mask"
 )
 
 // errToolTimeout is the cause of a call context that ran out of the
@@ -88,4 +89,12 @@ func (e *executor) failure(ctx context.Context, sess *session, err error, timeou
 		return toolhost.Failure(toolhost.CodeExecutionFailed, fmt.Sprintf("MCP server %s disconnected", name))
 	}
 	return toolhost.Failure(toolhost.CodeExecutionFailed, fmt.Sprintf("MCP server %s: %s", name, e.s.clean(err)))
+}
+
+var _ toolhost.SecretHolder = (*executor)(nil)
+
+// Secrets returns the server's configured credentials, in its headers
+// and environment: a server may repeat them in what it answers.
+func (e *executor) Secrets() []string {
+	return append(mask.Credentials(e.s.cfg.Headers), mask.Credentials(e.s.cfg.Env)...)
 }
