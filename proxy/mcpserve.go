@@ -1,7 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -36,7 +39,29 @@ func (s *Server) newMCPServe() {
 // for the request's client key, whose tool scope filters tools/list and
 // tools/call.
 func (s *Server) serveMCP(c echo.Context) error {
+	if err := readMCPBody(c.Request()); err != nil {
+		return err
+	}
 	s.mcpServe.Serve(c.Response(), c.Request(), keyOf(c))
+	return nil
+}
+
+// readMCPBody reads the whole body before the SDK sees the request, so
+// that /mcp's body is under the same deadlines and answers as every
+// other route's (limitBody: 408 naming read_idle_timeout, 413, 400).
+// The SDK reads a body only after its own checks, and answers some
+// requests (no Accept header, an unknown session) without reading it;
+// net/http then waited, with no deadline at all, for the rest of a body
+// that never came: a stalled POST held its connection past 70s.
+func readMCPBody(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	return nil
 }
 
