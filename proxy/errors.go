@@ -64,6 +64,12 @@ func (e apiError) body() []byte {
 	return b
 }
 
+// clientError is a request the client must change: a 400 with its own
+// code and, when it names a field, param.
+type clientError struct{ code, param, msg string }
+
+func (e *clientError) Error() string { return e.msg }
+
 // modelNotFound is a model no upstream is configured to serve.
 type modelNotFound struct{ model string }
 
@@ -95,6 +101,7 @@ func toAPIError(err error) apiError {
 		be  *bodyError
 		rqe *responses.Error
 		pnf *previousNotFound
+		ce  *clientError
 	)
 	switch {
 	case errors.Is(err, ErrShuttingDown):
@@ -132,6 +139,8 @@ func toAPIError(err error) apiError {
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_body", Message: be.Error()}
 	case errors.As(err, &pe):
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_path", Message: pe.Error()}
+	case errors.As(err, &ce):
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: ce.code, Param: ce.param, Message: ce.msg}
 	case errors.As(err, &tre):
 		var ue *loop.UpstreamError
 		status := http.StatusBadRequest

@@ -202,7 +202,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.JSONSerializer = jsonSerializer{}
-	e.Use(s.recoverPanic, s.limitBody)
+	e.Use(s.recoverPanic, s.refuseAmbiguousFraming, s.limitBody)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
