@@ -190,7 +190,10 @@ func toAPIError(err error) apiError {
 	if ae, ok := adminError(err); ok {
 		return ae
 	}
-	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error: " + err.Error()}
+	// What is left is the proxy's own failure. Its Go error names
+	// internals (storage keys, paths) that are not the client's to read:
+	// errorHandler logs it.
+	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error; the proxy's log has the details"}
 }
 
 // adminError maps the errors of the runtime tools of toolhost.
@@ -328,6 +331,9 @@ func (s *Server) writeError(c echo.Context, err error) error {
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
+	}
+	if toAPIError(err).Status == http.StatusInternalServerError {
+		s.log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err.Error())
 	}
 	if c.Path() == messagesPath {
 		s.writeMessagesError(c, err)

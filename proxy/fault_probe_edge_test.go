@@ -2,16 +2,20 @@ package proxy_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // newGuardedEnv is newEnv served as cmd/toolstream serves it: on a
@@ -105,4 +109,70 @@ func readOne(t *testing.T, conn net.Conn, br *bufio.Reader) *http.Response {
 		t.Fatalf("no answer: %v", err)
 	}
 	return resp
+}
+
+// TestProbeHostileIDs: an id in the path that no id could be — a
+// percent-encoded path, a NUL, 5,000 bytes, a character no id has — is a
+// 400 on every route that takes one, and an id that could be one but is
+// unknown a 404: never a 500 (SDKs retry those) and never the storage's
+// words ("store: invalid id or name").
+func TestProbeHostileIDs(t *testing.T) {
+	e, _ := newKeysEnv(t, scopedConfig(""), nil, nil)
+	admin := "Authorization: Bearer " + keysAdmin
+	client := "Authorization: Bearer " + plainKey
+	routes := []struct{ method, path, key, body string }{
+		{"GET", "/v1/actions/{id}", admin, ""},
+		{"POST", "/v1/actions/{id}/approve", admin, "{}"},
+		{"POST", "/v1/actions/{id}/deny", client, "{}"},
+		{"GET", "/admin/calls/{id}", admin, ""},
+		{"GET", "/admin/tools/{id}", admin, ""},
+		{"PUT", "/admin/tools/{id}", admin, `{"description":"d","webhook":{"url":"http://127.0.0.1:9/x"}}`},
+		{"DELETE", "/admin/tools/{id}", admin, ""},
+		{"GET", "/admin/keys/{id}", admin, ""},
+		{"PATCH", "/admin/keys/{id}", admin, `{"models":["m"]}`},
+		{"DELETE", "/admin/keys/{id}", admin, ""},
+		{"GET", "/v1/responses/{id}", client, ""},
+		{"DELETE", "/v1/responses/{id}", client, ""},
+	}
+	hostile := []string{"..%2F..", "..%2f..%2fadmin", strings.Repeat("a", 5000), "%00", "a%00b", "a%3Ab", "a%20b", "%E2%80%AE", "a%2Fb", "%25"}
+	for _, rt := range routes {
+		for _, id := range hostile {
+			status, body := hostileDo(t, e.env, rt.method, strings.Replace(rt.path, "{id}", id, 1), rt.key, rt.body)
+			if status != 400 && status != 404 || strings.Contains(body, "store") || strings.Contains(body, "internal") {
+				t.Errorf("%s %s with id %.20q: %d %.200s", rt.method, rt.path, id, status, body)
+			}
+		}
+		// Well-formed, unknown: 404 (a PUT of a tool creates it).
+		if rt.method == "PUT" {
+			continue
+		}
+		status, body := hostileDo(t, e.env, rt.method, strings.Replace(rt.path, "{id}", "unknown_1", 1), rt.key, rt.body)
+		if status != 404 {
+			t.Errorf("%s %s with an unknown id: %d %.200s", rt.method, rt.path, status, body)
+		}
+	}
+}
+
+// TestProbeEncodedID: an id that holds a character clients percent-encode
+// (":", as encodeURIComponent writes it) is found whichever way it is
+// sent.
+func TestProbeEncodedID(t *testing.T) {
+	e, db := newKeysEnv(t, scopedConfig(""), nil, nil)
+	rec := store.CallRecord{ID: "tcr_a:1", TurnID: "turn_1", CallID: "c1", Tool: "create_task", Arguments: json.RawMessage(`{}`),
+		Status: store.StatusOK, StartedAt: time.Unix(1800000000, 0)}
+	if err := db.RecordCall(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"tcr_a:1", "tcr_a%3A1", "tcr_a%3a1"} {
+		if status, body := hostileDo(t, e.env, "GET", "/admin/calls/"+id, "Authorization: Bearer "+keysAdmin, ""); status != 200 {
+			t.Errorf("GET /admin/calls/%s: %d %.200s", id, status, body)
+		}
+	}
+}
+
+func hostileDo(t *testing.T, e *env, method, path, key, body string) (int, string) {
+	t.Helper()
+	head := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: proxy\r\n%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", method, path, key, len(body))
+	resp, got, _ := rawDo(t, e, head+body, 10*time.Second)
+	return resp.StatusCode, got
 }
