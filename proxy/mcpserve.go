@@ -19,13 +19,15 @@ type toolWatcher interface {
 }
 
 // newMCPServe builds /mcp's handler over the server tools, kept in line
-// with the tool host when it can tell of changes.
-func (s *Server) newMCPServe() {
+// with the tool host when it can tell of changes, with its session caps
+// (zero: the defaults).
+func (s *Server) newMCPServe(maxSessions, maxPerKey int) {
 	var tools mcpserve.Tools = noTools{}
 	if s.tools != nil {
 		tools = s.tools
 	}
-	opts := mcpserve.Options{Tools: tools, Logger: s.log}
+	opts := mcpserve.Options{Tools: tools, Logger: s.log, Now: s.keys.Now,
+		MaxSessions: maxSessions, MaxSessionsPerKey: maxPerKey}
 	if s.approvals != nil {
 		opts.Approvals = s.approvals
 	}
