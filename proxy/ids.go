@@ -52,7 +52,7 @@ func pathID(c echo.Context, k idKind) (string, error) {
 }
 
 func (k idKind) malformed() error {
-	return &clientError{code: "invalid_id", msg: "malformed " + k.what + " in the path: a " + k.what + " is " + k.rule}
+	return &clientError{code: "invalid_id", msg: "malformed " + k.what + " in the path: it must be " + k.rule}
 }
 
 // validToolName allows every name a tool of any source may have: MCP
