@@ -12,6 +12,10 @@ import (
 // and a metrics label take without escaping.
 var keyName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
 
+// ValidKeyName reports whether name is one a named key may have, in
+// auth.keys or through /admin/keys.
+func ValidKeyName(name string) bool { return keyName.MatchString(name) }
+
 // plainKeyPrefix starts the name logs and metrics give a plain key (the
 // prefix and the start of its hash); a named key using it could pass for
 // one.

@@ -94,7 +94,11 @@ func (s *Server) getAction(c echo.Context) error {
 	if s.records == nil {
 		return errNoStorage
 	}
-	a, ok, err := s.records.Action(c.Request().Context(), c.Param("id"))
+	id, err := pathID(c, actionID)
+	if err != nil {
+		return err
+	}
+	a, ok, err := s.records.Action(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
@@ -116,6 +120,10 @@ func (s *Server) decide(c echo.Context, approve bool) error {
 	if s.approvals == nil {
 		return errNoStorage
 	}
+	id, err := pathID(c, actionID)
+	if err != nil {
+		return err
+	}
 	var body struct {
 		Reason string `json:"reason"`
 	}
@@ -128,7 +136,7 @@ func (s *Server) decide(c echo.Context, approve bool) error {
 			return &loop.RequestError{Message: `the body must be empty or a JSON object like {"reason": "…"}`}
 		}
 	}
-	a, err := s.approvals.Decide(c.Request().Context(), c.Param("id"), approve, decider(c), body.Reason)
+	a, err := s.approvals.Decide(c.Request().Context(), id, approve, decider(c), body.Reason)
 	if errors.Is(err, store.ErrDecided) {
 		return &decidedError{action: a}
 	}

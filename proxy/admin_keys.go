@@ -85,7 +85,11 @@ func (s *Server) listKeys(c echo.Context) error {
 }
 
 func (s *Server) getKey(c echo.Context) error {
-	k, fromConfig, ok := s.keys.ByName(c.Param("name"))
+	name, err := pathID(c, keyName)
+	if err != nil {
+		return err
+	}
+	k, fromConfig, ok := s.keys.ByName(name)
 	if !ok {
 		return errKeyNotFound
 	}
@@ -207,7 +211,11 @@ func (s *Server) createKey(c echo.Context) error {
 // patchKey answers PATCH /admin/keys/{name}: the fields sent replace the
 // key's; turns already running keep the scope they started with.
 func (s *Server) patchKey(c echo.Context) error {
-	k, fromConfig, ok := s.keys.ByName(c.Param("name"))
+	name, err := pathID(c, keyName)
+	if err != nil {
+		return err
+	}
+	k, fromConfig, ok := s.keys.ByName(name)
 	if !ok {
 		return errKeyNotFound
 	}
@@ -242,11 +250,15 @@ func (s *Server) patchKey(c echo.Context) error {
 // deleteKey answers DELETE /admin/keys/{name}: the key is refused from
 // now on, also by the turns running with it, at their next round.
 func (s *Server) deleteKey(c echo.Context) error {
-	k, fromConfig, ok := s.keys.ByName(c.Param("name"))
+	name, err := pathID(c, keyName)
+	if err != nil {
+		return err
+	}
+	k, fromConfig, ok := s.keys.ByName(name)
 	if !ok {
 		// Gone from memory, perhaps not from storage: a DELETE retried
 		// after the store failed must still remove it there.
-		if found, err := s.keyStore.DeleteKey(c.Request().Context(), c.Param("name")); err != nil || !found {
+		if found, err := s.keyStore.DeleteKey(c.Request().Context(), name); err != nil || !found {
 			return cmpOr(err, errKeyNotFound)
 		}
 		return c.NoContent(http.StatusNoContent)

@@ -130,7 +130,11 @@ func (s *Server) listTools(c echo.Context) error {
 }
 
 func (s *Server) getTool(c echo.Context) error {
-	t, ok := s.lookupTool(c.Param("name"))
+	name, err := pathID(c, toolName)
+	if err != nil {
+		return err
+	}
+	t, ok := s.lookupTool(name)
 	if !ok {
 		return toolhost.ErrToolNotFound
 	}
@@ -154,11 +158,15 @@ func (s *Server) createTool(c echo.Context) error {
 // putTool answers PUT /admin/tools/{name}: 201 when it created the tool,
 // 200 when it replaced a runtime tool.
 func (s *Server) putTool(c echo.Context) error {
+	name, err := pathID(c, toolName)
+	if err != nil {
+		return err
+	}
 	spec, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return err
 	}
-	t, created, err := s.runtime.PutRuntimeTool(c.Request().Context(), c.Param("name"), spec)
+	t, created, err := s.runtime.PutRuntimeTool(c.Request().Context(), name, spec)
 	if err != nil {
 		return err
 	}
@@ -170,7 +178,11 @@ func (s *Server) putTool(c echo.Context) error {
 }
 
 func (s *Server) deleteTool(c echo.Context) error {
-	if err := s.runtime.DeleteRuntimeTool(c.Request().Context(), c.Param("name")); err != nil {
+	name, err := pathID(c, toolName)
+	if err != nil {
+		return err
+	}
+	if err := s.runtime.DeleteRuntimeTool(c.Request().Context(), name); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

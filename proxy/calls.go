@@ -53,12 +53,16 @@ func (s *Server) getCall(c echo.Context) error {
 	if s.records == nil {
 		return errNoStorage
 	}
-	rec, ok, err := s.records.Call(c.Request().Context(), c.Param("id"))
+	id, err := pathID(c, callID)
+	if err != nil {
+		return err
+	}
+	rec, ok, err := s.records.Call(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return &notFoundError{what: "call", id: c.Param("id")}
+		return &notFoundError{what: "call", id: id}
 	}
 	return c.JSON(http.StatusOK, rec)
 }

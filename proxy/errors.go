@@ -64,6 +64,12 @@ func (e apiError) body() []byte {
 	return b
 }
 
+// clientError is a request the client must change: a 400 with its own
+// code and, when it names a field, param.
+type clientError struct{ code, param, msg string }
+
+func (e *clientError) Error() string { return e.msg }
+
 // modelNotFound is a model no upstream is configured to serve.
 type modelNotFound struct{ model string }
 
@@ -95,6 +101,7 @@ func toAPIError(err error) apiError {
 		be  *bodyError
 		rqe *responses.Error
 		pnf *previousNotFound
+		ce  *clientError
 	)
 	switch {
 	case errors.Is(err, ErrShuttingDown):
@@ -132,6 +139,8 @@ func toAPIError(err error) apiError {
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_body", Message: be.Error()}
 	case errors.As(err, &pe):
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_path", Message: pe.Error()}
+	case errors.As(err, &ce):
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: ce.code, Param: ce.param, Message: ce.msg}
 	case errors.As(err, &tre):
 		var ue *loop.UpstreamError
 		status := http.StatusBadRequest
@@ -181,7 +190,10 @@ func toAPIError(err error) apiError {
 	if ae, ok := adminError(err); ok {
 		return ae
 	}
-	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error: " + err.Error()}
+	// What is left is the proxy's own failure. Its Go error names
+	// internals (storage keys, paths) that are not the client's to read:
+	// errorHandler logs it.
+	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error; the proxy's log has the details"}
 }
 
 // adminError maps the errors of the runtime tools of toolhost.
@@ -319,6 +331,9 @@ func (s *Server) writeError(c echo.Context, err error) error {
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
+	}
+	if toAPIError(err).Status == http.StatusInternalServerError {
+		s.log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err.Error())
 	}
 	if c.Path() == messagesPath {
 		s.writeMessagesError(c, err)

@@ -34,18 +34,7 @@ type rateLimited struct {
 	v   keys.Verdict
 }
 
-func (e *rateLimited) Error() string {
-	what := map[string]string{
-		keys.KindRequests:   fmt.Sprintf("requests per minute (%d)", e.v.Limit.RequestsPerMinute),
-		keys.KindTokens:     fmt.Sprintf("tokens per minute (%d)", e.v.Limit.TokensPerMinute),
-		keys.KindConcurrent: fmt.Sprintf("concurrent turns (%d)", e.v.Limit.ConcurrentTurns),
-	}[e.v.Kind]
-	return fmt.Sprintf("Rate limit reached for %s on API key %s. Try again in %s.", what, e.key, retryWords(e.v))
-}
-
-func retryWords(v keys.Verdict) string {
-	return v.RetryAfter.Round(1e6).String()
-}
+func (e *rateLimited) Error() string { return e.v.Refusal(e.key) }
 
 // configKeyError is an admin change of a key defined in auth.keys.
 type configKeyError struct{ name string }

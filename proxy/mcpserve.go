@@ -1,7 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,13 +19,15 @@ type toolWatcher interface {
 }
 
 // newMCPServe builds /mcp's handler over the server tools, kept in line
-// with the tool host when it can tell of changes.
-func (s *Server) newMCPServe() {
+// with the tool host when it can tell of changes, with its session caps
+// (zero: the defaults).
+func (s *Server) newMCPServe(maxSessions, maxPerKey int) {
 	var tools mcpserve.Tools = noTools{}
 	if s.tools != nil {
 		tools = s.tools
 	}
-	opts := mcpserve.Options{Tools: tools, Logger: s.log}
+	opts := mcpserve.Options{Tools: tools, Logger: s.log, Now: s.keys.Now,
+		MaxSessions: maxSessions, MaxSessionsPerKey: maxPerKey}
 	if s.approvals != nil {
 		opts.Approvals = s.approvals
 	}
@@ -36,7 +41,29 @@ func (s *Server) newMCPServe() {
 // for the request's client key, whose tool scope filters tools/list and
 // tools/call.
 func (s *Server) serveMCP(c echo.Context) error {
+	if err := readMCPBody(c.Request()); err != nil {
+		return err
+	}
 	s.mcpServe.Serve(c.Response(), c.Request(), keyOf(c))
+	return nil
+}
+
+// readMCPBody reads the whole body before the SDK sees the request, so
+// that /mcp's body is under the same deadlines and answers as every
+// other route's (limitBody: 408 naming read_idle_timeout, 413, 400).
+// The SDK reads a body only after its own checks, and answers some
+// requests (no Accept header, an unknown session) without reading it;
+// net/http then waited, with no deadline at all, for the rest of a body
+// that never came: a stalled POST held its connection past 70s.
+func readMCPBody(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	return nil
 }
 

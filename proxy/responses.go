@@ -223,8 +223,11 @@ func (s *Server) getResponse(c echo.Context) error {
 	if s.responses == nil {
 		return errNoStorage
 	}
+	id, err := pathID(c, responseID)
+	if err != nil {
+		return err
+	}
 	keyID, _ := c.Get(ctxKeyID).(string)
-	id := c.Param("id")
 	rec, ok, err := s.responses.Response(c.Request().Context(), keyID, id)
 	if err != nil {
 		return err
@@ -240,8 +243,11 @@ func (s *Server) deleteResponse(c echo.Context) error {
 	if s.responses == nil {
 		return errNoStorage
 	}
+	id, err := pathID(c, responseID)
+	if err != nil {
+		return err
+	}
 	keyID, _ := c.Get(ctxKeyID).(string)
-	id := c.Param("id")
 	ok, err := s.responses.DeleteResponse(c.Request().Context(), keyID, id)
 	if err != nil {
 		return err

@@ -90,6 +90,10 @@ type Options struct {
 	// call (loop.Runner.Tracer); upstream requests carry the trace on.
 	// Nil (tracing off) wraps nothing and makes no spans.
 	Tracing trace.TracerProvider
+	// MCPMaxSessions caps /mcp's sessions in all, MCPMaxSessionsPerKey
+	// those of one client key; zero means 1000 and 100. A new session
+	// past a cap takes the place of the one idle longest.
+	MCPMaxSessions, MCPMaxSessionsPerKey int
 }
 
 // Tools is what the proxy needs of the tool host: the tools to offer and
@@ -176,7 +180,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.state.Store(st)
-	s.newMCPServe()
+	s.newMCPServe(opts.MCPMaxSessions, opts.MCPMaxSessionsPerKey)
 	s.echo = s.routes()
 	s.handler = s.echo
 	if opts.Tracing != nil {
@@ -202,7 +206,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.JSONSerializer = jsonSerializer{}
-	e.Use(s.recoverPanic, s.limitBody)
+	e.Use(s.recoverPanic, s.refuseAmbiguousFraming, s.limitBody)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -202,6 +202,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		"version", b.versionString(), "commit", b.commitString())
 
 	errc := make(chan error, 1)
+	ln = proxy.GuardFraming(hs, ln)
 	go func() { errc <- hs.Serve(ln) }()
 	for {
 		select {

@@ -236,6 +236,9 @@ func serve(h http.Handler, addr string) (string, func(), error) {
 		return "", nil, err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if _, ok := h.(*proxy.Server); ok {
+		ln = proxy.GuardFraming(srv, ln)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -105,21 +106,46 @@ type Verdict struct {
 // the concurrent_turns until release is called; release is nil when the
 // request was refused.
 func (l *Limiter) Admit(now time.Time) (v Verdict, release func()) {
+	return l.admit(now, 1, true, true)
+}
+
+// AdmitRequests decides n requests that neither reach a model nor run
+// anything while they are answered (MCP's initialize, and the tools/call
+// requests of one POST before they run): only requests_per_minute
+// applies, and either all n are counted or none.
+func (l *Limiter) AdmitRequests(now time.Time, n int) Verdict {
+	v, _ := l.admit(now, n, false, false)
+	return v
+}
+
+// Hold takes one of the concurrent_turns for work that runs without a
+// model (an MCP tools/call, counted as a request already), until
+// release is called; release is nil when the key has none free.
+func (l *Limiter) Hold(now time.Time) (v Verdict, release func()) {
+	return l.admit(now, 0, false, true)
+}
+
+// admit counts n requests, checks the token limit when tokens is set,
+// and takes a concurrent turn when turn is set; all of them or nothing.
+func (l *Limiter) admit(now time.Time, n int, tokens, turn bool) (v Verdict, release func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.req.refill(now)
 	l.tok.refill(now)
 	switch {
-	case l.limits.RequestsPerMinute > 0 && l.req.level < 1:
-		v = l.verdict(KindRequests, l.req.until(1))
-	case l.limits.TokensPerMinute > 0 && l.tok.level < 1:
+	case n > 0 && l.limits.RequestsPerMinute > 0 && l.req.level < float64(n):
+		v = l.verdict(KindRequests, l.req.until(float64(n)))
+	case tokens && l.limits.TokensPerMinute > 0 && l.tok.level < 1:
 		v = l.verdict(KindTokens, l.tok.until(1))
-	case l.limits.ConcurrentTurns > 0 && l.active >= l.limits.ConcurrentTurns:
+	case turn && l.limits.ConcurrentTurns > 0 && l.active >= l.limits.ConcurrentTurns:
 		// When a turn ends is unknown: a second is what SDKs then wait.
 		v = l.verdict(KindConcurrent, time.Second)
 	default:
 		if l.limits.RequestsPerMinute > 0 {
-			l.req.level--
+			l.req.level -= float64(n)
+		}
+		if !turn {
+			return l.verdict("", 0), nil
 		}
 		l.active++
 		var once sync.Once
@@ -167,6 +193,17 @@ func (l *Limiter) verdict(kind string, retry time.Duration) Verdict {
 		ResetReq: l.req.until(l.req.size), ResetTok: l.tok.until(l.tok.size),
 		Active: l.active,
 	}
+}
+
+// Refusal says what a refused request ran into, for the client of the
+// key named key.
+func (v Verdict) Refusal(key string) string {
+	what := map[string]string{
+		KindRequests:   fmt.Sprintf("requests per minute (%d)", v.Limit.RequestsPerMinute),
+		KindTokens:     fmt.Sprintf("tokens per minute (%d)", v.Limit.TokensPerMinute),
+		KindConcurrent: fmt.Sprintf("concurrent turns (%d)", v.Limit.ConcurrentTurns),
+	}[v.Kind]
+	return fmt.Sprintf("Rate limit reached for %s on API key %s. Try again in %s.", what, key, v.RetryAfter.Round(time.Millisecond))
 }
 
 // SetHeaders writes OpenAI's x-ratelimit-* headers for the limits the key

@@ -132,3 +132,37 @@ func TestVerdictHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestLimiterRequestsAndHold: what /mcp counts. AdmitRequests counts n
+// requests, all or none, and neither takes a turn nor minds the token
+// limit; Hold takes a turn without counting a request.
+func TestLimiterRequestsAndHold(t *testing.T) {
+	l := newLimiter(config.Limits{RequestsPerMinute: 3, TokensPerMinute: 10, ConcurrentTurns: 1}, t0)
+	l.Spend(t0, 100) // the token limit is spent: no model request may go
+	if v := l.AdmitRequests(t0, 2); !v.OK || v.Active != 0 {
+		t.Fatalf("2 of 3 requests: %+v", v)
+	}
+	if v := l.AdmitRequests(t0, 2); v.OK || v.Kind != KindRequests {
+		t.Fatalf("2 more with 1 left: %+v", v)
+	}
+	if v := l.AdmitRequests(t0, 1); !v.OK || v.Requests != 0 {
+		t.Fatalf("the last one: %+v (a refused pair must have spent nothing)", v)
+	}
+	v, release := l.Hold(t0)
+	if !v.OK || release == nil {
+		t.Fatalf("a turn with no requests left: %+v", v)
+	}
+	if v, again := l.Hold(t0); v.OK || again != nil || v.Kind != KindConcurrent {
+		t.Fatalf("a second turn with concurrent_turns 1: %+v", v)
+	}
+	release()
+	release() // twice is once
+	if v, again := l.Hold(t0); !v.OK {
+		t.Fatalf("a turn after the first ended: %+v", v)
+	} else {
+		again()
+	}
+	if v := l.Peek(t0); v.Active != 0 {
+		t.Errorf("active %d after every turn ended", v.Active)
+	}
+}

@@ -24,6 +24,11 @@ func (sc *scope) callTool(name string) mcp.ToolHandler {
 		if k != nil && !k.AllowsTool(name) {
 			return nil, unknownTool(name)
 		}
+		release, err := sc.h.holdTurn(k)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		args := req.Params.Arguments
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)

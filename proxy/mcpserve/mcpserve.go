@@ -66,6 +66,13 @@ type Options struct {
 	// A client that comes back gets 404 and starts a new session, as
 	// the transport asks of it.
 	SessionTimeout time.Duration
+	// MaxSessions caps the sessions kept in all, and MaxSessionsPerKey
+	// those of one client key; zero means 1000 and 100. A new session
+	// past a cap takes the place of the one idle longest (see
+	// [Handler.Serve]).
+	MaxSessions, MaxSessionsPerKey int
+	// Now is the clock of the keys' limits; nil uses time.Now.
+	Now func() time.Time
 }
 
 // Handler serves /mcp. Create it with [New]; call [Handler.ToolsChanged]
@@ -73,6 +80,8 @@ type Options struct {
 type Handler struct {
 	opts Options
 	sdk  *mcp.StreamableHTTPHandler
+
+	sessions *sessions
 
 	mu     sync.Mutex
 	scopes map[string]*scope // by key name ("" without client keys)
@@ -89,7 +98,16 @@ func New(opts Options) *Handler {
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = 5 * time.Second
 	}
-	h := &Handler{opts: opts, scopes: map[string]*scope{}}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 1000
+	}
+	if opts.MaxSessionsPerKey <= 0 {
+		opts.MaxSessionsPerKey = 100
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	h := &Handler{opts: opts, scopes: map[string]*scope{}, sessions: newSessions(opts.MaxSessions, opts.MaxSessionsPerKey)}
 	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		sc, _ := r.Context().Value(scopeKey{}).(*scope)
 		if sc == nil {
@@ -106,13 +124,51 @@ type scopeKey struct{}
 // when the proxy has no client keys). A session belongs to the key that
 // opened it: another key presenting its id is told there is no such
 // session, so a session id never widens a scope.
+//
+// The key's limits apply: each initialize and tools/call counts as a
+// request against requests_per_minute (over it: 429 with Retry-After,
+// before the SDK sees the request), and a tools/call holds one of the
+// key's concurrent_turns while it runs. Sessions are capped per key and
+// in all (Options.MaxSessions).
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, k *keys.Key) {
 	sc := h.scopeOf(k)
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !sc.owns(id) {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id != "" && !sc.owns(id) {
 		http.Error(w, "session not found", http.StatusNotFound)
 		return
 	}
-	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), scopeKey{}, sc)))
+	var msgs messages
+	if r.Method == http.MethodPost {
+		var ok bool
+		if msgs, ok = readMessages(w, r); !ok {
+			return
+		}
+		if !h.admit(w, k, msgs) {
+			return
+		}
+	}
+	r = r.WithContext(context.WithValue(r.Context(), scopeKey{}, sc))
+	if id != "" {
+		defer h.sessions.use(id)()
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	if msgs.initialize == 0 {
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	done, err := h.sessions.reserve(sc)
+	if err != nil {
+		status := http.StatusServiceUnavailable
+		if err.(errTooMany).perKey {
+			status = http.StatusTooManyRequests
+		}
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, status, msgs.firstID, err.Error())
+		return
+	}
+	h.sdk.ServeHTTP(w, r)
+	done(w.Header().Get("Mcp-Session-Id"))
 }
 
 // ToolsChanged brings every key's server in line with the tool host; the
@@ -195,6 +251,25 @@ func (sc *scope) owns(id string) bool {
 		}
 	}
 	return false
+}
+
+// sessionIDs are the ids of the scope's live sessions.
+func (sc *scope) sessionIDs() map[string]bool {
+	ids := map[string]bool{}
+	for ss := range sc.server.Sessions() {
+		ids[ss.ID()] = true
+	}
+	return ids
+}
+
+// close ends session id, if it is still open.
+func (sc *scope) close(id string) {
+	for ss := range sc.server.Sessions() {
+		if ss.ID() == id {
+			_ = ss.Close()
+			return
+		}
+	}
 }
 
 // sync adds the tools of the key's scope the server lacks (or holds in

@@ -1,0 +1,48 @@
+package proxy
+
+import (
+	"context"
+	"net"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolstream/toolstream/proxy/internal/framing"
+)
+
+// GuardFraming makes hs refuse requests whose framing two servers could
+// read differently (request smuggling): both Content-Length and
+// Transfer-Encoding, a folded header line, a bare LF. Serve hs on the
+// listener it returns. net/http accepts all three and keeps the
+// connection; a server in front of the proxy that frames the same bytes
+// the other way would have the rest of a body answered as the next
+// request (the probe saw 200 then 401 on one connection). Each is
+// answered 400 and its connection closed, as RFC 9112 §6.1 asks.
+func GuardFraming(hs *http.Server, ln net.Listener) net.Listener {
+	hs.ConnContext = chainConnContext(hs.ConnContext, framing.ConnContext)
+	return framing.Listener(ln)
+}
+
+func chainConnContext(first, then func(ctx context.Context, c net.Conn) context.Context) func(ctx context.Context, c net.Conn) context.Context {
+	if first == nil {
+		return then
+	}
+	return func(ctx context.Context, c net.Conn) context.Context { return then(first(ctx, c), c) }
+}
+
+// refuseAmbiguousFraming answers a request on a connection that carried an
+// ambiguous head with 400, and closes the connection: what follows on
+// it cannot be trusted to be the request it looks like. It reads none of
+// the body.
+func (s *Server) refuseAmbiguousFraming(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		why := framing.Suspect(c.Request().Context())
+		if why == "" {
+			return next(c)
+		}
+		c.Response().Header().Set("Connection", "close")
+		s.log.Warn("request refused: ambiguous framing", "why", why, "remote", c.Request().RemoteAddr)
+		return &clientError{code: "ambiguous_framing",
+			msg: "the request's framing is ambiguous: it has " + why + "; send one Content-Length or Transfer-Encoding: chunked, and end each header line with CRLF"}
+	}
+}
