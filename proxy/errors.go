@@ -12,7 +12,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop"
-	"github.com/toolstream/toolstream/proxy/internal/jsonread"
+	"github.com/toolstream/toolstream/loop/jsonread"
 	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"

@@ -1,9 +1,12 @@
-// Package jsonread reads the request bodies of the client protocols that
-// map onto chat completions (Responses, Messages): one level at a time,
-// every value kept as the client wrote it until its field is read, so a
-// nested value passed on (a tool's parameters, a JSON schema, metadata)
-// keeps its bytes. Each protocol phrases a wrong value its own way (its
-// API's wording), through a Reader.
+// Package jsonread reads request bodies: [Body] checks a whole body
+// once, for every route (chat, Responses, Messages, pass-through), and
+// splits it into its top-level members; a [Reader] then reads the members
+// of the client protocols that map onto chat completions (Responses,
+// Messages) one level at a time, every value kept as the client wrote it
+// until its field is read, so a nested value passed on (a tool's
+// parameters, a JSON schema, metadata) keeps its bytes. Each protocol
+// phrases a wrong value its own way (its API's wording), through a
+// Reader.
 package jsonread
 
 import (
@@ -67,31 +70,50 @@ func (r Reader) Object(raw json.RawMessage, param string) (Object, error) {
 // members splits an object into its members as json.Unmarshal into an
 // Object does — keys unquoted, the last of a repeated key kept, values
 // as written — without its reflection, which cost more than all the
-// rest of reading a small request did. Once json.Valid passed, the walk
-// needs no checks of its own. Values are views of raw, capped so that
-// appending to one never writes into the next.
+// rest of reading a small request did.
 func members(raw []byte) (Object, bool) {
 	if !json.Valid(raw) {
 		return nil, false
 	}
-	o := Object{}
-	i := skipSpace(raw, 1)
+	o, _, _ := split(raw)
+	return o, o != nil
+}
+
+// split splits a valid JSON object into its members, the last of a
+// repeated key kept; dup is the first key it saw twice, when twice says
+// there is one ("" is a key too). Once json.Valid
+// passed, the walk needs no checks of its own. Values are views of raw,
+// capped so that appending to one never writes into the next.
+func split(raw []byte) (o Object, dup string, twice bool) {
+	o = Object{}
+	i := skipSpace(raw, skipSpace(raw, 0)+1)
 	for raw[i] != '}' {
 		end := stringEnd(raw, i)
 		key, ok := literal(raw[i:end])
 		if !ok {
 			if json.Unmarshal(raw[i:end], &key) != nil {
-				return nil, false
+				return nil, "", false
 			}
 		}
 		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
 		end = valueEnd(raw, i)
+		if _, seen := o[key]; seen && !twice {
+			dup, twice = shortKey(key), true
+		}
 		o[key] = raw[i:end:end]
 		if i = skipSpace(raw, end); raw[i] == ',' {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	return o, true
+	return o, dup, twice
+}
+
+// shortKey keeps a key named in an error message short.
+func shortKey(k string) string {
+	if len(k) > 64 {
+		return k[:64] + "…"
+	}
+	return k
 }
 
 // skipSpace is the index of the first byte from i on that is not JSON
