@@ -9,6 +9,10 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolstream/toolstream/loop/jsonread"
 )
 
 // bodyReader reads a request body under two deadlines: idle, the longest
@@ -138,3 +142,44 @@ func (e *bodyError) Error() string {
 }
 
 func (e *bodyError) Unwrap() error { return e.err }
+
+// readJSON is how every route reads a JSON body, pass-through included:
+// whole (bounded by limitBody), then checked as a whole by jsonread.Body
+// — one JSON object, each top-level key once, and at most the values
+// max_request_bytes buys (jsonread.Budget). A body that fails is a 400
+// naming the problem, or a 413 past the budget, before anything is built
+// from it.
+func (s *Server) readJSON(c echo.Context) ([]byte, jsonread.Object, error) {
+	r := c.Request()
+	body, err := readAll(r.Body, r.ContentLength)
+	if err != nil {
+		return nil, nil, err
+	}
+	top, err := jsonread.Body(body, jsonread.Budget(int64(s.stateOf(c).cfg.MaxRequestBytes)))
+	if err != nil {
+		return nil, nil, err
+	}
+	return body, top, nil
+}
+
+// readAll reads r to its end. A body that declares its length is read
+// into a buffer of that size: io.ReadAll grows its buffer as it goes,
+// which for a 10MiB body allocated twice that.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, size+1) // +1: the last read, which sees the end
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return b, err
+		case len(b) == cap(b):
+			b = append(b, 0)[:len(b)] // longer than it said; net/http stops it
+		}
+	}
+}

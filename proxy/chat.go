@@ -26,7 +26,7 @@ import (
 // end the response the one right way.
 func (s *Server) chatCompletions(c echo.Context) error {
 	start := time.Now()
-	req, err := readRequest(c)
+	req, err := s.readRequest(c)
 	if err != nil {
 		return err
 	}
@@ -244,10 +244,10 @@ func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream.Client, s
 	return c.JSONBlob(http.StatusOK, out.Completion())
 }
 
-// readRequest reads the body (bounded by limitBody) and parses the fields
-// the proxy owns.
-func readRequest(c echo.Context) (*loop.Request, error) {
-	body, err := io.ReadAll(c.Request().Body)
+// readRequest reads the body (readJSON) and parses the fields the proxy
+// owns.
+func (s *Server) readRequest(c echo.Context) (*loop.Request, error) {
+	body, _, err := s.readJSON(c)
 	if err != nil {
 		return nil, err
 	}

@@ -93,6 +93,7 @@ func toAPIError(err error) apiError {
 		upe *upstream.PathError
 		pe  *pathError
 		be  *bodyError
+		jbe *jsonread.BodyError
 		rqe *responses.Error
 		pnf *previousNotFound
 	)
@@ -130,6 +131,11 @@ func toAPIError(err error) apiError {
 			return apiError{Status: http.StatusRequestTimeout, Type: "invalid_request_error", Code: "request_timeout", Message: be.Error()}
 		}
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_body", Message: be.Error()}
+	case errors.As(err, &jbe):
+		if jbe.Limit > 0 {
+			return apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large", Message: jbe.Error()}
+		}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: jbe.Key, Message: jbe.Error()}
 	case errors.As(err, &pe):
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_path", Message: pe.Error()}
 	case errors.As(err, &tre):
