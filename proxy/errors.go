@@ -94,6 +94,7 @@ func toAPIError(err error) apiError {
 		pe  *pathError
 		be  *bodyError
 		jbe *jsonread.BodyError
+		ate *upstream.AnswerTooLargeError
 		rqe *responses.Error
 		pnf *previousNotFound
 	)
@@ -157,6 +158,8 @@ func toAPIError(err error) apiError {
 		return apiError{Status: http.StatusBadGateway, Type: "api_error", Code: "upstream_auth_failed", Message: uae.Message()}
 	case errors.As(err, &upe):
 		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "upstream_not_found", Message: upe.Message(), Header: upe.UE.Header}
+	case errors.As(err, &ate):
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_answer_too_large", Message: ate.Error()}
 	case errors.As(err, &bse):
 		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_bad_status",
 			Message: fmt.Sprintf("upstream %s answered %d where 200 was expected", bse.Upstream, bse.Status)}
