@@ -167,11 +167,29 @@ func (r Reader) Array(raw json.RawMessage, param string) ([]json.RawMessage, err
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, r.Invalid(param, "an array", Kind(raw))
 	}
-	var a []json.RawMessage
-	if err := json.Unmarshal(raw, &a); err != nil {
+	a, ok := elements(raw)
+	if !ok {
 		return nil, r.Invalid(param, "an array", "")
 	}
 	return a, nil
+}
+
+// elements splits an array into its elements as json.Unmarshal into a
+// []json.RawMessage does, but as views of raw, capped as members' are:
+// Unmarshal copied every element, a second copy of a body's messages.
+func elements(raw []byte) ([]json.RawMessage, bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	a := []json.RawMessage{}
+	for i := skipSpace(raw, 1); raw[i] != ']'; {
+		end := valueEnd(raw, i)
+		a = append(a, raw[i:end:end])
+		if i = skipSpace(raw, end); raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return a, true
 }
 
 // String reads a string; null or absent is "".
