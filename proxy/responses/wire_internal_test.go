@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
 // stdString is s as encoding/json writes it with HTML escaping off.
@@ -181,7 +183,7 @@ func TestEncodeMessage(t *testing.T) {
 		msgs = append(msgs, &chatMessage{Role: "user", Content: text}, &chatMessage{Role: "system <" + text + ">", Content: text})
 	}
 	for _, m := range msgs {
-		got, err := encodeMessage(m)
+		got, err := chatbody.EncodeMessage(m)
 		if err != nil {
 			t.Fatal(err)
 		}
