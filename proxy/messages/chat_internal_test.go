@@ -1,10 +1,9 @@
 package messages
 
 import (
-	"path/filepath"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 )
 
 // TestEncodeChat: the chat body written by hand (chatbody.Request.Encode)
@@ -19,17 +18,8 @@ func TestEncodeChat(t *testing.T) {
 		  {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"a": 1}}]},
 		  {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`,
 	}
-	files, _ := filepath.Glob("testdata/*.txtar")
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range ar.Files {
-			if f.Name == "request.json" {
-				bodies = append(bodies, string(f.Data))
-			}
-		}
+	for _, body := range encodertest.GoldenRequests(t) {
+		bodies = append(bodies, string(body))
 	}
 	for _, body := range bodies {
 		r, err := ToChat([]byte(body))

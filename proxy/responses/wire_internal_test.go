@@ -3,13 +3,11 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 )
 
 // stdString is s as encoding/json writes it with HTML escaping off.
@@ -203,17 +201,8 @@ func TestEncodeChat(t *testing.T) {
 		  "text":{"format":{"type":"json_schema","name":"s","schema":{"type":"object"}}},"toolstream":{ "display" : "none" }}`,
 		`{"model":"m","previous_response_id":"resp_1","stream":true}`,
 	}
-	files, _ := filepath.Glob("testdata/*.txtar")
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range ar.Files {
-			if f.Name == "request.json" {
-				bodies = append(bodies, string(f.Data))
-			}
-		}
+	for _, body := range encodertest.GoldenRequests(t) {
+		bodies = append(bodies, string(body))
 	}
 	for _, body := range bodies {
 		r, err := ToChat([]byte(body))
