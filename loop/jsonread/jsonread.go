@@ -81,31 +81,63 @@ func members(raw []byte) (Object, bool) {
 
 // split splits a valid JSON object into its members, the last of a
 // repeated key kept; dup is the first key it saw twice, when twice says
-// there is one ("" is a key too). Once json.Valid
-// passed, the walk needs no checks of its own. Values are views of raw,
-// capped so that appending to one never writes into the next.
+// there is one ("" is a key too). Values are views of raw, capped so that
+// appending to one never writes into the next.
 func split(raw []byte) (o Object, dup string, twice bool) {
 	o = Object{}
+	ok := walk(raw, func(key string, start, end int) bool {
+		if _, seen := o[key]; seen && !twice {
+			dup, twice = shortKey(key), true
+		}
+		o[key] = raw[start:end:end]
+		return true
+	})
+	if !ok {
+		return nil, "", false
+	}
+	return o, dup, twice
+}
+
+// Span is where the value of an object's top-level key lies in it:
+// raw[start:end], the last one when the key repeats. ok is false when raw
+// is not a JSON object or has no such key.
+func Span(raw []byte, key string) (start, end int, ok bool) {
+	if !json.Valid(raw) || raw[skipSpace(raw, 0)] != '{' {
+		return 0, 0, false
+	}
+	walk(raw, func(k string, s, e int) bool {
+		if k == key {
+			start, end, ok = s, e, true
+		}
+		return true
+	})
+	return start, end, ok
+}
+
+// walk calls fn with each member of a valid JSON object: its key,
+// unquoted, and where its value lies in raw, until fn returns false. Once
+// json.Valid passed, the walk needs no checks of its own. It reports false
+// for a key it cannot unquote (none that json.Valid passed).
+func walk(raw []byte, fn func(key string, start, end int) bool) bool {
 	i := skipSpace(raw, skipSpace(raw, 0)+1)
 	for raw[i] != '}' {
 		end := stringEnd(raw, i)
 		key, ok := literal(raw[i:end])
 		if !ok {
 			if json.Unmarshal(raw[i:end], &key) != nil {
-				return nil, "", false
+				return false
 			}
 		}
 		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
 		end = valueEnd(raw, i)
-		if _, seen := o[key]; seen && !twice {
-			dup, twice = shortKey(key), true
+		if !fn(key, i, end) {
+			return true
 		}
-		o[key] = raw[i:end:end]
 		if i = skipSpace(raw, end); raw[i] == ',' {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	return o, dup, twice
+	return true
 }
 
 // shortKey keeps a key named in an error message short.
@@ -167,21 +199,22 @@ func (r Reader) Array(raw json.RawMessage, param string) ([]json.RawMessage, err
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, r.Invalid(param, "an array", Kind(raw))
 	}
-	a, ok := elements(raw)
+	a, ok := Elements(raw)
 	if !ok {
 		return nil, r.Invalid(param, "an array", "")
 	}
 	return a, nil
 }
 
-// elements splits an array into its elements as json.Unmarshal into a
+// Elements splits an array into its elements as json.Unmarshal into a
 // []json.RawMessage does, but as views of raw, capped as members' are:
-// Unmarshal copied every element, a second copy of a body's messages.
-func elements(raw []byte) ([]json.RawMessage, bool) {
-	if !json.Valid(raw) {
+// Unmarshal copied every element, a second copy of a body's messages. ok
+// is false when raw is not a JSON array.
+func Elements(raw []byte) (a []json.RawMessage, ok bool) {
+	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
 		return nil, false
 	}
-	a := []json.RawMessage{}
+	a = []json.RawMessage{}
 	for i := skipSpace(raw, 1); raw[i] != ']'; {
 		end := valueEnd(raw, i)
 		a = append(a, raw[i:end:end])
