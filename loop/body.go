@@ -153,7 +153,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	}
 	// Sized for the request and what was added, so the body is written
 	// in one allocation rather than grown.
-	return joinMessages(v.MarshalTo(nil), sys, first, msgs, added, len(tr.base)+len(quoted)+len(enc)+64)
+	return joinMessages(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
 }
 
 // unavailableNote is the system-prompt section of a turn whose server

@@ -35,14 +35,18 @@ func messagesApart(body []byte) (skeleton []byte, msgs []json.RawMessage, err er
 // message of toolstream's own) when not nil, the client's messages, the
 // first one as first when the round changed it, then added. The client's
 // messages are compacted as they are copied, as fastjson would write
-// them. size is a guess at the whole body's size, so that it is written
-// in one allocation.
-func joinMessages(head []byte, sys, first *fastjson.Value, msgs []json.RawMessage, added []*fastjson.Value, size int) ([]byte, error) {
+// them. extra is at least what the round adds to the messages (its
+// prompt, its messages), so that the body is written in one allocation.
+func joinMessages(head []byte, sys, first *fastjson.Value, msgs []json.RawMessage, added []*fastjson.Value, extra int) ([]byte, error) {
 	start, end, ok := jsonread.Span(head, "messages")
 	if !ok {
 		return nil, errors.New("re-reading the request: its messages are lost")
 	}
-	out := bytes.NewBuffer(make([]byte, 0, max(size, len(head))))
+	size := len(head) + len(msgs) + extra
+	for _, m := range msgs {
+		size += len(m)
+	}
+	out := bytes.NewBuffer(make([]byte, 0, size))
 	out.Write(head[:start])
 	out.WriteByte('[')
 	n := 0
