@@ -34,10 +34,11 @@ type message struct {
 func (tr *turnRun) body(final bool) ([]byte, error) {
 	// Pooled: a fresh parser and arena per round allocated every value of
 	// the request anew.
-	p, ap, a := parserPool.Get(), parserPool.Get(), arenaPool.Get()
+	p, ap, fp, a := parserPool.Get(), parserPool.Get(), parserPool.Get(), arenaPool.Get()
 	defer func() {
 		parserPool.Put(p)
 		parserPool.Put(ap)
+		parserPool.Put(fp)
 		a.Reset()
 		arenaPool.Put(a)
 	}()
@@ -50,7 +51,14 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		}
 		tr.base, tr.framed = framed, true
 	}
-	v, err := p.ParseBytes(tr.base)
+	// The messages stay as written, apart from the body parsed: a tree
+	// of every message, built again each round, cost hundreds of bytes
+	// per message of a long conversation.
+	skel, msgs, err := messagesApart(tr.base)
+	if err != nil {
+		return nil, fmt.Errorf("re-reading the request: %w", err)
+	}
+	v, err := p.ParseBytes(skel)
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
@@ -93,31 +101,38 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 			return nil, err
 		}
 	}
-	msgs := v.GetArray("messages")
 	// The prompt goes in the client's system message, or in one of its
 	// own before the others: built from the prompt's remembered JSON, not
 	// encoded again for every request.
-	var sys *fastjson.Value // a system message of toolstream's own, first
+	var (
+		sys   *fastjson.Value // a system message of toolstream's own, first
+		first *fastjson.Value // the client's first message, when changed
+	)
 	sysIdx := -1
 	if prompt != "" {
+		var m0 *fastjson.Value
+		if len(msgs) > 0 {
+			if m0, err = fp.ParseBytes(msgs[0]); err != nil {
+				return nil, fmt.Errorf("re-reading the request: %w", err)
+			}
+		}
 		switch {
-		case len(msgs) == 0 || !isSystem(msgs[0]):
+		case m0 == nil || !isSystem(m0):
 			sys = a.NewObject()
 			sys.Set("role", a.NewString("system"))
 			sys.Set("content", rawValue(a, quoted))
-		case isString(msgs[0].Get("content")):
-			c := string(msgs[0].GetStringBytes("content"))
-			msgs[0].Set("content", rawValue(a, joinQuoted(c, quoted)))
+		case isString(m0.Get("content")):
+			c := string(m0.GetStringBytes("content"))
+			m0.Set("content", rawValue(a, joinQuoted(c, quoted)))
+			first = m0
 		default:
 			sysIdx = 0
-			add = append(add, mergedSystem(msgs[0], prompt))
+			add = append(add, mergedSystem(m0, prompt))
+			first = m0
 		}
 	}
 	for i, rec := range tr.history {
 		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
-	}
-	if len(add) == 0 && sys == nil {
-		return v.MarshalTo(make([]byte, 0, len(tr.base)+len(quoted)+64)), nil
 	}
 	var added []*fastjson.Value
 	enc := []byte(nil)
@@ -132,30 +147,13 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		}
 		added = av.GetArray()
 	}
-
-	out := a.NewArray()
-	n := 0
-	push := func(x *fastjson.Value) {
-		out.SetArrayItem(n, x)
-		n++
-	}
-	switch {
-	case sys != nil:
-		push(sys)
-	case sysIdx == 0:
-		msgs[0].Set("content", added[0].Get("content"))
+	if sysIdx == 0 {
+		first.Set("content", added[0].Get("content"))
 		added = added[1:]
 	}
-	for _, m := range msgs {
-		push(m)
-	}
-	for _, m := range added {
-		push(m)
-	}
-	v.Set("messages", out)
 	// Sized for the request and what was added, so the body is written
 	// in one allocation rather than grown.
-	return v.MarshalTo(make([]byte, 0, len(tr.base)+len(quoted)+len(enc)+64)), nil
+	return joinMessages(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
 }
 
 // unavailableNote is the system-prompt section of a turn whose server

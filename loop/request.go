@@ -1,9 +1,11 @@
 package loop
 
 import (
-	"fmt"
+	"bytes"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop/jsonread"
 )
 
 // Request is a client's chat-completions request, parsed once. Its body stays
@@ -62,124 +64,118 @@ func (e *RequestError) Error() string { return e.Message }
 // body and checks the ones every upstream would reject anyway, so the client
 // gets a clear 400 instead of an upstream's guess.
 func ParseRequest(body []byte) (*Request, error) {
-	// Pooled: every field kept is copied out of the parser's values.
-	p := parserPool.Get()
-	defer parserPool.Put(p)
-	v, err := p.ParseBytes(body)
+	// The body is split into its top-level members, not parsed whole:
+	// its messages are only checked to be a non-empty array, and a tree
+	// of every message cost hundreds of bytes for each one (a body of
+	// one-letter messages, a gigabyte). The few members read are parsed
+	// one at a time.
+	top, err := jsonread.Body(body, 0)
 	if err != nil {
-		return nil, &RequestError{Message: fmt.Sprintf("request body is not valid JSON: %s", shortErr(err))}
-	}
-	if v.Type() != fastjson.TypeObject {
-		return nil, &RequestError{Message: "request body must be a JSON object"}
-	}
-	if k, ok := duplicateKey(v.GetObject()); ok {
-		return nil, &RequestError{Param: k, Message: fmt.Sprintf("the key %q appears more than once in the request body; send each key once", k)}
+		be := err.(*jsonread.BodyError)
+		return nil, &RequestError{Param: be.Key, Message: be.Error()}
 	}
 	r := &Request{Body: body}
+	p := parserPool.Get()
+	defer parserPool.Put(p)
 
-	m := v.Get("model")
-	if m == nil || m.Type() != fastjson.TypeString || len(m.GetStringBytes()) == 0 {
+	m, ok := stringMember(p, top["model"])
+	if !ok || m == "" {
 		return nil, &RequestError{Param: "model", Message: "you must provide a model parameter"}
 	}
-	r.Model = string(m.GetStringBytes())
-
-	msgs := v.Get("messages")
-	if msgs == nil || msgs.Type() != fastjson.TypeArray {
-		return nil, &RequestError{Param: "messages", Message: "messages must be an array of chat messages"}
+	r.Model = m
+	if err := checkMessages(top["messages"]); err != nil {
+		return nil, err
 	}
-	if len(msgs.GetArray()) == 0 {
-		return nil, &RequestError{Param: "messages", Message: "messages must not be empty"}
-	}
-
-	if s := v.Get("stream"); s != nil && s.Type() != fastjson.TypeNull {
-		b, err := s.Bool()
-		if err != nil {
+	if s := top["stream"]; !jsonread.IsNull(s) {
+		if string(s) != "true" && string(s) != "false" {
 			return nil, &RequestError{Param: "stream", Message: "stream must be a boolean"}
 		}
-		r.Stream = b
+		r.Stream = string(s) == "true"
 	}
-	if so := v.Get("stream_options"); so != nil {
+	if so, ok := top["stream_options"]; ok {
 		r.streamOptions = true
-		r.IncludeUsage = so.Type() == fastjson.TypeObject && so.GetBool("include_usage")
+		v, err := p.ParseBytes(so)
+		r.IncludeUsage = err == nil && v.Type() == fastjson.TypeObject && v.GetBool("include_usage")
 	}
-	r.ToolChoiceNone = string(v.GetStringBytes("tool_choice")) == "none"
-	// Qwen3's template takes enable_thinking, DeepSeek V3.1's thinking;
-	// false puts an empty think block in the prompt instead of "<think>".
-	for _, k := range [...]string{"enable_thinking", "thinking"} {
-		if b := v.Get("chat_template_kwargs", k); b != nil && b.Type() == fastjson.TypeFalse {
-			r.ThinkingOff = true
+	tc, _ := stringMember(p, top["tool_choice"])
+	r.ToolChoiceNone = tc == "none"
+	r.ThinkingOff = thinkingOff(p, top["chat_template_kwargs"])
+	r.readTools(p, top["tools"])
+	if raw, ok := top["toolstream"]; ok {
+		r.hasExtension = true
+		v, err := p.ParseBytes(raw)
+		if err != nil { // cannot happen: the body is valid JSON
+			return nil, &RequestError{Param: "toolstream", Message: "toolstream must be an object"}
 		}
-	}
-	if tv := v.Get("tools"); tv != nil && tv.Type() == fastjson.TypeArray && len(tv.GetArray()) > 0 {
-		// Marshalled before anything in it is read: fastjson writes an
-		// unread string as it came, escapes and all.
-		r.clientTools = tv.MarshalTo(nil)
-	}
-	for _, t := range v.GetArray("tools") {
-		if name := t.GetStringBytes("function", "name"); len(name) > 0 {
-			r.ClientTools = append(r.ClientTools, string(name))
-		}
-	}
-	r.hasExtension = v.Exists("toolstream")
-	if r.hasExtension {
-		o, err := parseOverrides(v.Get("toolstream"))
-		if err != nil {
+		if r.Overrides, err = parseOverrides(v); err != nil {
 			return nil, err
 		}
-		r.Overrides = o
 	}
 	return r, nil
 }
 
-// duplicateKey finds a top-level key that o holds more than once. Every
-// reader of a body picks one of a repeated key's values, and not the same
-// one: toolstream's parser takes the first, most upstreams (Python's json,
-// Go's encoding/json) the last. A body with "model" twice would be routed
-// for one model and served by another, and "stream",
-// "messages" or "tool_choice" twice would split the same way; so no
-// repeat at all reaches an upstream.
-//
-// fastjson keeps every pair it parsed, so this is one pass over keys
-// already unescaped ("mod\u0065l" is "model"), with no second parse.
-// A body has a handful of top-level keys: they are compared pairwise on
-// the stack, and only a body with very many goes through a map, so a
-// hostile one cannot make the pass quadratic.
-func duplicateKey(o *fastjson.Object) (string, bool) {
-	const few = 32
-	var (
-		dup   string
-		found bool
-	)
-	if o.Len() <= few {
-		var seen [few][]byte
-		n := 0
-		o.Visit(func(k []byte, _ *fastjson.Value) {
-			for _, s := range seen[:n] {
-				if !found && string(s) == string(k) {
-					dup, found = shortKey(k), true
-				}
-			}
-			seen[n] = k
-			n++
-		})
-		return dup, found
+// checkMessages checks that messages is a non-empty array, without
+// reading its messages.
+func checkMessages(raw []byte) error {
+	if len(raw) == 0 || raw[0] != '[' {
+		return &RequestError{Param: "messages", Message: "messages must be an array of chat messages"}
 	}
-	seen := make(map[string]struct{}, o.Len())
-	o.Visit(func(k []byte, _ *fastjson.Value) {
-		if _, ok := seen[string(k)]; ok && !found {
-			dup, found = shortKey(k), true
-		}
-		seen[string(k)] = struct{}{}
-	})
-	return dup, found
+	if rest := bytes.TrimLeft(raw[1:], " \t\r\n"); rest[0] == ']' {
+		return &RequestError{Param: "messages", Message: "messages must not be empty"}
+	}
+	return nil
 }
 
-// shortKey keeps a key named in an error message short.
-func shortKey(k []byte) string {
-	if len(k) > 64 {
-		return string(k[:64]) + "…"
+// stringMember reads a member that should be a string; ok is false when
+// it is absent or not one.
+func stringMember(p *fastjson.Parser, raw []byte) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
 	}
-	return string(k)
+	v, err := p.ParseBytes(raw)
+	if err != nil {
+		return "", false
+	}
+	return string(v.GetStringBytes()), true
+}
+
+// thinkingOff reads chat_template_kwargs: Qwen3's template takes
+// enable_thinking, DeepSeek V3.1's thinking; false puts an empty think
+// block in the prompt instead of "<think>".
+func thinkingOff(p *fastjson.Parser, raw []byte) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	v, err := p.ParseBytes(raw)
+	if err != nil {
+		return false
+	}
+	for _, k := range [...]string{"enable_thinking", "thinking"} {
+		if b := v.Get(k); b != nil && b.Type() == fastjson.TypeFalse {
+			return true
+		}
+	}
+	return false
+}
+
+// readTools notes the client's own tools: their names, and, for text
+// mode, which teaches them, the list as written.
+func (r *Request) readTools(p *fastjson.Parser, raw []byte) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return
+	}
+	tv, err := p.ParseBytes(raw)
+	if err != nil || len(tv.GetArray()) == 0 {
+		return
+	}
+	// Marshalled before anything in it is read: fastjson writes an
+	// unread string as it came, escapes and all.
+	r.clientTools = tv.MarshalTo(nil)
+	for _, t := range tv.GetArray() {
+		if name := t.GetStringBytes("function", "name"); len(name) > 0 {
+			r.ClientTools = append(r.ClientTools, string(name))
+		}
+	}
 }
 
 // Rename asks the upstream for model instead of the one the client named

@@ -9,6 +9,10 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolstream/toolstream/loop/jsonread"
 )
 
 // bodyReader reads a request body under two deadlines: idle, the longest
@@ -138,3 +142,50 @@ func (e *bodyError) Error() string {
 }
 
 func (e *bodyError) Unwrap() error { return e.err }
+
+// readJSON is how every route reads a JSON body, pass-through included:
+// whole (bounded by limitBody), then checked as a whole by jsonread.Body
+// — one JSON object, each top-level key once, and at most the values
+// max_request_bytes buys (jsonread.Budget). A body that fails is a 400
+// naming the problem, or a 413 past the budget, before anything is built
+// from it.
+func (s *Server) readJSON(c echo.Context) ([]byte, jsonread.Object, error) {
+	r := c.Request()
+	body, err := readAll(r.Body, r.ContentLength)
+	if err != nil {
+		return nil, nil, err
+	}
+	top, err := jsonread.Body(body, jsonread.Budget(int64(s.stateOf(c).cfg.MaxRequestBytes)))
+	if err != nil {
+		return nil, nil, err
+	}
+	return body, top, nil
+}
+
+// readAll reads r to its end. A body that declares its length is read
+// into a buffer doubled as bytes arrive and never past that length, so
+// the last buffer is the body's size: io.ReadAll's growth allocated more
+// than twice a 10MiB body. Not allocated at the declared length at once:
+// a client that declares 10MiB and stalls costs what it sent.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 {
+		return io.ReadAll(r)
+	}
+	limit := int(size) + 1 // +1: the last read, which sees the end
+	b := make([]byte, 0, min(limit, 512))
+	for {
+		if len(b) == cap(b) {
+			grown := make([]byte, len(b), max(min(2*cap(b), limit), cap(b)+512))
+			copy(grown, b)
+			b = grown
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return b, err
+		}
+	}
+}

@@ -1,11 +1,8 @@
 package proxy
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -26,7 +23,7 @@ import (
 // end the response the one right way.
 func (s *Server) chatCompletions(c echo.Context) error {
 	start := time.Now()
-	req, err := readRequest(c)
+	req, err := s.readRequest(c)
 	if err != nil {
 		return err
 	}
@@ -245,10 +242,10 @@ func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream.Client, s
 	return c.JSONBlob(http.StatusOK, out.Completion())
 }
 
-// readRequest reads the body (bounded by limitBody) and parses the fields
-// the proxy owns.
-func readRequest(c echo.Context) (*loop.Request, error) {
-	body, err := io.ReadAll(c.Request().Body)
+// readRequest reads the body (readJSON) and parses the fields the proxy
+// owns.
+func (s *Server) readRequest(c echo.Context) (*loop.Request, error) {
+	body, _, err := s.readJSON(c)
 	if err != nil {
 		return nil, err
 	}
@@ -276,82 +273,6 @@ func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
 // still there and is told.
 func clientLeft(c echo.Context, err error) bool {
 	return toAPIError(err).Status == statusClientClosed || c.Request().Context().Err() != nil && !errors.Is(err, ErrShuttingDown)
-}
-
-// relayJSON forwards a non-streaming request without server tools and
-// relays the upstream's answer as it came: from the turn's upstream, or
-// from its fallbacks in order when it cannot start. The answer's usage is
-// the turn's, counted like a streamed round's.
-func (s *Server) relayJSON(c echo.Context, turn *loop.Turn) (loop.Report, error) {
-	rep := loop.Report{Rounds: 1}
-	up := turn.Upstream.(*upstream.Client)
-	for {
-		err := s.relayJSONFrom(c, up, turn.Request, turn.ImplicitThinking(), &rep)
-		if rep.UsageKnown && turn.OnRoundUsage != nil {
-			turn.OnRoundUsage(rep.PromptTokens, rep.CompletionTokens)
-		}
-		if err == nil || len(turn.Fallbacks) == 0 || !loop.CannotStart(err) {
-			return rep, err
-		}
-		fb := turn.Fallbacks[0]
-		turn.Fallbacks = turn.Fallbacks[1:]
-		s.log.LogAttrs(c.Request().Context(), slog.LevelWarn, "upstream fallback", slog.String("from", up.Name()), slog.String("to", fb.Name), slog.String("error", err.Error()))
-		up, turn.ImplicitThink = fb.Upstream.(*upstream.Client), fb.ImplicitThink
-		turn.Request.Rename(fb.Model)
-		rep.Upstream = fb.Name
-	}
-}
-
-// relayJSONFrom relays one upstream's answer to a non-streaming request,
-// and notes its usage in rep. The answer is copied as it comes, and kept
-// meanwhile so that its usage is read once it is over: no second read of
-// the upstream, and no parse while the client waits.
-func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Request, think bool, rep *loop.Report) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), up.Config().Timeout)
-	defer cancel()
-	keyID, _ := c.Get(ctxKeyID).(string)
-	body, err := loop.Stitch(ctx, s.history, keyID, req.UpstreamBody())
-	if err != nil {
-		return err
-	}
-	resp, err := up.PostJSON(ctx, body)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var src io.Reader = resp.Body
-	if think {
-		// implicit_think: the whole answer is read to split its content.
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return up.ReadErr(ctx, err)
-		}
-		src = bytes.NewReader(loop.ThinkAnswer(b))
-	}
-	if req.UpstreamModel != "" {
-		// An alias: the client reads back the name it asked for.
-		b, err := io.ReadAll(src)
-		if err != nil {
-			return up.ReadErr(ctx, err)
-		}
-		src = bytes.NewReader(loop.RenameAnswer(b, req.Model))
-	}
-	h := c.Response().Header()
-	h.Set("Content-Type", resp.Header.Get("Content-Type"))
-	c.Response().WriteHeader(resp.StatusCode)
-	var answer bytes.Buffer
-	_, err = io.Copy(c.Response(), io.TeeReader(src, &answer))
-	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = loop.AnswerUsage(answer.Bytes())
-	if err != nil {
-		if toAPIError(cutCause(ctx, err)).Status == statusClientClosed {
-			return nil // nobody left to read it
-		}
-		// Headers are out; all that is left is to cut the response so the
-		// client sees a broken body rather than a short one.
-		s.log.LogAttrs(ctx, slog.LevelWarn, "relay cut", slog.String("upstream", up.Name()), slog.String("error", err.Error()))
-		panic(http.ErrAbortHandler)
-	}
-	return nil
 }
 
 // logTurn writes the one info line per turn (docs/operations.md) and counts the

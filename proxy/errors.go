@@ -12,7 +12,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop"
-	"github.com/toolstream/toolstream/proxy/internal/jsonread"
+	"github.com/toolstream/toolstream/loop/jsonread"
 	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
@@ -99,6 +99,8 @@ func toAPIError(err error) apiError {
 		upe *upstream.PathError
 		pe  *pathError
 		be  *bodyError
+		jbe *jsonread.BodyError
+		ate *upstream.AnswerTooLargeError
 		rqe *responses.Error
 		pnf *previousNotFound
 		ce  *clientError
@@ -137,6 +139,11 @@ func toAPIError(err error) apiError {
 			return apiError{Status: http.StatusRequestTimeout, Type: "invalid_request_error", Code: "request_timeout", Message: be.Error()}
 		}
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_body", Message: be.Error()}
+	case errors.As(err, &jbe):
+		if jbe.Limit > 0 {
+			return apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large", Message: jbe.Error()}
+		}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: jbe.Key, Message: jbe.Error()}
 	case errors.As(err, &pe):
 		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_path", Message: pe.Error()}
 	case errors.As(err, &ce):
@@ -160,6 +167,8 @@ func toAPIError(err error) apiError {
 		return apiError{Status: http.StatusBadGateway, Type: "api_error", Code: "upstream_auth_failed", Message: uae.Message()}
 	case errors.As(err, &upe):
 		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "upstream_not_found", Message: upe.Message(), Header: upe.UE.Header}
+	case errors.As(err, &ate):
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_answer_too_large", Message: ate.Error()}
 	case errors.As(err, &bse):
 		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_bad_status",
 			Message: fmt.Sprintf("upstream %s answered %d where 200 was expected", bse.Upstream, bse.Status)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -71,11 +70,11 @@ func (s *Server) messages(c echo.Context) error {
 	return s.endMessages(c, out, err)
 }
 
-// readMessages reads the body (bounded by limitBody), maps it to a chat
+// readMessages reads the body (readJSON), maps it to a chat
 // request, restores the earlier answers it sends back, and parses the
 // result as the chat route parses its requests.
 func (s *Server) readMessages(c echo.Context) (*messages.Request, *loop.Request, error) {
-	body, err := io.ReadAll(c.Request().Body)
+	body, _, err := s.readJSON(c)
 	if err != nil {
 		return nil, nil, err
 	}

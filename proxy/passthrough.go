@@ -4,18 +4,19 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/http/httputil"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/valyala/fastjson"
-
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/jsonread"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost/mask"
 )
@@ -34,15 +35,16 @@ func (s *Server) passThrough(c echo.Context) error {
 		return err
 	}
 	body, _ := c.Request().Body.(*bodyReader) // nil without a body
-	if k := keyOf(c); k != nil && k.Models != nil && c.Request().Method != http.MethodGet && c.Request().Method != http.MethodHead {
-		// A key limited to some models: the body must say which one it
-		// runs. Read whole (it is bounded by max_request_bytes) and
-		// sent on from memory.
-		data, err := io.ReadAll(c.Request().Body)
+	if readsBody(c) {
+		// Read whole (bounded by max_request_bytes) by the reader of
+		// every route, and sent on from memory: the upstream gets the
+		// body whose model the key's scope was checked against, with no
+		// second "model" for it to take instead.
+		data, top, err := s.readJSON(c)
 		if err != nil {
 			return err
 		}
-		if err := checkModel(c, fastjson.GetString(data, "model")); err != nil {
+		if err := checkModel(c, modelOf(top)); err != nil {
 			return err
 		}
 		r := c.Request()
@@ -51,6 +53,31 @@ func (s *Server) passThrough(c echo.Context) error {
 	}
 	reverseProxy(def, rel, body, s.stateOf(c).mask, s.log).ServeHTTP(c.Response(), c.Request())
 	return nil
+}
+
+// readsBody says whether a pass-through request's body is read before it
+// is sent: a JSON body (embeddings, completions, moderations), and any
+// body under a key limited to some models, which must name its model in
+// JSON. Others (audio, files) stream through as they arrive.
+func readsBody(c echo.Context) bool {
+	r := c.Request()
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	if k := keyOf(c); k != nil && k.Models != nil {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// modelOf is a body's "model" string; "" when it has none.
+func modelOf(top jsonread.Object) string {
+	var m string
+	if raw := top["model"]; len(raw) > 0 && raw[0] == '"' {
+		_ = json.Unmarshal(raw, &m)
+	}
+	return m
 }
 
 // clientCredentials are the headers a client may authenticate with, to us

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -81,13 +80,13 @@ func (s *Server) createResponse(c echo.Context) error {
 	return c.JSONBlob(http.StatusOK, b)
 }
 
-// readResponse reads the body (bounded by limitBody) as a Responses
+// readResponse reads the body (readJSON) as a Responses
 // request, completes it from storage, and parses the chat request it
 // became. The turn displays events unless the request says otherwise:
 // server calls become mcp_call items, which are made from them; a
 // request may still ask for markdown or none.
 func (s *Server) readResponse(c echo.Context, keyID string) (*responses.Request, *loop.Request, error) {
-	body, err := io.ReadAll(c.Request().Body)
+	body, _, err := s.readJSON(c)
 	if err != nil {
 		return nil, nil, err
 	}

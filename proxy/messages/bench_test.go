@@ -3,6 +3,7 @@ package messages_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/toolstream/toolstream/proxy/messages"
@@ -41,6 +42,22 @@ func BenchmarkEncoderAnswer(b *testing.B) {
 			b.Fatal(err)
 		}
 		if err := e.Done(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkToChatLongConversation maps a conversation of 10,000 short
+// messages to its chat body. Its bytes per op are what reading a long
+// Messages request costs: each message's blocks, its chat message, and
+// the chat body written once.
+func BenchmarkToChatLongConversation(b *testing.B) {
+	body := []byte(`{"model":"m","max_tokens":10,"messages":[` +
+		strings.TrimSuffix(strings.Repeat(`{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"text","text":"b"}]},`, 5000), ",") + `]}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := messages.ToChat(body); err != nil {
 			b.Fatal(err)
 		}
 	}

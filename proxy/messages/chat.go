@@ -7,26 +7,9 @@ import (
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
-// chatRequest is the chat-completions body a Messages request becomes.
-type chatRequest struct {
-	Model             string            `json:"model"`
-	Messages          []json.RawMessage `json:"messages"`
-	Tools             []chatTool        `json:"tools,omitempty"`
-	ToolChoice        json.RawMessage   `json:"tool_choice,omitempty"`
-	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
-	MaxTokens         int               `json:"max_tokens"`
-	Temperature       json.RawMessage   `json:"temperature,omitempty"`
-	TopP              json.RawMessage   `json:"top_p,omitempty"`
-	Stop              []string          `json:"stop,omitempty"`
-	ResponseFormat    json.RawMessage   `json:"response_format,omitempty"`
-	User              string            `json:"user,omitempty"`
-	Stream            bool              `json:"stream,omitempty"`
-	StreamOptions     *streamOptions    `json:"stream_options,omitempty"`
-	Toolstream        json.RawMessage   `json:"toolstream,omitempty"`
-}
-
 // The chat message types, shared with the other protocol (chatbody).
 type (
+	chatRequest   = chatbody.Request
 	streamOptions = chatbody.StreamOptions
 	chatTool      = chatbody.Tool
 	chatFunction  = chatbody.Function
@@ -55,7 +38,7 @@ func (r *Request) build() error {
 	for _, e := range r.entries {
 		switch {
 		case e.msg != nil:
-			b, err := marshal(e.msg)
+			b, err := chatbody.EncodeMessage(e.msg)
 			if err != nil {
 				return err
 			}
@@ -65,7 +48,7 @@ func (r *Request) build() error {
 		}
 	}
 	r.chat.Messages = msgs
-	b, err := marshal(&r.chat)
+	b, err := r.chat.Encode()
 	if err != nil {
 		return err
 	}

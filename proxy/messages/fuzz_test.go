@@ -3,12 +3,10 @@ package messages_test
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 	"github.com/toolstream/toolstream/proxy/messages"
 )
 
@@ -17,17 +15,8 @@ import (
 // a message, and an accepted body is JSON the chat turn runner takes once
 // its restored blocks are in place.
 func FuzzToChat(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.txtar")
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, s := range ar.Files {
-			if s.Name == "request.json" {
-				f.Add(s.Data)
-			}
-		}
+	for _, body := range encodertest.GoldenRequests(f) {
+		f.Add(body)
 	}
 	for _, s := range []string{
 		`{"model":"m","max_tokens":1,"messages":[{"role":"assistant","content":[{"type":"mcp_tool_use","id":"x"}]}]}`,

@@ -31,6 +31,6 @@ func (r *Request) readToolstream(raw json.RawMessage) error {
 		}
 		return err
 	}
-	r.chat.Toolstream = raw
+	r.chat.Toolstream = compact(raw) // written as it is into Chat
 	return nil
 }

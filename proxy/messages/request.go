@@ -63,9 +63,9 @@ type Restored struct {
 // (cache_control, context_management, output_config.effort, …) are
 // ignored, as Claude Code sends them. A refusal is an *[Error].
 func ToChat(body []byte) (*Request, error) {
-	top, err := readObject(body, "")
+	top, err := readBody(body)
 	if err != nil {
-		return nil, &Error{Message: "request body must be a JSON object"}
+		return nil, err
 	}
 	// The upstream always streams, with usage: the turn runner reads
 	// rounds as streams, and the answer is encoded from the turn's events

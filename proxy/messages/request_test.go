@@ -20,7 +20,8 @@ func TestRefusals(t *testing.T) {
 		name, body, param, says string
 	}{
 		{"body an array", `[]`, "", "request body must be a JSON object"},
-		{"body not JSON", `{`, "", "request body must be a JSON object"},
+		{"body not JSON", `{`, "", "request body is not valid JSON"},
+		{"a key twice", `{"model":"a","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"model":"b"}`, "model", `the key "model" appears more than once`},
 		{"no model", `{"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`, "model", "model: Field required"},
 		{"empty model", `{"model":"","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`, "model", "at least 1 character"},
 		{"no max_tokens", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens", "max_tokens: Field required"},

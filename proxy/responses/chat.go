@@ -3,34 +3,13 @@ package responses
 import (
 	"encoding/json"
 	"errors"
-	"strconv"
 
-	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
-// chatRequest is the chat-completions body a Responses request becomes.
-// Field order is the order the upstream reads them in; values that came
-// from the client unchanged stay raw.
-type chatRequest struct {
-	Model             string            `json:"model"`
-	Messages          []json.RawMessage `json:"messages"`
-	Tools             []chatTool        `json:"tools,omitempty"`
-	ToolChoice        json.RawMessage   `json:"tool_choice,omitempty"`
-	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
-	MaxTokens         int               `json:"max_tokens,omitempty"`
-	Temperature       json.RawMessage   `json:"temperature,omitempty"`
-	TopP              json.RawMessage   `json:"top_p,omitempty"`
-	ResponseFormat    json.RawMessage   `json:"response_format,omitempty"`
-	ReasoningEffort   string            `json:"reasoning_effort,omitempty"`
-	User              string            `json:"user,omitempty"`
-	Stream            bool              `json:"stream,omitempty"`
-	StreamOptions     *streamOptions    `json:"stream_options,omitempty"`
-	Toolstream        json.RawMessage   `json:"toolstream,omitempty"`
-}
-
 // The chat message types, shared with the other protocol (chatbody).
 type (
+	chatRequest   = chatbody.Request
 	streamOptions = chatbody.StreamOptions
 	chatTool      = chatbody.Tool
 	chatFunction  = chatbody.Function
@@ -56,29 +35,13 @@ type entry struct {
 // encoded is e's message as JSON.
 func (e *entry) encoded() (json.RawMessage, error) {
 	if e.json == nil {
-		b, err := encodeMessage(e.msg)
+		b, err := chatbody.EncodeMessage(e.msg)
 		if err != nil {
 			return nil, err
 		}
 		e.json = b
 	}
 	return e.json, nil
-}
-
-// encodeMessage is m as JSON. A message of text alone — a user's input,
-// the instructions — is written by hand, as encoding/json writes it:
-// every request has one.
-func encodeMessage(m *chatMessage) (json.RawMessage, error) {
-	text, ok := m.Content.(string)
-	if !ok || len(m.ToolCalls) > 0 || m.ToolCallID != "" {
-		return marshal(m)
-	}
-	b := make([]byte, 0, len(m.Role)+len(text)+32)
-	b = append(b, `{"role":`...)
-	b = loop.AppendJSONString(b, m.Role)
-	b = append(b, `,"content":`...)
-	b = loop.AppendJSONString(b, text)
-	return append(b, '}'), nil
 }
 
 // build writes r.Chat from r's entries; restore placeholders not yet
@@ -99,70 +62,12 @@ func (r *Request) build() error {
 		}
 	}
 	r.chat.Messages = msgs
-	b, err := encodeChat(&r.chat)
+	b, err := r.chat.Encode()
 	if err != nil {
 		return err
 	}
 	r.Chat = b
 	return nil
-}
-
-// encodeChat is c as encoding/json writes it (HTML escaping off), by hand
-// but for its tools: every request is built at least once, and the
-// reflection cost more than reading the request did. Its raw values are
-// compact already (each reader compacts what it keeps, and the messages
-// are encoded or compacted by this package), which encoding/json would
-// make them.
-func encodeChat(c *chatRequest) ([]byte, error) {
-	size := 256 + len(c.Model) + len(c.ToolChoice) + len(c.ResponseFormat) + len(c.Toolstream) + len(c.User)
-	for _, m := range c.Messages {
-		size += len(m) + 1
-	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"model":`...)
-	b = loop.AppendJSONString(b, c.Model)
-	b = append(b, `,"messages":`...)
-	b = appendRawArray(b, c.Messages)
-	if len(c.Tools) > 0 {
-		t, err := marshal(c.Tools)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(b, `,"tools":`...), t...)
-	}
-	b = appendRawField(b, `,"tool_choice":`, c.ToolChoice)
-	if c.ParallelToolCalls != nil {
-		b = strconv.AppendBool(append(b, `,"parallel_tool_calls":`...), *c.ParallelToolCalls)
-	}
-	if c.MaxTokens != 0 {
-		b = strconv.AppendInt(append(b, `,"max_tokens":`...), int64(c.MaxTokens), 10)
-	}
-	b = appendRawField(b, `,"temperature":`, c.Temperature)
-	b = appendRawField(b, `,"top_p":`, c.TopP)
-	b = appendRawField(b, `,"response_format":`, c.ResponseFormat)
-	if c.ReasoningEffort != "" {
-		b = loop.AppendJSONString(append(b, `,"reasoning_effort":`...), c.ReasoningEffort)
-	}
-	if c.User != "" {
-		b = loop.AppendJSONString(append(b, `,"user":`...), c.User)
-	}
-	if c.Stream {
-		b = append(b, `,"stream":true`...)
-	}
-	if o := c.StreamOptions; o != nil {
-		b = strconv.AppendBool(append(b, `,"stream_options":{"include_usage":`...), o.IncludeUsage)
-		b = append(b, '}')
-	}
-	b = appendRawField(b, `,"toolstream":`, c.Toolstream)
-	return append(b, '}'), nil
-}
-
-// appendRawField appends key and raw, unless raw is empty (omitempty).
-func appendRawField(dst []byte, key string, raw json.RawMessage) []byte {
-	if len(raw) == 0 {
-		return dst
-	}
-	return append(append(dst, key...), raw...)
 }
 
 // errNotMessage is a stored or restored chat message that is not a JSON

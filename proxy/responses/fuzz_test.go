@@ -3,12 +3,10 @@ package responses_test
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 	"github.com/toolstream/toolstream/proxy/responses"
 )
 
@@ -18,17 +16,8 @@ import (
 // once its restored items are in place and, if it only continues a
 // stored response, a stored message is prepended.
 func FuzzToChat(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.txtar")
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, s := range ar.Files {
-			if s.Name == "request.json" {
-				f.Add(s.Data)
-			}
-		}
+	for _, body := range encodertest.GoldenRequests(f) {
+		f.Add(body)
 	}
 	for _, s := range []string{
 		`{"model":"m","input":[{"type":"mcp_call","id":"x"}],"toolstream":{"events":true}}`,

@@ -1,7 +1,9 @@
 package responses
 
 import (
-	"github.com/toolstream/toolstream/proxy/internal/jsonread"
+	"errors"
+
+	"github.com/toolstream/toolstream/loop/jsonread"
 )
 
 // object is a JSON object read one level deep (see jsonread).
@@ -31,3 +33,14 @@ var (
 	readNumber = read.Number
 	readCount  = read.PositiveInt
 )
+
+// readBody reads the request body as every route does (jsonread.Body):
+// one JSON object, each top-level key once; a key written twice is named.
+func readBody(body []byte) (object, error) {
+	top, err := jsonread.Body(body, 0)
+	var be *jsonread.BodyError
+	if errors.As(err, &be) {
+		return nil, &Error{Param: be.Key, Message: be.Error()}
+	}
+	return top, err
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 	"github.com/valyala/fastjson"
 )
 
@@ -92,7 +93,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"model":`...)
 	dst = loop.AppendJSONString(dst, r.Model)
 	dst = append(dst, `,"output":`...)
-	dst = appendRawArray(dst, r.Output)
+	dst = chatbody.AppendRawArray(dst, r.Output)
 	dst = append(dst, `,"parallel_tool_calls":`...)
 	dst = strconv.AppendBool(dst, r.ParallelToolCalls)
 	dst = append(dst, `,"previous_response_id":`...)

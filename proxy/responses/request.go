@@ -91,9 +91,9 @@ var refused = [...]string{"background", "conversation", "prompt"}
 // because SDKs send some of them on every request. A refusal is an
 // *[Error].
 func ToChat(body []byte) (*Request, error) {
-	top, err := readObject(body, "")
+	top, err := readBody(body)
 	if err != nil {
-		return nil, invalid("", "request body must be a JSON object")
+		return nil, err
 	}
 	if err := refuse(top); err != nil {
 		return nil, err

@@ -18,7 +18,8 @@ func TestRefusals(t *testing.T) {
 		name, body, param, code, says string
 	}{
 		{"body an array", `[]`, "", "", "JSON object"},
-		{"body not JSON", `{`, "", "", "JSON object"},
+		{"body not JSON", `{`, "", "", "not valid JSON"},
+		{"a key twice", `{"model":"a","input":"hi","model":"b"}`, "model", "", `the key "model" appears more than once`},
 		{"no model", `{"input":"hi"}`, "model", "", "model"},
 		{"empty model", `{"model":"","input":"hi"}`, "model", "", "model"},
 		{"model a number", `{"model":4,"input":"hi"}`, "model", "", "string"},

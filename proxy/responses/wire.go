@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/toolstream/toolstream/loop"
@@ -193,22 +192,6 @@ func appendRaw(dst []byte, raw []byte) []byte {
 		return append(dst, "null"...)
 	}
 	return append(dst, raw...)
-}
-
-// appendRawArray appends items as a JSON array, as encoding/json writes
-// a []json.RawMessage: null when nil, an empty item as null.
-func appendRawArray(dst []byte, items []json.RawMessage) []byte {
-	if items == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i, item := range items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendRaw(dst, item)
-	}
-	return append(dst, ']')
 }
 
 // appendOutputText appends an output_text content part (outputText).

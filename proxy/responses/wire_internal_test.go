@@ -3,11 +3,11 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
+	"github.com/toolstream/toolstream/proxy/internal/encodertest"
 )
 
 // stdString is s as encoding/json writes it with HTML escaping off.
@@ -181,7 +181,7 @@ func TestEncodeMessage(t *testing.T) {
 		msgs = append(msgs, &chatMessage{Role: "user", Content: text}, &chatMessage{Role: "system <" + text + ">", Content: text})
 	}
 	for _, m := range msgs {
-		got, err := encodeMessage(m)
+		got, err := chatbody.EncodeMessage(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,17 +201,8 @@ func TestEncodeChat(t *testing.T) {
 		  "text":{"format":{"type":"json_schema","name":"s","schema":{"type":"object"}}},"toolstream":{ "display" : "none" }}`,
 		`{"model":"m","previous_response_id":"resp_1","stream":true}`,
 	}
-	files, _ := filepath.Glob("testdata/*.txtar")
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range ar.Files {
-			if f.Name == "request.json" {
-				bodies = append(bodies, string(f.Data))
-			}
-		}
+	for _, body := range encodertest.GoldenRequests(t) {
+		bodies = append(bodies, string(body))
 	}
 	for _, body := range bodies {
 		r, err := ToChat([]byte(body))

@@ -122,3 +122,18 @@ func (c *Client) Explain(ue *loop.UpstreamError, rel string) error {
 	}
 	return ue
 }
+
+// MaxAnswer bounds a non-streaming answer, which the proxy reads whole
+// before relaying it. A chat completion is some kilobytes; logprobs of a
+// long answer some megabytes.
+const MaxAnswer = 32 << 20
+
+// AnswerTooLargeError is a non-streaming answer longer than MaxAnswer.
+type AnswerTooLargeError struct {
+	Upstream string
+	Limit    int
+}
+
+func (e *AnswerTooLargeError) Error() string {
+	return fmt.Sprintf("upstream %s answered with more than %d bytes, more than this proxy relays in one answer; ask it to stream", e.Upstream, e.Limit)
+}

@@ -4,8 +4,12 @@
 package encodertest
 
 import (
+	"path/filepath"
 	"strings"
+	"testing"
 	"unsafe"
+
+	"golang.org/x/tools/txtar"
 )
 
 // SSE is a Writer that frames each event as the SSE writer does, for one
@@ -48,4 +52,27 @@ func Lend(texts []string, f func(string) error) error {
 		}
 	}
 	return nil
+}
+
+// GoldenRequests are the request.json sections of the golden files,
+// testdata/*.txtar, of the package under test.
+func GoldenRequests(tb testing.TB) [][]byte {
+	tb.Helper()
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out [][]byte
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name == "request.json" {
+				out = append(out, f.Data)
+			}
+		}
+	}
+	return out
 }

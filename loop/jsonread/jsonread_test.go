@@ -93,3 +93,28 @@ func TestObjectValuesCapped(t *testing.T) {
 		t.Fatalf(`"b" is %q after appending to "a"`, o["b"])
 	}
 }
+
+// FuzzArray holds Array to encoding/json: the same verdict and the same
+// elements, which are views of the array rather than copies.
+func FuzzArray(f *testing.F) {
+	for _, s := range []string{`[]`, ` [ 1 , "a]" , {"b":[2]} ] `, `[1,]`, `[`, `["\"]"]`} {
+		f.Add([]byte(s))
+	}
+	r := Reader{Invalid: func(param, want, got string) error { return errors.New(want) }}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if len(raw) == 0 || raw[0] != '[' {
+			return
+		}
+		got, err := r.Array(raw, "p")
+		var want []json.RawMessage
+		wantErr := json.Unmarshal(raw, &want)
+		if (err != nil) != (wantErr != nil) || len(got) != len(want) {
+			t.Fatalf("%q: got %q, %v; encoding/json %q, %v", raw, got, err, want, wantErr)
+		}
+		for i := range want {
+			if string(got[i]) != string(want[i]) {
+				t.Fatalf("%q: element %d is %s; encoding/json reads %s", raw, i, got[i], want[i])
+			}
+		}
+	})
+}

@@ -1,9 +1,12 @@
-// Package jsonread reads the request bodies of the client protocols that
-// map onto chat completions (Responses, Messages): one level at a time,
-// every value kept as the client wrote it until its field is read, so a
-// nested value passed on (a tool's parameters, a JSON schema, metadata)
-// keeps its bytes. Each protocol phrases a wrong value its own way (its
-// API's wording), through a Reader.
+// Package jsonread reads request bodies: [Body] checks a whole body
+// once, for every route (chat, Responses, Messages, pass-through), and
+// splits it into its top-level members; a [Reader] then reads the members
+// of the client protocols that map onto chat completions (Responses,
+// Messages) one level at a time, every value kept as the client wrote it
+// until its field is read, so a nested value passed on (a tool's
+// parameters, a JSON schema, metadata) keeps its bytes. Each protocol
+// phrases a wrong value its own way (its API's wording), through a
+// Reader.
 package jsonread
 
 import (
@@ -67,31 +70,82 @@ func (r Reader) Object(raw json.RawMessage, param string) (Object, error) {
 // members splits an object into its members as json.Unmarshal into an
 // Object does — keys unquoted, the last of a repeated key kept, values
 // as written — without its reflection, which cost more than all the
-// rest of reading a small request did. Once json.Valid passed, the walk
-// needs no checks of its own. Values are views of raw, capped so that
-// appending to one never writes into the next.
+// rest of reading a small request did.
 func members(raw []byte) (Object, bool) {
 	if !json.Valid(raw) {
 		return nil, false
 	}
-	o := Object{}
-	i := skipSpace(raw, 1)
+	o, _, _ := split(raw)
+	return o, o != nil
+}
+
+// split splits a valid JSON object into its members, the last of a
+// repeated key kept; dup is the first key it saw twice, when twice says
+// there is one ("" is a key too). Values are views of raw, capped so that
+// appending to one never writes into the next.
+func split(raw []byte) (o Object, dup string, twice bool) {
+	o = Object{}
+	ok := walk(raw, func(key string, start, end int) bool {
+		if _, seen := o[key]; seen && !twice {
+			dup, twice = shortKey(key), true
+		}
+		o[key] = raw[start:end:end]
+		return true
+	})
+	if !ok {
+		return nil, "", false
+	}
+	return o, dup, twice
+}
+
+// Span is where the value of an object's top-level key lies in it:
+// raw[start:end], the last one when the key repeats. ok is false when raw
+// is not a JSON object or has no such key.
+func Span(raw []byte, key string) (start, end int, ok bool) {
+	if !json.Valid(raw) || raw[skipSpace(raw, 0)] != '{' {
+		return 0, 0, false
+	}
+	walk(raw, func(k string, s, e int) bool {
+		if k == key {
+			start, end, ok = s, e, true
+		}
+		return true
+	})
+	return start, end, ok
+}
+
+// walk calls fn with each member of a valid JSON object: its key,
+// unquoted, and where its value lies in raw, until fn returns false. Once
+// json.Valid passed, the walk needs no checks of its own. It reports false
+// for a key it cannot unquote (none that json.Valid passed).
+func walk(raw []byte, fn func(key string, start, end int) bool) bool {
+	i := skipSpace(raw, skipSpace(raw, 0)+1)
 	for raw[i] != '}' {
 		end := stringEnd(raw, i)
 		key, ok := literal(raw[i:end])
 		if !ok {
 			if json.Unmarshal(raw[i:end], &key) != nil {
-				return nil, false
+				return false
 			}
 		}
 		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
 		end = valueEnd(raw, i)
-		o[key] = raw[i:end:end]
+		if !fn(key, i, end) {
+			return true
+		}
 		if i = skipSpace(raw, end); raw[i] == ',' {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	return o, true
+	return true
+}
+
+// shortKey keeps a key named in an error message short.
+func shortKey(k string) string {
+	if len(k) > 64 {
+		return k[:64] + "…"
+	}
+	return k
 }
 
 // skipSpace is the index of the first byte from i on that is not JSON
@@ -145,11 +199,30 @@ func (r Reader) Array(raw json.RawMessage, param string) ([]json.RawMessage, err
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, r.Invalid(param, "an array", Kind(raw))
 	}
-	var a []json.RawMessage
-	if err := json.Unmarshal(raw, &a); err != nil {
+	a, ok := Elements(raw)
+	if !ok {
 		return nil, r.Invalid(param, "an array", "")
 	}
 	return a, nil
+}
+
+// Elements splits an array into its elements as json.Unmarshal into a
+// []json.RawMessage does, but as views of raw, capped as members' are:
+// Unmarshal copied every element, a second copy of a body's messages. ok
+// is false when raw is not a JSON array.
+func Elements(raw []byte) (a []json.RawMessage, ok bool) {
+	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
+		return nil, false
+	}
+	a = []json.RawMessage{}
+	for i := skipSpace(raw, 1); raw[i] != ']'; {
+		end := valueEnd(raw, i)
+		a = append(a, raw[i:end:end])
+		if i = skipSpace(raw, end); raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return a, true
 }
 
 // String reads a string; null or absent is "".
