@@ -145,17 +145,25 @@ func (e *bodyError) Unwrap() error { return e.err }
 
 // readJSON is how every route reads a JSON body, pass-through included:
 // whole (bounded by limitBody), then checked as a whole by jsonread.Body
-// — one JSON object, each top-level key once, and at most the values
-// max_request_bytes buys (jsonread.Budget). A body that fails is a 400
-// naming the problem, or a 413 past the budget, before anything is built
-// from it.
-func (s *Server) readJSON(c echo.Context) ([]byte, jsonread.Object, error) {
+// — one JSON object, each top-level key once, and, for a turn (budgeted),
+// at most the values max_request_bytes buys (jsonread.Budget). A body
+// that fails is a 400 naming the problem, or a 413 past the budget,
+// before anything is built from it.
+//
+// Pass-through bodies have no budget: they are sent on as bytes, nothing
+// is built from their values, and embeddings clients (LangChain's
+// default) send token ids, one value per few bytes.
+func (s *Server) readJSON(c echo.Context, budgeted bool) ([]byte, jsonread.Object, error) {
 	r := c.Request()
 	body, err := readAll(r.Body, r.ContentLength)
 	if err != nil {
 		return nil, nil, err
 	}
-	top, err := jsonread.Body(body, jsonread.Budget(int64(s.stateOf(c).cfg.MaxRequestBytes)))
+	budget := 0
+	if budgeted {
+		budget = jsonread.Budget(int64(s.stateOf(c).cfg.MaxRequestBytes))
+	}
+	top, err := jsonread.Body(body, budget)
 	if err != nil {
 		return nil, nil, err
 	}

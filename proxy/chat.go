@@ -245,7 +245,7 @@ func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream.Client, s
 // readRequest reads the body (readJSON) and parses the fields the proxy
 // owns.
 func (s *Server) readRequest(c echo.Context) (*loop.Request, error) {
-	body, _, err := s.readJSON(c)
+	body, _, err := s.readJSON(c, true)
 	if err != nil {
 		return nil, err
 	}

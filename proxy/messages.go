@@ -74,7 +74,7 @@ func (s *Server) messages(c echo.Context) error {
 // request, restores the earlier answers it sends back, and parses the
 // result as the chat route parses its requests.
 func (s *Server) readMessages(c echo.Context) (*messages.Request, *loop.Request, error) {
-	body, _, err := s.readJSON(c)
+	body, _, err := s.readJSON(c, true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,7 +40,7 @@ func (s *Server) passThrough(c echo.Context) error {
 		// every route, and sent on from memory: the upstream gets the
 		// body whose model the key's scope was checked against, with no
 		// second "model" for it to take instead.
-		data, top, err := s.readJSON(c)
+		data, top, err := s.readJSON(c, false)
 		if err != nil {
 			return err
 		}

@@ -86,7 +86,7 @@ func (s *Server) createResponse(c echo.Context) error {
 // server calls become mcp_call items, which are made from them; a
 // request may still ask for markdown or none.
 func (s *Server) readResponse(c echo.Context, keyID string) (*responses.Request, *loop.Request, error) {
-	body, _, err := s.readJSON(c)
+	body, _, err := s.readJSON(c, true)
 	if err != nil {
 		return nil, nil, err
 	}
