@@ -429,9 +429,10 @@ type Store interface {
 
 	// Subscribe calls f with every change of actions, finished calls,
 	// runtime tools and runtime keys made through any store sharing this
-	// one's data, this one included, until stop (see [Hub]). A
-	// [ChangeResync] says changes may have been missed: re-read
-	// everything kept. Delivery is prompt (PostgreSQL: LISTEN/NOTIFY,
+	// one's data, this one included, until stop (see [Hub]). A change
+	// published again before f got it is heard once. A
+	// [ChangeResync] says changes may have been missed (also when f fell
+	// too far behind): re-read everything kept. Delivery is prompt (PostgreSQL: LISTEN/NOTIFY,
 	// well under 100 ms) but not a guarantee; the rows are the truth.
 	Subscribe(f func(Change)) (stop func())
 
