@@ -137,6 +137,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		Logger:          log,
 		Records:         st,
 		Instance:        instance,
+		AuditRetention:  cfg.Storage.AuditRetention,
 		ApprovalTimeout: cfg.Loop.ApprovalTimeout,
 		ToolStore:       st,
 		WebhookAllow:    cfg.Auth.WebhookAllow,
