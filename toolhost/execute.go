@@ -240,7 +240,7 @@ func (c *callRun) finishRecord(ctx context.Context, res Result, ref *store.Attem
 // final is the call's final record to write: replacing its started
 // record when started, else whole.
 func (c *callRun) final(started bool, ref *store.AttemptRef) *finalWrite {
-	return &finalWrite{rec: c.rec, ref: ref, started: started, until: c.rec.StartedAt.Add(c.h.finals.retention)}
+	return &finalWrite{rec: c.rec, ref: ref, started: started}
 }
 
 // fill copies a result into the record.
