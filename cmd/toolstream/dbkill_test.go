@@ -17,7 +17,9 @@ import (
 // TestDatabaseKilledMidCall: PostgreSQL dies (an immediate shutdown)
 // while a webhook holds a call. The call ends and the client gets its
 // answer; once the database is back, the call's record says ok — not
-// started for good — and the webhook ran once.
+// started for good — the webhook ran once, and the next turn of the
+// conversation is stitched from the turn's record, due while the
+// database was down.
 func TestDatabaseKilledMidCall(t *testing.T) {
 	c := pgtest.NewTestCluster(t)
 	dsn := c.NewDB(t)
@@ -73,4 +75,25 @@ func TestDatabaseKilledMidCall(t *testing.T) {
 	if n := hits.Load(); n != 1 {
 		t.Errorf("webhook requests = %d, want exactly 1", n)
 	}
+
+	// The turn's record for history stitching was due as the turn
+	// ended, with the database down: the next turn still finds it.
+	text := visibleText(t, events)
+	history, _ := json.Marshal([]map[string]string{
+		{"role": "user", "content": "add gym"},
+		{"role": "assistant", "content": text},
+		{"role": "user", "content": "and tomorrow?"},
+	})
+	var body string
+	within(t, time.Minute, "the next turn stitched from the turn's record", func() bool {
+		before := len(up.Requests())
+		code, _ := call(t, http.MethodPost, p.url+"/v1/chat/completions", "sk-client",
+			`{"model":"m","messages":`+string(history)+`}`)
+		reqs := up.Requests()[before:]
+		if code != http.StatusOK || len(reqs) == 0 {
+			return false
+		}
+		body = string(reqs[0].Body)
+		return strings.Contains(body, "RESULT-create_task")
+	})
 }
