@@ -10,11 +10,11 @@ import (
 )
 
 // Retries of a write in a [Backlog]: soon at first (a connection the
-// database dropped is back in a moment), then every BacklogRetryMax at
+// database dropped is back in a moment), then every backlogRetryMax at
 // most (a database restarting or failing over).
 const (
-	BacklogRetryFirst = 500 * time.Millisecond
-	BacklogRetryMax   = 15 * time.Second
+	backlogRetryFirst = 500 * time.Millisecond
+	backlogRetryMax   = 15 * time.Second
 )
 
 // backlogBudget bounds the bytes of writes waiting in a backlog: past it,
@@ -80,8 +80,8 @@ func (b *Backlog) Pending(key string) bool {
 // sake keeps it under key (replacing one waiting there) for the
 // background retries, until until. what and attrs name the record in the
 // log; size is about the memory write holds. It never waits for a retry.
-// Its error is write's when no retry could help ([Retryable]): a record
-// refused for what it is, or a closed store.
+// Its error is write's when no retry could help: a record refused for
+// what it is, or a closed store.
 func (b *Backlog) Write(ctx context.Context, key, what string, until time.Time, size int, write func(ctx context.Context) error, attrs ...slog.Attr) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
 	err := write(wctx)
@@ -93,7 +93,7 @@ func (b *Backlog) Write(ctx context.Context, key, what string, until time.Time, 
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
-	case !Retryable(err):
+	case !retryable(err):
 		b.log.LogAttrs(ctx, slog.LevelError, what+" write failed", attrs...)
 		return err
 	case b.closed:
@@ -117,10 +117,10 @@ func (b *Backlog) Write(ctx context.Context, key, what string, until time.Time, 
 	return nil
 }
 
-// Retryable reports a write that failed for the storage's sake, which a
+// retryable reports a write that failed for the storage's sake, which a
 // later try may get through; not a record refused for what it is, nor a
 // closed store.
-func Retryable(err error) bool {
+func retryable(err error) bool {
 	for _, final := range []error{ErrNotFound, ErrTooLarge, ErrInvalidKey, ErrExists, ErrDecided, ErrClosed} {
 		if errors.Is(err, final) {
 			return false
@@ -143,7 +143,7 @@ func (b *Backlog) wakeLocked() {
 // storage fails, and ends once nothing is left to do.
 func (b *Backlog) loop(done chan struct{}) {
 	defer close(done)
-	delay := BacklogRetryFirst
+	delay := backlogRetryFirst
 	t := time.NewTimer(delay)
 	defer t.Stop()
 	for {
@@ -156,9 +156,9 @@ func (b *Backlog) loop(done chan struct{}) {
 			if b.idle() {
 				return
 			}
-			delay = BacklogRetryFirst
+			delay = backlogRetryFirst
 		} else {
-			delay = min(2*delay, BacklogRetryMax)
+			delay = min(2*delay, backlogRetryMax)
 		}
 		t.Reset(delay)
 	}
@@ -178,7 +178,7 @@ func (b *Backlog) flush() bool {
 		switch {
 		case err == nil:
 			b.drop(w, "")
-		case !Retryable(err):
+		case !retryable(err):
 			b.drop(w, err.Error())
 		default:
 			return false

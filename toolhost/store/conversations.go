@@ -30,13 +30,12 @@ type Conversations struct {
 	s         conversationStore
 	retention time.Duration
 	backlog   *Backlog
-	now       func() time.Time
 }
 
 // NewConversations wraps s, whose records expire retention after they
 // are created, logging to log. Close it before s.
 func NewConversations(s conversationStore, retention time.Duration, log *slog.Logger) *Conversations {
-	return &Conversations{s: s, retention: retention, backlog: NewBacklog(log, nil), now: time.Now}
+	return &Conversations{s: s, retention: retention, backlog: NewBacklog(log, nil)}
 }
 
 // SaveTurn saves rec, or keeps it for the retries when storage fails it;
@@ -44,7 +43,7 @@ func NewConversations(s conversationStore, retention time.Duration, log *slog.Lo
 // so that a late write expires when the first would have.
 func (c *Conversations) SaveTurn(ctx context.Context, rec TurnRecord) error {
 	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = c.now()
+		rec.CreatedAt = time.Now()
 	}
 	size := 512
 	for _, m := range rec.Messages {
@@ -61,7 +60,7 @@ func (c *Conversations) SaveTurn(ctx context.Context, rec TurnRecord) error {
 // SaveResponse saves rec as SaveTurn saves a turn.
 func (c *Conversations) SaveResponse(ctx context.Context, rec ResponseRecord) error {
 	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = c.now()
+		rec.CreatedAt = time.Now()
 	}
 	size := 512 + len(rec.Response)
 	for _, m := range rec.Messages {
