@@ -19,6 +19,7 @@ type Records interface {
 	StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error
 	FinishCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error
 	RecordCall(ctx context.Context, rec store.CallRecord) error
+	ResolveStarted(ctx context.Context, instance string, running func(id string) bool) (int, error)
 	Replays(ctx context.Context, attempt string) ([]store.Replay, error)
 	CreateAction(ctx context.Context, a store.Action) error
 	Action(ctx context.Context, id string) (store.Action, bool, error)
@@ -38,7 +39,8 @@ const bookkeepingTimeout = 5 * time.Second
 //  3. a tool with approval waits for a decision (or a pre-approval);
 //  4. the call is written to the audit log as started — durably, before
 //     anything runs; if that fails the call is not run;
-//  5. the executor runs, and the record is completed.
+//  5. the executor runs, and the record is completed — in the
+//     background, retried, when storage does not take it (finals.go).
 //
 // A tool failure is a Result with Err set and a nil error: the model reads
 // it and the turn goes on. The error is non-nil only when ctx is done, i.e.
@@ -150,6 +152,7 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 	c.rec.Status = store.StatusStarted
 	c.rec.Executed = true
 	if h.records != nil {
+		h.finals.begin(c.rec.ID)
 		if err := h.records.StartCall(context.WithoutCancel(ctx), c.rec, ref); err != nil {
 			h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed; call not run",
 				slog.String("tool", call.Name), slog.String("call_id", call.ID), slog.String("error", err.Error()))
@@ -217,12 +220,7 @@ func (c *callRun) record(ctx context.Context, res Result) {
 	if c.h.records == nil {
 		return
 	}
-	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
-	defer cancel()
-	if err := c.h.records.RecordCall(bctx, c.rec); err != nil {
-		c.h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed",
-			slog.String("tool", c.call.Name), slog.String("call_id", c.call.ID), slog.String("error", err.Error()))
-	}
+	c.h.finals.write(ctx, c.final(false, nil))
 }
 
 // finishRecord completes a started record with the call's result.
@@ -238,18 +236,13 @@ func (c *callRun) finishRecord(ctx context.Context, res Result, ref *store.Attem
 			ref.Replay.ErrorCode, ref.Replay.ErrorMessage = res.Err.Code, res.Err.Message
 		}
 	}
-	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
-	defer cancel()
-	write := c.h.records.FinishCall
-	if !c.started {
-		write = func(ctx context.Context, rec store.CallRecord, _ *store.AttemptRef) error {
-			return c.h.records.RecordCall(ctx, rec)
-		}
-	}
-	if err := write(bctx, c.rec, ref); err != nil {
-		c.h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed",
-			slog.String("tool", c.call.Name), slog.String("call_id", c.call.ID), slog.String("error", err.Error()))
-	}
+	c.h.finals.write(ctx, c.final(c.started, ref))
+}
+
+// final is the call's final record to write: replacing its started
+// record when started, else whole.
+func (c *callRun) final(started bool, ref *store.AttemptRef) *finalWrite {
+	return &finalWrite{rec: c.rec, ref: ref, started: started}
 }
 
 // fill copies a result into the record.

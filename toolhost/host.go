@@ -1,6 +1,7 @@
 package toolhost
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,10 @@ type Options struct {
 	// ToolStore keeps runtime tools (the admin API) across restarts. Nil
 	// keeps them in memory only: they are gone after a restart.
 	ToolStore ToolStore
+	// AuditRetention is storage.audit_retention: a call's final record
+	// that storage failed to take is retried until then, counted from
+	// the call's start. Zero means the config default.
+	AuditRetention time.Duration
 	// WebhookAllow is auth.webhook_allow: the host globs runtime webhooks
 	// may call (guard.go has the whole rule). Empty refuses every runtime
 	// webhook. Config tools are not subject to it.
@@ -92,6 +97,8 @@ type Host struct {
 	instance    string
 	approvalTTL time.Duration
 	waiters     waiters
+	// finals retries final records storage failed to take (finals.go).
+	finals finals
 	// pending counts calls waiting for an approval (a metric).
 	pending atomic.Int64
 
@@ -134,6 +141,7 @@ func New(tools []config.Tool, opts Options) (*Host, error) {
 	if h.approvalTTL <= 0 {
 		h.approvalTTL = DefaultApprovalTimeout
 	}
+	h.finals.init(h.records, h.log, h.now, h.instance, cmp.Or(opts.AuditRetention, config.Default().Storage.AuditRetention))
 	h.rt.init(opts.ToolStore, opts.WebhookAllow, h.log)
 	h.reg.Store(&registry{tools: map[string]*entry{}})
 	if err := h.SetConfigTools(tools); err != nil {
@@ -277,10 +285,14 @@ func (h *Host) Webhook(t config.Tool, client *http.Client) (Executor, error) {
 // approval now.
 func (h *Host) PendingApprovals() int { return int(h.pending.Load()) }
 
-// Close releases idle webhook connections of the default client and of
-// runtime tools. The Host stays usable; a caller-supplied client is left
-// alone.
+// Close stops the background retries of final records that storage
+// failed to take, trying each once more and logging those lost, and
+// releases idle webhook connections of the default client and of runtime
+// tools. The Host stays usable (a final record that fails from now on is
+// logged as lost, not retried); a caller-supplied client is left alone.
+// Close it before its Records.
 func (h *Host) Close() error {
+	h.finals.close()
 	if h.ownClient {
 		h.client.CloseIdleConnections()
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -137,6 +138,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		Logger:          log,
 		Records:         st,
 		Instance:        instance,
+		AuditRetention:  cfg.Storage.AuditRetention,
 		ApprovalTimeout: cfg.Loop.ApprovalTimeout,
 		ToolStore:       st,
 		WebhookAllow:    cfg.Auth.WebhookAllow,
@@ -157,8 +159,13 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	mcps := mcp.New(host, mcp.Options{Log: log})
 	defer mcps.Close()
 	mcps.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
+	// Turn records and stored responses written while storage fails are
+	// retried in the background; stopped once the server is (defers
+	// run last-first), before the store closes.
+	convs := store.NewConversations(st, cmp.Or(cfg.Storage.TurnRetention, config.Default().Storage.TurnRetention), log)
+	defer convs.Close()
 	opts := proxy.Options{
-		Logger: log, Tools: host, Modes: st, History: st, Responses: st, Ready: st.Ready,
+		Logger: log, Tools: host, Modes: st, History: convs, Responses: convs, Ready: st.Ready,
 		StorageErrors: st.WriteFailures,
 		Records:       st, Approvals: host, ApprovalsPending: host.PendingApprovals,
 		RuntimeTools: host, MCPServers: mcpStates(mcps), Keys: st, Changes: st,

@@ -43,21 +43,81 @@ type Change struct {
 // Hub fans changes out to subscribers, each on a goroutine of its own, so
 // that a writer never waits for a subscriber, and a subscriber may call
 // back into the store (or take locks a writer holds) without deadlock.
-// Each subscriber hears changes in the order they were published.
+// Each subscriber hears changes in the order they were first published.
 // Backends embed one; the zero value is ready to use.
+//
+// A subscriber's queue is bounded, since one may be slow (it re-reads a
+// record per change, and may wait seconds for a database) while writers
+// go on. A change already waiting in its queue is not queued again: the
+// subscriber re-reads the record when it gets to it, so it sees the later
+// change too. A queue that would grow past [MaxPendingChanges] is dropped
+// for one [ChangeResync], which says to re-read everything; so does any
+// resync, and while one waits, other changes add nothing to it.
 type Hub struct {
 	mu     sync.Mutex
 	subs   map[*subscriber]struct{}
 	closed bool
 }
 
+// MaxPendingChanges bounds the changes waiting for one subscriber. A few
+// thousand ids are kilobytes, and far more than a subscriber keeping up
+// ever has waiting; beyond it, re-reading everything costs less than
+// catching up one by one.
+const MaxPendingChanges = 4096
+
 type subscriber struct {
-	f     func(Change)
-	mu    sync.Mutex
+	f    func(Change)
+	mu   sync.Mutex
+	q    pending
+	wake chan struct{}
+	done chan struct{}
+	gone chan struct{}
+}
+
+// pending is a subscriber's queue: changes in the order first published,
+// each at most once.
+type pending struct {
 	queue []Change
-	wake  chan struct{}
-	done  chan struct{}
-	gone  chan struct{}
+	set   map[Change]struct{}
+}
+
+// add queues c unless it waits already, collapsing the queue into one
+// resync for a resync or an overflow.
+func (p *pending) add(c Change) {
+	if _, waiting := p.set[c]; waiting || p.resyncing() {
+		return
+	}
+	if c.Kind == ChangeResync || len(p.queue) >= MaxPendingChanges {
+		// Fresh, not reused: the dropped queue's memory goes with it.
+		p.queue, p.set = []Change{{Kind: ChangeResync}}, nil
+		return
+	}
+	if p.set == nil {
+		p.set = map[Change]struct{}{}
+	}
+	p.set[c] = struct{}{}
+	p.queue = append(p.queue, c)
+}
+
+// resyncing reports a resync waiting: it covers every change until the
+// subscriber gets it.
+func (p *pending) resyncing() bool {
+	return len(p.queue) == 1 && p.queue[0].Kind == ChangeResync
+}
+
+// next takes the oldest change off the queue.
+func (p *pending) next() (Change, bool) {
+	if len(p.queue) == 0 {
+		return Change{}, false
+	}
+	c := p.queue[0]
+	p.queue[0] = Change{} // the id's string is not kept alive by the array
+	p.queue = p.queue[1:]
+	if len(p.queue) == 0 {
+		p.queue = nil // the array goes, rather than creep forward
+	}
+	delete(p.set, c)
+	return c, true
 }
 
 // Subscribe calls f with every change published until stop is called or
@@ -97,7 +157,7 @@ func (h *Hub) Publish(c Change) {
 	defer h.mu.Unlock()
 	for s := range h.subs {
 		s.mu.Lock()
-		s.queue = append(s.queue, c)
+		s.q.add(c)
 		s.mu.Unlock()
 		select {
 		case s.wake <- struct{}{}:
@@ -128,15 +188,19 @@ func (s *subscriber) run() {
 			return
 		case <-s.wake:
 		}
-		s.mu.Lock()
-		batch := s.queue
-		s.queue = nil
-		s.mu.Unlock()
-		for _, c := range batch {
+		// One change at a time, not the queue at once: what is
+		// published meanwhile merges with what still waits.
+		for {
 			select {
 			case <-s.done:
 				return
 			default:
+			}
+			s.mu.Lock()
+			c, ok := s.q.next()
+			s.mu.Unlock()
+			if !ok {
+				break
 			}
 			s.f(c)
 		}

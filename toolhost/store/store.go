@@ -429,11 +429,21 @@ type Store interface {
 	// the backend, never by a live replica's id.
 	Recover(ctx context.Context, current string) (Recovered, error)
 
+	// ResolveStarted marks outcome_unknown (their replay entries too)
+	// the calls that instance, a live process, left started but no
+	// longer runs: each started call of instance for which running
+	// reports false, asked while the record is held, so that a call
+	// finishing meanwhile keeps its result. It returns how many it
+	// marked. A process calls it for its own instance once storage
+	// answers again after a call's final write failed.
+	ResolveStarted(ctx context.Context, instance string, running func(id string) bool) (int, error)
+
 	// Subscribe calls f with every change of actions, finished calls,
 	// runtime tools and runtime keys made through any store sharing this
-	// one's data, this one included, until stop (see [Hub]). A
-	// [ChangeResync] says changes may have been missed: re-read
-	// everything kept. Delivery is prompt (PostgreSQL: LISTEN/NOTIFY,
+	// one's data, this one included, until stop (see [Hub]). A change
+	// published again before f got it is heard once. A
+	// [ChangeResync] says changes may have been missed (also when f fell
+	// too far behind): re-read everything kept. Delivery is prompt (PostgreSQL: LISTEN/NOTIFY,
 	// well under 100 ms) but not a guarantee; the rows are the truth.
 	Subscribe(f func(Change)) (stop func())
 

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,8 +24,57 @@ type health struct {
 
 	// down is set while the database does not answer: by a failed ping,
 	// or an operation that could not reach it; a ping that succeeds
-	// clears it.
+	// clears it. Only setDown changes it.
 	down atomic.Bool
+
+	// mu orders setDown with watch. outage is canceled, with
+	// errNoAnswer, when down is set; a fresh one follows once it clears.
+	mu        sync.Mutex
+	outage    context.Context
+	endOutage context.CancelCauseFunc
+}
+
+// errNoAnswer is the error of every operation while the database does
+// not answer. No detail: /readyz, open to anyone, shows this message, and
+// the driver's errors name the database's host and user. The log has
+// them.
+var errNoAnswer = fmt.Errorf("%w: it did not answer the last ping (see the log)", store.ErrUnavailable)
+
+// setDown records whether the database answers, and reports what was
+// recorded before. Going down cancels the operations that run: the pings
+// say no answer is coming, so none of them waits out its own bound for
+// one — a turn that needs several would otherwise wait for each in turn.
+func (h *health) setDown(down bool) (was bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	was = h.down.Swap(down)
+	switch {
+	case down && !was && h.endOutage != nil:
+		h.endOutage(errNoAnswer)
+	case !down && was:
+		h.outage, h.endOutage = nil, nil // the next watch makes a fresh one
+	}
+	return was
+}
+
+// watch is ctx, canceled also when the database is found down; stop
+// releases it.
+func (h *health) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	h.mu.Lock()
+	if h.outage == nil {
+		h.outage, h.endOutage = context.WithCancelCause(context.Background())
+		if h.down.Load() {
+			h.endOutage(errNoAnswer)
+		}
+	}
+	outage := h.outage
+	h.mu.Unlock()
+	octx, cancel := context.WithCancelCause(ctx)
+	unwatch := context.AfterFunc(outage, func() { cancel(context.Cause(outage)) })
+	return octx, func() {
+		unwatch()
+		cancel(nil)
+	}
 }
 
 // noteWrite counts err when it is storage trouble: not a caller's
@@ -36,7 +86,7 @@ func (h *health) noteWrite(ctx context.Context, err error) {
 	h.failures.Add(1)
 	h.lastFailure.Store(time.Now().UnixNano())
 	if isUnavailable(err) {
-		h.down.Store(true)
+		h.setDown(true)
 	}
 }
 
@@ -81,7 +131,7 @@ func (d *DB) pingLoop() {
 			// outage.
 			continue
 		}
-		was := d.health.down.Swap(err != nil)
+		was := d.health.setDown(err != nil)
 		switch {
 		case err != nil && !was:
 			d.log.Warn("storage database unreachable", "component", "storage", "error", err)
@@ -97,13 +147,11 @@ func (d *DB) saturated() bool {
 	return st.AcquiredConns() >= st.MaxConns()
 }
 
-// reachable is an error wrapping [store.ErrUnavailable] while the
-// database does not answer. No detail: /readyz, open to anyone, shows
-// this message, and the driver's errors name the database's host and
-// user. The log has them.
+// reachable is [errNoAnswer] while the database does not answer, else
+// nil.
 func (h *health) reachable() error {
 	if h.down.Load() {
-		return fmt.Errorf("%w: it did not answer the last ping (see the log)", store.ErrUnavailable)
+		return errNoAnswer
 	}
 	return nil
 }

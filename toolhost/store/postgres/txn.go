@@ -50,7 +50,10 @@ func (d *DB) write(ctx context.Context, fn func(ctx context.Context, q querier) 
 }
 
 // run runs fn while the store is open, bounded by the operation timeout,
-// and counts a write's storage failures.
+// and counts a write's storage failures. While the pings find the
+// database silent, fn is not run, and one running is canceled as they
+// find it so: a stalled database fails an operation within a ping
+// interval and a ping's timeout, whatever the operation's own bound.
 func (d *DB) run(ctx context.Context, write bool, fn func(ctx context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -60,9 +63,18 @@ func (d *DB) run(ctx context.Context, write bool, fn func(ctx context.Context) e
 	if d.closed {
 		return store.ErrClosed
 	}
-	octx, cancel := d.bound(ctx)
-	defer cancel()
-	err := unavailable(ctx, fn(octx))
+	err := d.health.reachable()
+	if err == nil {
+		octx, cancel := d.bound(ctx)
+		defer cancel()
+		octx, unwatch := d.health.watch(octx)
+		defer unwatch()
+		err = fn(octx)
+		if cause := context.Cause(octx); err != nil && ctx.Err() == nil && errors.Is(cause, store.ErrUnavailable) {
+			err = cause // canceled for the outage, not by the caller
+		}
+		err = unavailable(ctx, err)
+	}
 	if write {
 		d.health.noteWrite(ctx, err)
 	}

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Tools", testTools},
 		{"Keys", testKeys},
 		{"Recover", testRecover},
+		{"ResolveStarted", testResolveStarted},
 		{"InvalidKey", testInvalidKey},
 		{"Lifecycle", testLifecycle},
 		{"Feed", testFeed},

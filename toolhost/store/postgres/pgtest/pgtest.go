@@ -125,6 +125,8 @@ func unavailable(t testing.TB, err error) {
 type Cluster struct {
 	dir  string
 	port int
+	bin  string      // the server binaries' directory
+	cred *credential // whom the server runs as; nil: this process's user
 	cmd  *exec.Cmd
 	done chan error // the server's exit
 	next atomic.Int64

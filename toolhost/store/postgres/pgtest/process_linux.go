@@ -34,41 +34,70 @@ func (c *Cluster) start(bin string) error {
 	if err != nil {
 		return err
 	}
-	data := filepath.Join(c.dir, "data")
-	initdb := command(cred, c.dir, bin, "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	c.bin, c.cred = bin, cred
+	initdb := command(cred, c.dir, bin, "initdb", "-D", c.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)
 	}
-	logFile, err := os.Create(filepath.Join(c.dir, "server.log"))
+	return c.launch()
+}
+
+// data is the cluster's data directory.
+func (c *Cluster) data() string { return filepath.Join(c.dir, "data") }
+
+// launch starts the server on the cluster's data and waits until it
+// takes connections.
+func (c *Cluster) launch() error {
+	logFile, err := os.OpenFile(filepath.Join(c.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer logFile.Close()
 	// Only a Unix socket in the cluster's own directory: no TCP port to
 	// collide with another test binary's cluster.
-	c.cmd = command(cred, c.dir, bin, "postgres", "-D", data, "-k", c.dir, "-p", fmt.Sprint(c.port),
+	cmd := command(c.cred, c.dir, c.bin, "postgres", "-D", c.data(), "-k", c.dir, "-p", fmt.Sprint(c.port),
 		"-c", "listen_addresses=", "-c", "fsync=on", "-c", "max_connections=500")
-	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// The server dies with the test binary, even one killed by a
 	// timeout: the parent-death signal fires when the thread that
 	// started it ends, so that thread stays locked to the goroutine
 	// that waits for the server.
-	c.cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	c.cmd = cmd
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := c.cmd.Start(); err != nil {
+		if err := cmd.Start(); err != nil {
 			started <- err
 			c.done <- err
 			return
 		}
 		started <- nil
-		c.done <- c.cmd.Wait()
+		c.done <- cmd.Wait()
 	}()
 	if err := <-started; err != nil {
 		return fmt.Errorf("starting postgres: %w", err)
 	}
-	return c.waitReady(data)
+	return c.waitReady(c.data())
+}
+
+// Kill stops the server at once, as a crash would (an immediate
+// shutdown: sessions cut, no checkpoint), keeping its files; [Cluster.Restart]
+// starts it again on them.
+func (c *Cluster) Kill() error {
+	if err := c.cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		return err
+	}
+	exit := <-c.done
+	c.done <- exit // for Stop, unless Restart takes it
+	return nil
+}
+
+// Restart starts a server killed by [Cluster.Kill] again, on its files,
+// and waits until it takes connections.
+func (c *Cluster) Restart() error {
+	<-c.done // the killed server's exit
+	return c.launch()
 }
 
 // waitReady polls until the server takes connections, or it exited.
