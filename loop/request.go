@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/internal/clip"
 )
 
 // Request is a client's chat-completions request, parsed once. Its body stays
@@ -175,12 +177,7 @@ func duplicateKey(o *fastjson.Object) (string, bool) {
 }
 
 // shortKey keeps a key named in an error message short.
-func shortKey(k []byte) string {
-	if len(k) > 64 {
-		return string(k[:64]) + "…"
-	}
-	return string(k)
-}
+func shortKey(k []byte) string { return clip.Excerpt(k, 64) }
 
 // Rename asks the upstream for model instead of the one the client named
 // (an alias): the body sent upstream carries model, while every chunk and
@@ -233,10 +230,4 @@ func (r *Request) UpstreamBody() []byte {
 
 // shortErr keeps fastjson's error, which quotes the unparsed tail, short
 // enough for an error message.
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
-}
+func shortErr(err error) string { return clip.Excerpt(err.Error(), 160) }
