@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/internal/clip"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/jsonread"
 	"github.com/toolstream/toolstream/proxy/responses"
@@ -256,7 +257,7 @@ func fromUpstreamBody(ue *loop.UpstreamError) apiError {
 	}
 	msg := fmt.Sprintf("upstream %s answered %d", ue.Upstream, ue.Status)
 	if len(ue.Body) > 0 {
-		msg += ": " + excerpt(ue.Body, 300)
+		msg += ": " + clip.Excerpt(ue.Body, 300)
 	}
 	return apiError{Status: status, Type: upstreamType(status), Message: msg}
 }
@@ -325,13 +326,6 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	s.writeError(c, err)
-}
-
-func excerpt(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }
 
 func isTimeout(err error) bool {

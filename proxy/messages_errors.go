@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/internal/clip"
 	"github.com/toolstream/toolstream/proxy/messages"
 )
 
@@ -33,7 +34,7 @@ func anthropicError(err error) (status int, kind, message string, header http.He
 		// client needs to read.
 		message = string(fastjson.GetBytes(ae.Raw, "error", "message"))
 		if message == "" {
-			message = excerpt(ae.Raw, 300)
+			message = clip.Excerpt(ae.Raw, 300)
 		}
 	}
 	return status, messages.ErrorType(status), message, ae.Header
