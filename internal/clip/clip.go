@@ -16,7 +16,10 @@ const Ellipsis = "…"
 // Prefix returns the longest prefix of s that is at most max bytes long
 // and does not end inside a rune. A rune is what utf8.DecodeRune reads,
 // so an invalid byte is a rune of its own and may be kept or dropped
-// whole. A max below zero is taken as zero.
+// whole; but a rune s ends in the middle of is dropped whole even if it
+// would fit, because s is then usually a bounded read of a longer text
+// (max+1 bytes of a body), and the rest of that rune is in what was not
+// read. A max below zero is taken as zero.
 func Prefix[T ~string | ~[]byte](s T, max int) T {
 	if len(s) <= max {
 		return s
@@ -31,7 +34,8 @@ func Prefix[T ~string | ~[]byte](s T, max int) T {
 		if !utf8.RuneStart(s[i]) {
 			continue
 		}
-		if _, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)])); i+size > max {
+		tail := string(s[i:min(len(s), i+utf8.UTFMax)])
+		if _, size := utf8.DecodeRuneInString(tail); i+size > max || !utf8.FullRuneInString(tail) {
 			return s[:i]
 		}
 		break

@@ -30,6 +30,8 @@ func TestPrefix(t *testing.T) {
 		{"stray tail bytes are runes of their own", "\x80\x80\x80\x80\x80", 3, "\x80\x80\x80"},
 		{"truncated sequence then ascii", "a\xe2\x82b", 3, "a\xe2\x82"},
 		{"valid rune after stray tail bytes", "\x80\x80é", 3, "\x80\x80"},
+		{"rune cut off by a bounded read", "ab\xf0\x9f", 3, "ab"},
+		{"rune cut off by a bounded read at max", "ab\xf0\x9f", 4, "ab\xf0\x9f"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Prefix(tc.s, tc.max); got != tc.want {
@@ -90,7 +92,8 @@ func FuzzPrefix(f *testing.F) {
 		if i != len(got) {
 			t.Fatalf("Prefix(%q, %d) = %q, splits the rune at byte %d", s, limit, got, len(got))
 		}
-		if i < len(s) {
+		// Only a rune s ends in the middle of may be dropped though it fits.
+		if i < len(s) && utf8.FullRuneInString(s[i:]) {
 			if _, size := utf8.DecodeRuneInString(s[i:]); i+size <= limit {
 				t.Fatalf("Prefix(%q, %d) = %q, the next rune fits too", s, limit, got)
 			}
