@@ -165,6 +165,7 @@ func TestValidationMessages(t *testing.T) {
 		{"anyOf types merged", `{"city": "Oslo", "when": 5}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "when": expected null or string, got number 5`}},
 		{"unknown parameter", `{"city": "Oslo", "zip": "0150"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "zip": not a parameter of this tool (known: city, days, stops, units, when)`}},
 		{"nested type", `{"city": "Oslo", "stops": [{"name": "A", "at": "noon"}]}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "stops[0].at": expected integer, got string "noon"`}},
+		{"long value quoted to 40 bytes between runes", `{"city": "Oslo", "days": "日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "days": expected integer, got string "日本語日本語日本語日本語日…"`}},
 		{"not an object", `[1,2]`, ToolError{Code: CodeInvalidParameter, Message: `the arguments are not a JSON object; send the parameters as one JSON object, e.g. {"name": value}`}},
 		{"not JSON", `{city: Oslo`, ToolError{Code: CodeInvalidParameter, Message: `the arguments are not a JSON object; send the parameters as one JSON object, e.g. {"name": value}`}},
 	}
