@@ -36,7 +36,7 @@ const coerceSchema = `{
 }`
 
 func TestCoercion(t *testing.T) {
-	sch, err := compileSchema("coerce", json.RawMessage(coerceSchema))
+	sch, err := compileSchema(json.RawMessage(coerceSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestCoercion(t *testing.T) {
 }
 
 func TestCoercionLeavesUncoercible(t *testing.T) {
-	sch, err := compileSchema("coerce", json.RawMessage(coerceSchema))
+	sch, err := compileSchema(json.RawMessage(coerceSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestValidationMessages(t *testing.T) {
 		"required": ["city"],
 		"additionalProperties": false
 	}`
-	sch, err := compileSchema("weather", json.RawMessage(weather))
+	sch, err := compileSchema(json.RawMessage(weather))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestCompileSchemaRefusesExternalRefs(t *testing.T) {
 		`[1]`,
 		`{"type":"object"`,
 	} {
-		if _, err := compileSchema("bad", json.RawMessage(s)); err == nil {
+		if _, err := compileSchema(json.RawMessage(s)); err == nil {
 			t.Errorf("compileSchema(%s) = nil error, want one", s)
 		}
 	}
@@ -195,7 +195,7 @@ func TestCompileSchemaRefusesExternalRefs(t *testing.T) {
 
 func TestCoercionRecursiveSchemas(t *testing.T) {
 	// A tree: coercion follows $ref as deep as the value goes.
-	tree, err := compileSchema("tree", json.RawMessage(
+	tree, err := compileSchema(json.RawMessage(
 		`{"type":"object","properties":{"n":{"type":"integer"},"child":{"$ref":"#"}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +207,7 @@ func TestCoercionRecursiveSchemas(t *testing.T) {
 
 	// A reference cycle that never descends into the value must end
 	// (the validator reports the cycle; coercion must not spin first).
-	cycle, err := compileSchema("cycle", json.RawMessage(
+	cycle, err := compileSchema(json.RawMessage(
 		`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"type":"object","properties":{"x":{"$ref":"#/$defs/a"}}}`))
 	if err != nil {
 		t.Skipf("the compiler rejects the cycle itself: %v", err)
