@@ -43,6 +43,29 @@ func Prefix[T ~string | ~[]byte](s T, max int) T {
 	return s[:max]
 }
 
+// Suffix returns the longest suffix of s that is at most n bytes long and
+// does not begin inside a rune (a rune as Prefix reads one): the end of a
+// text, shown where what went wrong is at its end. An n below zero is
+// taken as zero.
+func Suffix[T ~string | ~[]byte](s T, n int) T {
+	if len(s) <= n {
+		return s
+	}
+	start := len(s) - max(0, n)
+	// As in Prefix: only the nearest rune start before start can begin a
+	// rune that runs past it.
+	for i := start - 1; i >= 0 && i > start-utf8.UTFMax; i-- {
+		if !utf8.RuneStart(s[i]) {
+			continue
+		}
+		if _, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)])); i+size > start {
+			return s[i+size:]
+		}
+		break
+	}
+	return s[start:]
+}
+
 // Excerpt is Prefix(s, max) as a string, followed by Ellipsis when s was
 // cut: the form error messages and audit records show.
 func Excerpt[T ~string | ~[]byte](s T, max int) string {

@@ -106,3 +106,70 @@ func FuzzPrefix(f *testing.F) {
 		}
 	})
 }
+
+func TestSuffix(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    string
+		n    int
+		want string
+	}{
+		{"fits", "hello", 5, "hello"},
+		{"ascii cut", "hello", 3, "llo"},
+		{"zero", "hello", 0, ""},
+		{"negative", "hello", -1, ""},
+		{"two-byte rune not split", "éa", 2, "a"},
+		{"two-byte rune kept whole", "xéa", 3, "éa"},
+		{"three-byte rune not split", "b€a", 3, "a"},
+		{"three-byte rune starts at the cut", "b€a", 4, "€a"},
+		{"four-byte rune not split", "x😀", 3, ""},
+		{"cjk", "日本語", 7, "本語"},
+		{"stray tail bytes are runes of their own", "\x80\x80\x80\x80", 2, "\x80\x80"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Suffix(tc.s, tc.n); got != tc.want {
+				t.Errorf("Suffix(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+			}
+			if got := string(Suffix([]byte(tc.s), tc.n)); got != tc.want {
+				t.Errorf("Suffix([]byte(%q), %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzSuffix holds Suffix to its contract on any bytes: the result is a
+// suffix of the input, at most n bytes, begins where a rune begins, and
+// is the longest such suffix.
+func FuzzSuffix(f *testing.F) {
+	for _, s := range []string{"", "hello", "éa", "b€a", "x😀", "日本語", "a\xffb", "\x80\x80é", "a\xe2\x82b"} {
+		for _, n := range []int{0, 1, 2, 3, 4, 5} {
+			f.Add(s, n)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		got := Suffix(s, n)
+		if !strings.HasSuffix(s, got) {
+			t.Fatalf("Suffix(%q, %d) = %q, not a suffix", s, n, got)
+		}
+		if len(got) > max(0, n) {
+			t.Fatalf("Suffix(%q, %d) = %q, longer than the limit", s, n, got)
+		}
+		// Walk s rune by rune: the cut must fall between two runes, and
+		// the rune before it must not have fitted.
+		start, prev := len(s)-len(got), 0
+		i := 0
+		for i < start {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			prev, i = i, i+size
+		}
+		if i != start {
+			t.Fatalf("Suffix(%q, %d) = %q, splits the rune at byte %d", s, n, got, start)
+		}
+		if start > 0 && len(s)-prev <= n {
+			t.Fatalf("Suffix(%q, %d) = %q, the rune before fits too", s, n, got)
+		}
+		if b := Suffix([]byte(s), n); string(b) != got {
+			t.Fatalf("Suffix of bytes %q, of a string %q", b, got)
+		}
+	})
+}
