@@ -148,37 +148,22 @@ func (w *schemaWriter) scalar(n *yaml.Node) {
 
 // checkSchema reports what is wrong with a tool's parameters, or "".
 // It must be a JSON object; "type", when present, must be "object" (the
-// arguments of a call are always an object); and it must compile as JSON
-// Schema (draft 2020-12 unless it names another with $schema). References
-// to other documents are refused: config does no network or disk I/O.
+// arguments of a call are always an object); and it must compile the way
+// [CompileSchema] compiles it for toolhost, so no $ref reaches another
+// document: config does no network or disk I/O.
 func checkSchema(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "" // a Tool built in code without parameters takes none
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeSchema(raw)
 	if err != nil {
-		return fmt.Sprintf("not valid JSON: %v", err)
+		return err.Error()
 	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return "want a JSON Schema object with type: object"
-	}
-	if t, ok := obj["type"]; ok && t != "object" {
+	if t, ok := doc["type"]; ok && t != "object" {
 		return fmt.Sprintf("type must be object (tool arguments are a JSON object), got %s", compactJSON(t))
 	}
-	const url = "toolstream:///tool/parameters.json"
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(url, doc); err != nil {
-		return fmt.Sprintf("invalid JSON Schema: %v", err)
-	}
-	if _, err := c.Compile(url); err != nil {
-		var le *jsonschema.LoadURLError
-		if errors.As(err, &le) {
-			return fmt.Sprintf("invalid JSON Schema: $ref %q: only references inside this schema (#/$defs/...) are allowed", le.URL)
-		}
-		return "invalid JSON Schema: " + schemaError(err)
+	if _, err := compileSchemaDoc(doc); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -214,11 +199,4 @@ func schemaError(err error) string {
 func compactJSON(v any) string {
 	js, _ := json.Marshal(v)
 	return string(js)
-}
-
-// refuseLoader stops $ref from reaching the disk or the network.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(string) (any, error) {
-	return nil, errors.New("external references are not loaded")
 }

@@ -6,10 +6,10 @@ import (
 	"html"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // Event is toolstream's extension object on a chunk (docs/stream.md, display:
@@ -148,21 +148,10 @@ func excerpt(r toolhost.Result, max int) (json.RawMessage, bool) {
 	}
 	s, cut := r.Content, false
 	if len(s) > max {
-		s, cut = truncate(s, max), true
+		s, cut = clip.Prefix(s, max), true
 	}
 	b, _ := json.Marshal(s)
 	return b, cut
-}
-
-// truncate cuts s to at most n bytes without splitting a rune.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // card renders a finished call the way chat UIs (Open WebUI and others) already

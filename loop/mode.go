@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // ToolsRejectedError is an upstream in native mode refusing the request's
@@ -64,5 +66,5 @@ func upstreamMessage(err error) string {
 			}
 		}
 	}
-	return clip(ue.Body, 300)
+	return clip.Excerpt(ue.Body, 300)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop/jsonread"
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // Request is a client's chat-completions request, parsed once. Its body stays
@@ -229,10 +230,4 @@ func (r *Request) UpstreamBody() []byte {
 
 // shortErr keeps fastjson's error, which quotes the unparsed tail, short
 // enough for an error message.
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
-}
+func shortErr(err error) string { return clip.Excerpt(err.Error(), 160) }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // Upstream opens one round against a model server. proxy implements it with
@@ -56,9 +58,9 @@ type UpstreamError struct {
 // Error names the upstream and quotes the start of its answer.
 func (e *UpstreamError) Error() string {
 	if e.Status == 0 {
-		return fmt.Sprintf("upstream %s: error event in stream: %s", e.Upstream, clip(e.Body, 200))
+		return fmt.Sprintf("upstream %s: error event in stream: %s", e.Upstream, clip.Excerpt(e.Body, 200))
 	}
-	return fmt.Sprintf("upstream %s: status %d: %s", e.Upstream, e.Status, clip(e.Body, 200))
+	return fmt.Sprintf("upstream %s: status %d: %s", e.Upstream, e.Status, clip.Excerpt(e.Body, 200))
 }
 
 // StreamError is an upstream stream that broke the protocol mid-way: it was
@@ -81,10 +83,3 @@ func (e *StreamError) Error() string {
 
 // Unwrap returns the read error, if any.
 func (e *StreamError) Unwrap() error { return e.Err }
-
-func clip(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
-}

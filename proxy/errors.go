@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/clip"
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
@@ -277,7 +278,7 @@ func fromUpstreamBody(ue *loop.UpstreamError) apiError {
 	}
 	msg := fmt.Sprintf("upstream %s answered %d", ue.Upstream, ue.Status)
 	if len(ue.Body) > 0 {
-		msg += ": " + excerpt(ue.Body, 300)
+		msg += ": " + clip.Excerpt(ue.Body, 300)
 	}
 	return apiError{Status: status, Type: upstreamType(status), Message: msg}
 }
@@ -349,13 +350,6 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	s.writeError(c, err)
-}
-
-func excerpt(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }
 
 func isTimeout(err error) bool {

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/proxy/messages"
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // anthropicError is how an error looks to a client of the Messages route:
@@ -33,7 +34,7 @@ func anthropicError(err error) (status int, kind, message string, header http.He
 		// client needs to read.
 		message = string(fastjson.GetBytes(ae.Raw, "error", "message"))
 		if message == "" {
-			message = excerpt(ae.Raw, 300)
+			message = clip.Excerpt(ae.Raw, 300)
 		}
 	}
 	return status, messages.ErrorType(status), message, ae.Header

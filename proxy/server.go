@@ -1,6 +1,14 @@
-// Package proxy is toolstream's HTTP surface: echo routes, client auth, body
-// limits, the upstream HTTP client, the SSE writer, OpenAI's error shape,
-// pass-through routes and health endpoints. The turn itself runs in loop.
+// Package proxy is toolstream's HTTP surface, and the only package that
+// imports echo: the routes of the three client protocols (chat
+// completions, Responses and Messages; the last two encode their events in
+// proxy/responses and proxy/messages), client and admin auth, body limits,
+// key scopes and limits (the key table is proxy/keys), the chat SSE
+// writer, OpenAI's and Anthropic's error shapes, the admin API (keys,
+// runtime tools, the audit log), approvals (/v1/actions), stored
+// responses, pass-through routes, /v1/models, /mcp (served by
+// proxy/mcpserve), the console page (proxy/console), and health,
+// readiness and metrics. The upstream client is proxy/upstream; the turn
+// itself runs in loop.
 package proxy
 
 import (

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // auditExcerptBytes bounds the result excerpt kept in an audit record.
@@ -90,13 +91,4 @@ func asJSON(raw json.RawMessage) json.RawMessage {
 }
 
 // auditExcerpt is the start of a result, cut at a rune boundary.
-func auditExcerpt(s string) string {
-	if len(s) <= auditExcerptBytes {
-		return s
-	}
-	n := auditExcerptBytes
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func auditExcerpt(s string) string { return clip.Excerpt(s, auditExcerptBytes) }

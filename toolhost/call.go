@@ -1,7 +1,12 @@
-// Package toolhost holds toolstream's server tools: the registry built from
-// config, the executors (webhook now, MCP later), argument coercion and JSON
-// Schema validation, Standard Webhooks signing, and later approvals. Durable
-// state (audit log, approvals, runtime tools) lives in toolhost/store.
+// Package toolhost holds toolstream's server tools: the registry of config
+// tools, MCP servers' tools (toolhost/mcp connects and registers them) and
+// runtime tools from the admin API, which with approvals are kept in step
+// with other replicas through the store's change feed; argument coercion
+// and JSON Schema validation; what every call goes through whatever runs
+// it (approvals, the audit log, progress, finding a retried turn's earlier
+// calls); and the webhook executor, with Standard Webhooks signing and the
+// guard on where runtime webhooks may point. Durable state (audit log,
+// approvals, runtime tools) lives in toolhost/store.
 //
 // A tool failing is not an error of the turn: [Host.Execute] reports it as a
 // [Result] with Err set, which the model reads and can correct

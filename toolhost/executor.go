@@ -6,7 +6,7 @@ import (
 )
 
 // Executor runs one validated call of a tool: a webhook (this package), an
-// MCP server's tool (later). Everything a tool is subject to — the audit
+// MCP server's tool (toolhost/mcp). Everything a tool is subject to — the audit
 // log, approvals, argument validation, retries of a whole turn — happens in
 // [Host.Execute] before and after it, the same for every kind.
 //

@@ -36,7 +36,7 @@ const nullSchema = `{
 // whose schema allows null is JSON null; for any other parameter it stays what
 // it was (the string "null" for a string parameter).
 func TestNullForNullable(t *testing.T) {
-	sch, err := compileSchema("nulls", json.RawMessage(nullSchema))
+	sch, err := compileSchema(json.RawMessage(nullSchema))
 	if err != nil {
 		t.Fatal(err)
 	}

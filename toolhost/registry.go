@@ -68,7 +68,7 @@ func newEntry(t Tool, exec Executor) (*entry, error) {
 	if len(t.Parameters) == 0 {
 		t.Parameters = slices.Clone(defaultParameters)
 	}
-	sch, err := compileSchema(t.Name, t.Parameters)
+	sch, err := compileSchema(t.Parameters)
 	if err != nil {
 		return nil, err
 	}

@@ -132,8 +132,8 @@ func TestNewRejectsBadTools(t *testing.T) {
 		`tools[2] "nohook": webhook: required`,
 		`tools[3] "ftp": webhook.url`,
 		`tools[4] "relative": webhook.url`,
-		`tools[5] "badschema": compiling parameters`,
-		`tools[6] "extref": compiling parameters`,
+		`tools[5] "badschema": parameters: invalid JSON Schema: at '/minimum'`,
+		`tools[6] "extref": parameters: invalid JSON Schema: $ref "https://example.com/schema.json": only references inside this schema`,
 		`tools[7] "": name is empty`,
 	} {
 		if !strings.Contains(err.Error(), want) {

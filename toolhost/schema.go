@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolstream/toolstream/config"
 )
 
 // maxSchemaHops bounds how many $ref/allOf/anyOf hops coercion follows
@@ -18,29 +19,14 @@ import (
 // cannot loop forever.
 const maxSchemaHops = 32
 
-// compileSchema compiles a tool's parameters once, at registration.
-//
-// Schemas without "$schema" are read as draft 2020-12 (docs/configuration.md).
-// Loading is refused for every URL: a tool schema may only $ref into itself
-// ("#/$defs/…"), never a file on the proxy's disk or a network address.
-func compileSchema(name string, params json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+// compileSchema compiles a tool's parameters once, at registration, by
+// config's rules (see [config.CompileSchema]): whatever config accepted
+// in a file or the admin API compiles here, and a schema from an MCP
+// server is held to the same loader policy — no $ref outside itself.
+func compileSchema(params json.RawMessage) (*jsonschema.Schema, error) {
+	sch, err := config.CompileSchema(params)
 	if err != nil {
-		return nil, fmt.Errorf("parsing parameters: %w", err)
-	}
-	if _, ok := doc.(map[string]any); !ok {
-		return nil, errors.New("parameters: must be a JSON Schema object")
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(jsonschema.SchemeURLLoader{}) // no scheme registered: nothing loads
-	loc := "toolstream:///tools/" + url.PathEscape(name) + ".json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("adding parameters: %w", err)
-	}
-	sch, err := c.Compile(loc)
-	if err != nil {
-		return nil, fmt.Errorf("compiling parameters: %w", err)
+		return nil, fmt.Errorf("parameters: %w", err)
 	}
 	return sch, nil
 }

@@ -36,7 +36,7 @@ const coerceSchema = `{
 }`
 
 func TestCoercion(t *testing.T) {
-	sch, err := compileSchema("coerce", json.RawMessage(coerceSchema))
+	sch, err := compileSchema(json.RawMessage(coerceSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestCoercion(t *testing.T) {
 }
 
 func TestCoercionLeavesUncoercible(t *testing.T) {
-	sch, err := compileSchema("coerce", json.RawMessage(coerceSchema))
+	sch, err := compileSchema(json.RawMessage(coerceSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestValidationMessages(t *testing.T) {
 		"required": ["city"],
 		"additionalProperties": false
 	}`
-	sch, err := compileSchema("weather", json.RawMessage(weather))
+	sch, err := compileSchema(json.RawMessage(weather))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +165,7 @@ func TestValidationMessages(t *testing.T) {
 		{"anyOf types merged", `{"city": "Oslo", "when": 5}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "when": expected null or string, got number 5`}},
 		{"unknown parameter", `{"city": "Oslo", "zip": "0150"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "zip": not a parameter of this tool (known: city, days, stops, units, when)`}},
 		{"nested type", `{"city": "Oslo", "stops": [{"name": "A", "at": "noon"}]}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "stops[0].at": expected integer, got string "noon"`}},
+		{"long value quoted to 40 bytes between runes", `{"city": "Oslo", "days": "日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "days": expected integer, got string "日本語日本語日本語日本語日…"`}},
 		{"not an object", `[1,2]`, ToolError{Code: CodeInvalidParameter, Message: `the arguments are not a JSON object; send the parameters as one JSON object, e.g. {"name": value}`}},
 		{"not JSON", `{city: Oslo`, ToolError{Code: CodeInvalidParameter, Message: `the arguments are not a JSON object; send the parameters as one JSON object, e.g. {"name": value}`}},
 	}
@@ -186,7 +187,7 @@ func TestCompileSchemaRefusesExternalRefs(t *testing.T) {
 		`[1]`,
 		`{"type":"object"`,
 	} {
-		if _, err := compileSchema("bad", json.RawMessage(s)); err == nil {
+		if _, err := compileSchema(json.RawMessage(s)); err == nil {
 			t.Errorf("compileSchema(%s) = nil error, want one", s)
 		}
 	}
@@ -194,7 +195,7 @@ func TestCompileSchemaRefusesExternalRefs(t *testing.T) {
 
 func TestCoercionRecursiveSchemas(t *testing.T) {
 	// A tree: coercion follows $ref as deep as the value goes.
-	tree, err := compileSchema("tree", json.RawMessage(
+	tree, err := compileSchema(json.RawMessage(
 		`{"type":"object","properties":{"n":{"type":"integer"},"child":{"$ref":"#"}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestCoercionRecursiveSchemas(t *testing.T) {
 
 	// A reference cycle that never descends into the value must end
 	// (the validator reports the cycle; coercion must not spin first).
-	cycle, err := compileSchema("cycle", json.RawMessage(
+	cycle, err := compileSchema(json.RawMessage(
 		`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"type":"object","properties":{"x":{"$ref":"#/$defs/a"}}}`))
 	if err != nil {
 		t.Skipf("the compiler rejects the cycle itself: %v", err)

@@ -6,12 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // printer renders the library's own wording for the error kinds we do not
@@ -239,11 +240,7 @@ func (d *describer) valueAt(loc []string) string {
 	case nil:
 		return "null"
 	case string:
-		const max = 40
-		if utf8.RuneCountInString(val) > max {
-			val = string([]rune(val)[:max]) + "…"
-		}
-		return "string " + strconv.Quote(val)
+		return "string " + strconv.Quote(clip.Excerpt(val, 40))
 	case bool:
 		return "boolean " + strconv.FormatBool(val)
 	case map[string]any:

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 const (
@@ -251,12 +253,9 @@ func NetReason(err error, fallback string) string {
 // is text.
 func shapeResult(data []byte, max int, contentType string) Outcome {
 	if len(data) > max {
-		cut := max
-		for cut > 0 && cut > max-utf8.UTFMax && !utf8.RuneStart(data[cut]) {
-			cut--
-		}
-		text := strings.ToValidUTF8(string(data[:cut]), "\uFFFD")
-		text += fmt.Sprintf("\n[toolstream: result truncated at %d bytes (max_result_bytes); the rest was dropped]", cut)
+		kept := clip.Prefix(data, max)
+		text := strings.ToValidUTF8(string(kept), "\uFFFD")
+		text += fmt.Sprintf("\n[toolstream: result truncated at %d bytes (max_result_bytes); the rest was dropped]", len(kept))
 		return Outcome{Content: text, Truncated: true}
 	}
 	trimmed := bytes.TrimSpace(data)
@@ -279,16 +278,9 @@ func isJSONType(contentType string) bool {
 // excerptBytes, valid UTF-8, whitespace collapsed.
 func excerpt(r io.Reader) string {
 	b, _ := io.ReadAll(io.LimitReader(r, excerptBytes+1))
-	cut := len(b) > excerptBytes
-	if cut {
-		n := excerptBytes
-		for n > 0 && !utf8.RuneStart(b[n]) {
-			n--
-		}
-		b = b[:n]
-	}
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
-	if cut && s != "" {
+	kept := clip.Prefix(b, excerptBytes)
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(kept), "\uFFFD")), " ")
+	if len(kept) < len(b) && s != "" {
 		s += " …"
 	}
 	return s

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // textArgs builds the Arguments of a call whose values are raw text (xml,
@@ -137,14 +139,4 @@ func argsObject(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // excerpt shortens s for an error message the model reads.
-func excerpt(s string) string {
-	const n = 40
-	if len(s) > n {
-		i := n
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i] + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
+func excerpt(s string) string { return fmt.Sprintf("%q", clip.Excerpt(s, 40)) }

@@ -1,6 +1,10 @@
 package detect
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
+)
 
 // The kimi_k2 dialect (docs/tool-calls.md), as Kimi K2 writes it with
 // its special tokens: a section holding one or more calls, each named by
@@ -76,7 +80,7 @@ func parseKimi(body string) parsed {
 	s, ok := strings.CutSuffix(body, "<|tool_calls")
 	if !ok {
 		if s, ok = strings.CutSuffix(body, "<|tool_call"); !ok {
-			return parsed{name: sniffKimi(body).name, err: malformed("the section closed at %s, not at <|tool_calls_section_end|>", excerpt(body[max(0, len(body)-20):]+kimiSectionEndShared))}
+			return parsed{name: sniffKimi(body).name, err: malformed("the section closed at %s, not at <|tool_calls_section_end|>", excerpt(clip.Suffix(body, 20)+kimiSectionEndShared))}
 		}
 	}
 	return parseKimiCalls(s)

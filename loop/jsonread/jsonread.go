@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // Object is a JSON object read one level deep.
@@ -141,12 +143,7 @@ func walk(raw []byte, fn func(key string, start, end int) bool) bool {
 }
 
 // shortKey keeps a key named in an error message short.
-func shortKey(k string) string {
-	if len(k) > 64 {
-		return k[:64] + "…"
-	}
-	return k
-}
+func shortKey(k string) string { return clip.Excerpt(k, 64) }
 
 // skipSpace is the index of the first byte from i on that is not JSON
 // white space.

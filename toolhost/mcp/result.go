@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 // maxResultBytes cuts an MCP result, as max_result_bytes does a webhook's.
@@ -62,11 +62,8 @@ func cut(s string, max int) (string, bool) {
 	if len(s) <= max {
 		return s, false
 	}
-	n := max
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + fmt.Sprintf("\n[toolstream: result truncated at %d bytes; the rest was dropped]", n), true
+	kept := clip.Prefix(s, max)
+	return kept + fmt.Sprintf("\n[toolstream: result truncated at %d bytes; the rest was dropped]", len(kept)), true
 }
 
 // contentText joins the content blocks, one per line.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
 const (
@@ -105,7 +107,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if !w.skip {
 			room := maxStderrLine - len(w.buf)
 			if len(chunk) > room {
-				w.buf = append(w.buf, chunk[:room]...)
+				w.buf = append(w.buf, clip.Prefix(chunk, room)...)
 				w.emit(true)
 				w.skip = true
 			} else {
@@ -134,7 +136,8 @@ func (w *lineWriter) flush() {
 }
 
 func (w *lineWriter) emit(cut bool) {
-	// A rune split by the cut becomes U+FFFD, like any invalid byte.
+	// The cut ends where a rune ends; invalid bytes from the process
+	// become U+FFFD.
 	text := strings.ToValidUTF8(string(w.buf), "\uFFFD")
 	if cut {
 		text += " …[cut]"

@@ -1,6 +1,10 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/toolstream/toolstream/toolhost/clip"
+)
 
 // The checks below are what every backend refuses before it writes, the
 // same way, so that a caller's mistake reads the same whichever backend
@@ -61,10 +65,4 @@ func CheckDecision(id, status string) error {
 }
 
 // shorten bounds a rejected name in an error message.
-func shorten(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
-}
+func shorten(s string) string { return clip.Excerpt(s, 64) }
