@@ -24,6 +24,8 @@ import (
 type outageStore struct {
 	*badger.DB
 	down atomic.Bool
+	// turns counts the turn records written.
+	turns atomic.Int32
 }
 
 func (o *outageStore) fail(op string) error {
@@ -51,7 +53,11 @@ func (o *outageStore) SaveTurn(ctx context.Context, rec store.TurnRecord) error 
 	if err := o.fail("saving turn"); err != nil {
 		return err
 	}
-	return o.DB.SaveTurn(ctx, rec)
+	err := o.DB.SaveTurn(ctx, rec)
+	if err == nil {
+		o.turns.Add(1)
+	}
+	return err
 }
 
 // outageEnv is a proxy whose storage dies while the webhook of its one
@@ -111,7 +117,7 @@ func TestProbeStorageOutageMidCall(t *testing.T) {
 			return err == nil && len(recs) == 1 && recs[0].Status == store.StatusOK
 		}},
 		{"the next turn is stitched", func(t *testing.T, e *env, o *outageStore, text string) bool {
-			if _, ok, _ := o.FindTurn(context.Background(), "call:"+firstCallID(t, o)); !ok {
+			if o.turns.Load() == 0 {
 				return false
 			}
 			history, _ := json.Marshal([]map[string]string{
@@ -158,12 +164,3 @@ func TestProbeStorageOutageMidCall(t *testing.T) {
 	}
 }
 
-// firstCallID is the call id of the store's one audit record.
-func firstCallID(t *testing.T, s store.Store) string {
-	t.Helper()
-	recs, _, err := s.Calls(context.Background(), store.CallQuery{})
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("records = %+v, %v; want one", recs, err)
-	}
-	return recs[0].CallID
-}
