@@ -51,7 +51,7 @@ func CheckHash(h string) error {
 	return nil
 }
 
-// CheckDecision checks the arguments of [Store.DecideAction]: a valid
+// CheckDecision checks the arguments of [ActionStore.DecideAction]: a valid
 // action id, and a status that is a decision.
 func CheckDecision(id, status string) error {
 	if err := CheckNames("action id", id); err != nil {

@@ -26,7 +26,7 @@ type Options struct {
 }
 
 // Open opens the backend cfg.Backend names (badger when empty), mints this
-// process's instance id ([NewInstance]) and calls [store.Store.Recover]
+// process's instance id ([NewInstance]) and calls [store.Lifecycle.Recover]
 // with it once, logging what it resolved. The caller owns the store and
 // closes it last; the instance id goes on every call record and action
 // this process writes.

@@ -283,7 +283,7 @@ func (d *DB) Ready() error {
 }
 
 // WriteFailures counts the writes that failed for the storage's sake
-// (see [store.Store.WriteFailures]).
+// (see [store.Lifecycle.WriteFailures]).
 func (d *DB) WriteFailures() uint64 { return d.space.failures.Load() }
 
 // cmpOr is d, or def when d is not positive.

@@ -10,7 +10,7 @@ import (
 )
 
 // ResolveStarted marks outcome_unknown the calls instance left started
-// whose ids running does not report (see [store.Store.ResolveStarted]),
+// whose ids running does not report (see [store.Lifecycle.ResolveStarted]),
 // from the open/ index. Each is resolved in a transaction of its own that
 // asks running after reading the record: a FinishCall committed after
 // that read makes the transaction conflict, and its retry finds the

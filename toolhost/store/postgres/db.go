@@ -248,7 +248,7 @@ func (d *DB) Ready() error {
 }
 
 // WriteFailures counts the writes that failed for the storage's sake
-// (see [store.Store.WriteFailures]).
+// (see [store.Lifecycle.WriteFailures]).
 func (d *DB) WriteFailures() uint64 { return d.health.failures.Load() }
 
 // bound is ctx with the operation timeout when it has no deadline.

@@ -11,7 +11,7 @@ import (
 
 // ResolveStarted marks outcome_unknown the calls the live instance left
 // started whose ids running does not report (see
-// [store.Store.ResolveStarted]). Each is resolved in a transaction of its
+// [store.Lifecycle.ResolveStarted]). Each is resolved in a transaction of its
 // own that locks its row and asks running then: a FinishCall of the same
 // call waits for that lock, and its caller still runs the call until the
 // write returns, so a result is never overwritten.
