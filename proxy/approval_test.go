@@ -48,13 +48,14 @@ loop:
 
 // newStoredEnv is a turn env whose tool host keeps its records in an
 // in-memory store, as serve wires it.
-func newStoredEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) (*turnEnv, *badger.DB) {
+func newStoredEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) (*turnEnv, store.Store) {
 	t.Helper()
 	p := newParts(t, yaml, rounds)
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
 	return p.serve(t, proxy.Options{Tools: host, Records: db, Approvals: host, History: db, Modes: db}), db
@@ -341,10 +342,11 @@ func waitABit() { time.Sleep(10 * time.Millisecond) }
 // client did not leave, the proxy stopped.
 func TestShutdownDuringApproval(t *testing.T) {
 	p := newParts(t, approvalConfig("always"), twoRounds())
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	logs := &logRecords{}
 	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test", Logger: slog.New(logs)})

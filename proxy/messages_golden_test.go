@@ -17,6 +17,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -80,10 +81,11 @@ func newMessagesEnv(t *testing.T, sec map[string]string, split int) *turnEnv {
 		rounds = append(rounds, upstreamtest.Round{Raw: raw, SplitEvery: split})
 	}
 	p := newParts(t, sec["config"], rounds)
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
 	var mu sync.Mutex

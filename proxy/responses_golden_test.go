@@ -18,6 +18,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -89,10 +90,11 @@ func goldenRounds(sec map[string]string, split int) []upstreamtest.Round {
 func newResponsesEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv {
 	t.Helper()
 	p := newParts(t, yaml, rounds)
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
 	var mu sync.Mutex

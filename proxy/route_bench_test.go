@@ -11,6 +11,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -35,10 +36,11 @@ func BenchmarkRouteStream(b *testing.B) {
 	u.Name, u.BaseURL, u.Models = "up", up.URL, config.Models("*")
 	cfg.Upstreams = []config.Upstream{u}
 	cfg.Storage.InMemory = true
-	st, err := badger.Open(cfg.Storage, badger.Options{})
+	stBackend, err := badger.Open(cfg.Storage, badger.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	st := store.Checked(stBackend)
 	defer st.Close()
 	p, err := proxy.New(&cfg, proxy.Options{History: st, Modes: st, Responses: st})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -149,10 +150,11 @@ func TestSecretsNeverLeak(t *testing.T) {
 	// Wired the way cmd does it for the tool host; the proxy gets the bare
 	// handler and must mask its lines itself.
 	dir := t.TempDir()
-	db, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(base, cfg)),
 		Records: db, Instance: "inst_grep"})
 	if err != nil {

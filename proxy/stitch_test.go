@@ -11,20 +11,24 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
-func openStore(t *testing.T, cfg config.Storage, opts badger.Options) *badger.DB {
+// openStore opens a badger store behind store.Checked, as the wiring
+// does, and closes it when the test ends.
+func openStore(t *testing.T, cfg config.Storage, opts badger.Options) store.Store {
 	t.Helper()
-	st, err := badger.Open(cfg, opts)
+	db, err := badger.Open(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := store.Checked(db)
 	t.Cleanup(func() { st.Close() })
 	return st
 }
 
-func memStore(t *testing.T) *badger.DB {
+func memStore(t *testing.T) store.Store {
 	return openStore(t, config.Storage{InMemory: true, TurnRetention: time.Hour, AuditRetention: time.Hour}, badger.Options{})
 }
 

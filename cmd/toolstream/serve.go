@@ -170,9 +170,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		Records:       st, Approvals: host, ApprovalsPending: host.PendingApprovals,
 		RuntimeTools: host, MCPServers: mcpStates(mcps), Keys: st, Changes: st,
 	}
-	if r, ok := st.(interface{ Reachable() error }); ok {
-		opts.Reachable = r.Reachable // a shared database: turns wait for it
-	}
+	opts.Reachable = store.Reachability(st) // a shared database: turns wait for it
 	tp, err := newTracing(context.Background(), cfg.Otel, log)
 	if err != nil {
 		return fmt.Errorf("otel: %w", err)

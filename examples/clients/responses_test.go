@@ -14,6 +14,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -120,10 +121,11 @@ tools:
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	host, err := toolhost.New(cfg.Tools, toolhost.Options{Records: db, ToolTimeout: cfg.Loop.ToolTimeout})
 	if err != nil {
 		t.Fatal(err)

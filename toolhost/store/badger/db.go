@@ -266,6 +266,10 @@ func (d *DB) Close() error {
 	return nil
 }
 
+// Now is the clock the records are stamped and expired by (Options.Now);
+// [store.Checked] fills a record's zero times with it.
+func (d *DB) Now() time.Time { return d.now() }
+
 // Ready reports whether the store can serve (for /readyz): [store.ErrClosed]
 // after Close; an error wrapping [store.ErrNoSpace] while its filesystem is
 // below the free-space margin (see space.go), and one wrapping
