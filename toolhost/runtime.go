@@ -240,7 +240,9 @@ func (h *Host) DeleteRuntimeTool(ctx context.Context, name string) error {
 	switch {
 	case ok && t.Source != SourceRuntime:
 		return &ReadOnlyError{Name: name, Source: t.Source}
-	case !ok && h.rt.store == nil:
+	case !ok && (h.rt.store == nil || !store.ValidName(name)):
+		// A name the store cannot hold was never a runtime tool: not
+		// found, rather than the store's refusal (a 500 to the admin).
 		return fmt.Errorf("deleting runtime tool %q: %w", name, ErrToolNotFound)
 	}
 	if h.rt.store != nil {
