@@ -33,9 +33,9 @@ func newKeysEnv(t *testing.T, yaml string, log slog.Handler, rounds []upstreamte
 	if log != nil {
 		logger = slog.New(log)
 	}
-	host := p.host(t, toolhost.Options{Records: st, Instance: "inst_test", Logger: logger})
-	return p.serve(t, proxy.Options{Logger: logger, Tools: host, RuntimeTools: host, Records: st, Approvals: host,
-		History: st, Modes: st, Responses: st, Keys: st}), st
+	w := wired(t, st)
+	host := p.host(t, w.Host(toolhost.Options{Logger: logger}))
+	return p.serve(t, w.Proxy(proxy.Options{Logger: logger}, host, nil)), st
 }
 
 const (

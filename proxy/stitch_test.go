@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
@@ -26,6 +27,15 @@ func openStore(t *testing.T, cfg config.Storage, opts badger.Options) store.Stor
 	st := store.Checked(db)
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// wired is st wired as serve wires it, for the process "inst_test";
+// its write retries stop when the test ends.
+func wired(t *testing.T, st store.Store) *wiring.Storage {
+	t.Helper()
+	w := wiring.New(st, "inst_test", config.Storage{}, nil)
+	t.Cleanup(func() { w.Close() })
+	return w
 }
 
 func memStore(t *testing.T) store.Store {
