@@ -24,8 +24,8 @@ import (
 // guard (guard.go). They are persisted as sent, so a restart rebuilds
 // them the same way, and take part in the next turn like any other tool.
 
-// ToolStore keeps runtime tools. Every backend of toolhost/store
-// implements it ([store.Store] has these methods).
+// ToolStore keeps runtime tools: the methods of [store.ToolStore], the
+// storage domain that every backend of toolhost/store implements.
 type ToolStore interface {
 	// PutTool creates or replaces a runtime tool.
 	PutTool(ctx context.Context, t store.RuntimeTool) error
