@@ -48,16 +48,12 @@ loop:
 
 // newStoredEnv is a turn env whose tool host keeps its records in an
 // in-memory store, as serve wires it.
-func newStoredEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) (*turnEnv, *badger.DB) {
+func newStoredEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) (*turnEnv, store.Store) {
 	t.Helper()
 	p := newParts(t, yaml, rounds)
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
-	return p.serve(t, proxy.Options{Tools: host, Records: db, Approvals: host, History: db, Modes: db}), db
+	w := wired(t, openStore(t, config.Storage{InMemory: true}, badger.Options{}))
+	host := p.host(t, w.Host(toolhost.Options{}))
+	return p.serve(t, w.Proxy(proxy.Options{}, host, nil)), w.Store
 }
 
 // streamReader reads a turn's SSE stream event by event.
@@ -341,14 +337,11 @@ func waitABit() { time.Sleep(10 * time.Millisecond) }
 // client did not leave, the proxy stopped.
 func TestShutdownDuringApproval(t *testing.T) {
 	p := newParts(t, approvalConfig("always"), twoRounds())
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	w := wired(t, openStore(t, config.Storage{InMemory: true}, badger.Options{}))
+	db := w.Store
 	logs := &logRecords{}
-	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test", Logger: slog.New(logs)})
-	e := p.serve(t, proxy.Options{Tools: host, Records: db, Approvals: host, History: db, Modes: db})
+	host := p.host(t, w.Host(toolhost.Options{Logger: slog.New(logs)}))
+	e := p.serve(t, w.Proxy(proxy.Options{}, host, nil))
 	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+apClientKey)
 	id := event(t, st.until(t, `"approval.requested"`))["action_id"].(string)
 

@@ -130,12 +130,8 @@ func newEchoEnv(t *testing.T, yaml, url string, rounds []upstreamtest.Round) *tu
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	w := wired(t, openStore(t, config.Storage{InMemory: true}, badger.Options{}))
 	p := parts{up: up, cfg: cfg}
-	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
-	return p.serve(t, proxy.Options{Tools: host, RuntimeTools: host, Records: db, Approvals: host, History: db, Modes: db})
+	host := p.host(t, w.Host(toolhost.Options{}))
+	return p.serve(t, w.Proxy(proxy.Options{}, host, nil))
 }

@@ -22,7 +22,7 @@ import (
 // outageStore fails every write while down, as a database that died
 // does; reads still answer, for the test to look.
 type outageStore struct {
-	*badger.DB
+	store.Store
 	down atomic.Bool
 	// turns counts the turn records written.
 	turns atomic.Int32
@@ -39,21 +39,21 @@ func (o *outageStore) FinishCall(ctx context.Context, rec store.CallRecord, ref 
 	if err := o.fail("finishing call"); err != nil {
 		return err
 	}
-	return o.DB.FinishCall(ctx, rec, ref)
+	return o.Store.FinishCall(ctx, rec, ref)
 }
 
 func (o *outageStore) RecordCall(ctx context.Context, rec store.CallRecord) error {
 	if err := o.fail("recording call"); err != nil {
 		return err
 	}
-	return o.DB.RecordCall(ctx, rec)
+	return o.Store.RecordCall(ctx, rec)
 }
 
 func (o *outageStore) SaveTurn(ctx context.Context, rec store.TurnRecord) error {
 	if err := o.fail("saving turn"); err != nil {
 		return err
 	}
-	err := o.DB.SaveTurn(ctx, rec)
+	err := o.Store.SaveTurn(ctx, rec)
 	if err == nil {
 		o.turns.Add(1)
 	}
@@ -65,12 +65,13 @@ func (o *outageStore) SaveTurn(ctx context.Context, rec store.TurnRecord) error 
 // "Done." once it has the result, and "Noted." to anything after.
 func outageEnv(t *testing.T) (*env, *outageStore, *atomic.Int32) {
 	t.Helper()
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
-	o := &outageStore{DB: db}
+	o := &outageStore{Store: db}
 	var hits atomic.Int32
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)

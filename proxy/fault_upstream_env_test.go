@@ -16,6 +16,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -62,10 +63,11 @@ upstreams:
 	if mutate != nil {
 		mutate(p.cfg)
 	}
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	log := &syncBuffer{}
 	opts := proxy.Options{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -18,10 +19,11 @@ import (
 // it at once, and keys survive a restart while revoked ones stay revoked.
 func TestRuntimeKeyLifecycle(t *testing.T) {
 	dir := t.TempDir()
-	db, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	e, _ := newKeysEnv(t, scopedConfig(""), nil, []upstreamtest.Round{
 		textRound("c1", "Adding. ", call("create_task", `{"title":"Gym"}`)), textRound("c2", "Added."),
 		textRound("c3", "No tools now."),
@@ -94,10 +96,11 @@ func TestRuntimeKeyLifecycle(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db2, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
+	db2Backend, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db2 := store.Checked(db2Backend)
 	t.Cleanup(func() { db2.Close() })
 	e2, _ := newKeysEnv(t, scopedConfig(""), nil, []upstreamtest.Round{textRound("c4", "Still here.")}, db2)
 	resp = e2.do(t, http.MethodPost, "/v1/chat/completions", toolRequest, "Authorization: Bearer "+bobKey)

@@ -20,26 +20,22 @@ import (
 // audit log, approvals, stored responses and runtime keys. db, when not
 // nil, is that store (a test that restarts keeps it); log, when not nil,
 // receives the proxy's and the tool host's log lines.
-func newKeysEnv(t *testing.T, yaml string, log slog.Handler, rounds []upstreamtest.Round, db ...*badger.DB) (*turnEnv, *badger.DB) {
+func newKeysEnv(t *testing.T, yaml string, log slog.Handler, rounds []upstreamtest.Round, db ...store.Store) (*turnEnv, store.Store) {
 	t.Helper()
 	p := newParts(t, yaml, rounds)
-	var st *badger.DB
+	var st store.Store
 	if len(db) > 0 {
 		st = db[0]
 	} else {
-		var err error
-		if st, err = badger.Open(config.Storage{InMemory: true}, badger.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st = openStore(t, config.Storage{InMemory: true}, badger.Options{})
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if log != nil {
 		logger = slog.New(log)
 	}
-	host := p.host(t, toolhost.Options{Records: st, Instance: "inst_test", Logger: logger})
-	return p.serve(t, proxy.Options{Logger: logger, Tools: host, RuntimeTools: host, Records: st, Approvals: host,
-		History: st, Modes: st, Responses: st, Keys: st}), st
+	w := wired(t, st)
+	host := p.host(t, w.Host(toolhost.Options{Logger: logger}))
+	return p.serve(t, w.Proxy(proxy.Options{Logger: logger}, host, nil)), st
 }
 
 const (

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolstream/toolstream/toolhost/store"
-	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // mcpConfig has a plain key, an app key scoped to some of the tools, an
@@ -235,7 +234,7 @@ func TestMCPServeApproval(t *testing.T) {
 }
 
 // pendingActions reads the actions waiting for a decision, from storage.
-func pendingActions(t *testing.T, _ *turnEnv, db *badger.DB) []store.Action {
+func pendingActions(t *testing.T, _ *turnEnv, db store.Store) []store.Action {
 	t.Helper()
 	list, err := db.Actions(t.Context(), store.ActionQuery{All: true, Status: store.ActionPending})
 	if err != nil {

@@ -80,15 +80,11 @@ func newMessagesEnv(t *testing.T, sec map[string]string, split int) *turnEnv {
 		rounds = append(rounds, upstreamtest.Round{Raw: raw, SplitEvery: split})
 	}
 	p := newParts(t, sec["config"], rounds)
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
+	w := wired(t, openStore(t, config.Storage{InMemory: true}, badger.Options{}))
+	host := p.host(t, w.Host(toolhost.Options{}))
 	var mu sync.Mutex
 	ids := map[string]int{}
-	e := p.serve(t, proxy.Options{Tools: host, Records: db, Approvals: host, History: db, Modes: db,
+	e := p.serve(t, w.Proxy(proxy.Options{
 		NewID: func(prefix string) string {
 			mu.Lock()
 			defer mu.Unlock()
@@ -96,7 +92,7 @@ func newMessagesEnv(t *testing.T, sec map[string]string, split int) *turnEnv {
 			return prefix + strconv.Itoa(ids[prefix])
 		},
 		Now: func() time.Time { return time.Unix(1800000000, 0) },
-	})
+	}, host, nil))
 	for name, body := range sec {
 		if tool, ok := strings.CutPrefix(name, "webhook."); ok {
 			status, rest := 0, body

@@ -89,16 +89,11 @@ func goldenRounds(sec map[string]string, split int) []upstreamtest.Round {
 func newResponsesEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv {
 	t.Helper()
 	p := newParts(t, yaml, rounds)
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	host := p.host(t, toolhost.Options{Records: db, Instance: "inst_test"})
+	w := wired(t, openStore(t, config.Storage{InMemory: true}, badger.Options{}))
+	host := p.host(t, w.Host(toolhost.Options{}))
 	var mu sync.Mutex
 	ids := map[string]int{}
-	return p.serve(t, proxy.Options{
-		Tools: host, Records: db, Approvals: host, History: db, Modes: db, Responses: db,
+	return p.serve(t, w.Proxy(proxy.Options{
 		NewID: func(prefix string) string {
 			mu.Lock()
 			defer mu.Unlock()
@@ -106,7 +101,7 @@ func newResponsesEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *tu
 			return prefix + strconv.Itoa(ids[prefix])
 		},
 		Now: func() time.Time { return time.Unix(1800000000, 0) },
-	})
+	}, host, nil))
 }
 
 // decideActions approves or denies every pending action of the proxy

@@ -11,7 +11,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
-	"github.com/toolstream/toolstream/toolhost/store/badger"
+	"github.com/toolstream/toolstream/proxy/wiring"
 )
 
 // BenchmarkRouteStream is one whole streamed answer of 64 chunks on each
@@ -35,12 +35,12 @@ func BenchmarkRouteStream(b *testing.B) {
 	u.Name, u.BaseURL, u.Models = "up", up.URL, config.Models("*")
 	cfg.Upstreams = []config.Upstream{u}
 	cfg.Storage.InMemory = true
-	st, err := badger.Open(cfg.Storage, badger.Options{})
+	st, err := wiring.Open(b.Context(), cfg.Storage, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	p, err := proxy.New(&cfg, proxy.Options{History: st, Modes: st, Responses: st})
+	p, err := proxy.New(&cfg, st.Proxy(proxy.Options{}, nil, nil))
 	if err != nil {
 		b.Fatal(err)
 	}

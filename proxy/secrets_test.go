@@ -15,7 +15,9 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
@@ -149,17 +151,17 @@ func TestSecretsNeverLeak(t *testing.T) {
 	// Wired the way cmd does it for the tool host; the proxy gets the bare
 	// handler and must mask its lines itself.
 	dir := t.TempDir()
-	db, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(base, cfg)),
-		Records: db, Instance: "inst_grep"})
+	w := wiring.New(store.Checked(dbBackend), "inst_grep", config.Storage{}, nil)
+	host, err := toolhost.New(cfg.Tools, w.Host(toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(base, cfg))}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { host.Close() })
-	e := serve(t, cfg, good, proxy.Options{Tools: host, Logger: slog.New(base), Records: db, History: db, Modes: db, Keys: db})
+	e := serve(t, cfg, good, w.Proxy(proxy.Options{Logger: slog.New(base)}, host, nil))
 
 	var seen strings.Builder // everything a client received
 	call := func(method, path, body string, wantStatus int, headers ...string) string {
@@ -246,7 +248,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 
-	if err := db.Close(); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	stored := dumpStore(t, dir)

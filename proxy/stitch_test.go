@@ -11,20 +11,34 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/proxy/wiring"
+	"github.com/toolstream/toolstream/toolhost/store"
 	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
-func openStore(t *testing.T, cfg config.Storage, opts badger.Options) *badger.DB {
+// openStore opens a badger store behind store.Checked, as the wiring
+// does, and closes it when the test ends.
+func openStore(t *testing.T, cfg config.Storage, opts badger.Options) store.Store {
 	t.Helper()
-	st, err := badger.Open(cfg, opts)
+	db, err := badger.Open(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := store.Checked(db)
 	t.Cleanup(func() { st.Close() })
 	return st
 }
 
-func memStore(t *testing.T) *badger.DB {
+// wired is st wired as serve wires it, for the process "inst_test";
+// its write retries stop when the test ends.
+func wired(t *testing.T, st store.Store) *wiring.Storage {
+	t.Helper()
+	w := wiring.New(st, "inst_test", config.Storage{}, nil)
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func memStore(t *testing.T) store.Store {
 	return openStore(t, config.Storage{InMemory: true, TurnRetention: time.Hour, AuditRetention: time.Hour}, badger.Options{})
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/toolhost"
-	"github.com/toolstream/toolstream/toolhost/store/badger"
+	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // turnEnv is a proxy with server tools: a scripted upstream, webhook tools
@@ -136,11 +136,11 @@ func newTurnEnv(t *testing.T, yaml string, rounds []upstreamtest.Round) *turnEnv
 
 // newTurnEnvStore is newTurnEnv with a store for history stitching and
 // the auto-mode memory.
-func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, store *badger.DB) *turnEnv {
+func newTurnEnvStore(t *testing.T, yaml string, rounds []upstreamtest.Round, st store.Store) *turnEnv {
 	t.Helper()
 	return newTurnEnvWith(t, yaml, rounds, func(opts *proxy.Options) {
-		if store != nil {
-			opts.History, opts.Modes = store, store
+		if st != nil {
+			opts.History, opts.Modes = st, st
 		}
 	})
 }

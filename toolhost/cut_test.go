@@ -40,10 +40,11 @@ func TestCutCallRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reached := make(chan struct{}, 1)
-			db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+			dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			db := store.Checked(dbBackend)
 			t.Cleanup(func() { db.Close() })
 			h := newHost(t, []config.Tool{weatherTool(tc.url(t, reached))}, toolhost.Options{Records: db, Instance: "inst_now"})
 

@@ -13,8 +13,9 @@ import (
 )
 
 // Records is what the Host keeps durable: the audit log, approvals and the
-// index a retried turn finds its earlier attempt's calls in. The storage
-// backends (toolhost/store) implement it.
+// index a retried turn finds its earlier attempt's calls in — of the
+// storage domains, [store.CallStore] and [store.ActionStore] and the
+// [store.Lifecycle]'s ResolveStarted. Every [store.Store] implements it.
 type Records interface {
 	StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error
 	FinishCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error

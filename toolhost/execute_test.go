@@ -17,7 +17,7 @@ import (
 
 // recordedHost is a host over one counting webhook whose records go to an
 // in-memory store.
-func recordedHost(t *testing.T, idempotent bool) (*toolhost.Host, *badger.DB, *atomic.Int32) {
+func recordedHost(t *testing.T, idempotent bool) (*toolhost.Host, store.Store, *atomic.Int32) {
 	t.Helper()
 	var hits atomic.Int32
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
@@ -25,10 +25,11 @@ func recordedHost(t *testing.T, idempotent bool) (*toolhost.Host, *badger.DB, *a
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"temp":21}`))
 	})
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	tool := weatherTool(srv.URL)
 	tool.Idempotent = idempotent

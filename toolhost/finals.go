@@ -15,7 +15,7 @@ import (
 // in a [store.Backlog], retried in the background until storage takes it
 // or the record would have expired (audit retention). Once storage
 // answers again, the process also resolves its own started records whose
-// call it no longer runs ([store.Store.ResolveStarted]): it alone knows
+// call it no longer runs ([store.Lifecycle.ResolveStarted]): it alone knows
 // which it runs, and no other replica touches a live one's calls.
 type finals struct {
 	records   Records

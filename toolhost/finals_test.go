@@ -92,10 +92,11 @@ func outageHost(t *testing.T, release <-chan struct{}) (*toolhost.Host, *outage,
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"temp":21}`))
 	})
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	o := &outage{Store: db, resolved: make(chan int, 16)}
 	log := &syncBuffer{}

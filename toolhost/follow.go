@@ -7,7 +7,7 @@ import (
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// Feed is the storage's change feed ([store.Store.Subscribe]).
+// Feed is the storage's change feed ([store.ChangeFeed.Subscribe]).
 type Feed interface {
 	Subscribe(f func(store.Change)) (stop func())
 }

@@ -17,12 +17,13 @@ import (
 // replicas are two hosts on one store, as two processes on one shared
 // database: what either changes reaches the other only through the
 // store's change feed.
-func replicas(t *testing.T, tools []config.Tool) (a, b *toolhost.Host, db *badger.DB) {
+func replicas(t *testing.T, tools []config.Tool) (a, b *toolhost.Host, db store.Store) {
 	t.Helper()
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db = store.Checked(dbBackend)
 	t.Cleanup(func() { db.Close() })
 	hosts := make([]*toolhost.Host, 2)
 	for i, inst := range []string{"inst_a", "inst_b"} {

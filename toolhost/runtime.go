@@ -24,8 +24,8 @@ import (
 // guard (guard.go). They are persisted as sent, so a restart rebuilds
 // them the same way, and take part in the next turn like any other tool.
 
-// ToolStore keeps runtime tools. Every backend of toolhost/store
-// implements it ([store.Store] has these methods).
+// ToolStore keeps runtime tools: the methods of [store.ToolStore], the
+// storage domain that every backend of toolhost/store implements.
 type ToolStore interface {
 	// PutTool creates or replaces a runtime tool.
 	PutTool(ctx context.Context, t store.RuntimeTool) error
@@ -240,7 +240,9 @@ func (h *Host) DeleteRuntimeTool(ctx context.Context, name string) error {
 	switch {
 	case ok && t.Source != SourceRuntime:
 		return &ReadOnlyError{Name: name, Source: t.Source}
-	case !ok && h.rt.store == nil:
+	case !ok && (h.rt.store == nil || !store.ValidName(name)):
+		// A name the store cannot hold was never a runtime tool: not
+		// found, rather than the store's refusal (a 500 to the admin).
 		return fmt.Errorf("deleting runtime tool %q: %w", name, ErrToolNotFound)
 	}
 	if h.rt.store != nil {

@@ -373,3 +373,16 @@ func TestRuntimeToolsWithoutStore(t *testing.T) {
 		t.Errorf("second delete: %v, want ErrToolNotFound", err)
 	}
 }
+
+// TestDeleteRuntimeToolUnstorableName: a name the store cannot hold
+// ("%", which an MCP tool's name may be) was never a runtime tool: not
+// found, and the store is not asked (it would refuse it, a 500 to the
+// admin).
+func TestDeleteRuntimeToolUnstorableName(t *testing.T) {
+	ts := newFakeToolStore()
+	ts.deleteErr = errors.New("store: invalid id or name")
+	h := newHost(t, nil, toolhost.Options{ToolStore: ts, WebhookAllow: []string{"127.0.0.1"}})
+	if err := h.DeleteRuntimeTool(t.Context(), "%"); !errors.Is(err, toolhost.ErrToolNotFound) {
+		t.Errorf("DeleteRuntimeTool(%%) = %v, want ErrToolNotFound", err)
+	}
+}

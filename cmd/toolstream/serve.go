@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -17,26 +16,10 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy"
+	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/mcp"
-	"github.com/toolstream/toolstream/toolhost/store"
-	"github.com/toolstream/toolstream/toolhost/store/backend"
-)
-
-// Interface guards: toolhost and the storage backends implement what
-// proxy and loop consume.
-var (
-	_ proxy.Tools        = (*toolhost.Host)(nil)
-	_ loop.ModeMemory    = store.Store(nil)
-	_ loop.HistoryStore  = store.Store(nil)
-	_ proxy.Responses    = store.Store(nil)
-	_ toolhost.Records   = store.Store(nil)
-	_ proxy.Records      = store.Store(nil)
-	_ proxy.Approvals    = (*toolhost.Host)(nil)
-	_ toolhost.ToolStore = store.Store(nil)
-	_ proxy.RuntimeTools = (*toolhost.Host)(nil)
 )
 
 // cutWait bounds the wait for cut requests to end once shutdown_grace is
@@ -126,23 +109,22 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	defer stopPprof()
 	// instance marks the call records and actions of this process, so
 	// the next start-up knows which calls were left started.
-	st, instance, err := backend.Open(context.Background(), cfg.Storage, backend.Options{Logger: log})
+	st, err := wiring.Open(context.Background(), cfg.Storage, log)
 	if err != nil {
 		return err
 	}
-	defer st.Close() // last: after the server stopped writing to it
-	log = log.With("instance", instance)
+	// Last: after the server stopped writing to it. Turn records and
+	// stored responses written while storage failed are tried once more
+	// first.
+	defer st.Close()
+	log = log.With("instance", st.Instance)
 	r.log = log
-	host, err := toolhost.New(configTools(cfg), toolhost.Options{
+	host, err := toolhost.New(configTools(cfg), st.Host(toolhost.Options{
 		ToolTimeout:     cfg.Loop.ToolTimeout,
 		Logger:          log,
-		Records:         st,
-		Instance:        instance,
-		AuditRetention:  cfg.Storage.AuditRetention,
 		ApprovalTimeout: cfg.Loop.ApprovalTimeout,
-		ToolStore:       st,
 		WebhookAllow:    cfg.Auth.WebhookAllow,
-	})
+	}))
 	if err != nil {
 		return err
 	}
@@ -152,27 +134,14 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	}
 	// What other replicas sharing the store change (approvals decided,
 	// runtime tools) reaches this one; stopped before the store closes.
-	defer host.Follow(st)()
+	defer host.Follow(st.Store)()
 	// MCP servers connect in the background: a slow or broken one never
 	// holds up start-up, its tools appear when it is up. Closed before the
 	// tool host (defers run last-first).
 	mcps := mcp.New(host, mcp.Options{Log: log})
 	defer mcps.Close()
 	mcps.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
-	// Turn records and stored responses written while storage fails are
-	// retried in the background; stopped once the server is (defers
-	// run last-first), before the store closes.
-	convs := store.NewConversations(st, cmp.Or(cfg.Storage.TurnRetention, config.Default().Storage.TurnRetention), log)
-	defer convs.Close()
-	opts := proxy.Options{
-		Logger: log, Tools: host, Modes: st, History: convs, Responses: convs, Ready: st.Ready,
-		StorageErrors: st.WriteFailures,
-		Records:       st, Approvals: host, ApprovalsPending: host.PendingApprovals,
-		RuntimeTools: host, MCPServers: mcpStates(mcps), Keys: st, Changes: st,
-	}
-	if r, ok := st.(interface{ Reachable() error }); ok {
-		opts.Reachable = r.Reachable // a shared database: turns wait for it
-	}
+	opts := st.Proxy(proxy.Options{Logger: log}, host, mcps)
 	tp, err := newTracing(context.Background(), cfg.Otel, log)
 	if err != nil {
 		return fmt.Errorf("otel: %w", err)
@@ -245,18 +214,6 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 			}
 			return nil
 		}
-	}
-}
-
-// mcpStates adapts the MCP manager's states to what proxy shows.
-func mcpStates(m *mcp.Manager) func() []proxy.MCPServerState {
-	return func() []proxy.MCPServerState {
-		states := m.States()
-		out := make([]proxy.MCPServerState, len(states))
-		for i, st := range states {
-			out[i] = proxy.MCPServerState{Name: st.Name, Status: st.Status, Tools: st.Tools, Error: st.Error, Since: st.Since, Names: st.Names}
-		}
-		return out
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
-	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // TestMCPClient runs mcp-client.mjs: the official MCP TypeScript SDK
@@ -73,15 +73,15 @@ tools:
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	st, err := wiring.Open(t.Context(), config.Storage{InMemory: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{Records: db, ToolStore: db, WebhookAllow: cfg.Auth.WebhookAllow})
+	host, err := toolhost.New(cfg.Tools, st.Host(toolhost.Options{WebhookAllow: cfg.Auth.WebhookAllow}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.New(cfg, proxy.Options{Tools: host, RuntimeTools: host, Records: db, Approvals: host})
+	p, err := proxy.New(cfg, st.Proxy(proxy.Options{}, host, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ tools:
 		model.Close()
 		hooks.CloseClientConnections()
 		hooks.Close()
-		db.Close()
+		st.Close()
 	})
 
 	out := runNode(t, modules, srv.URL, "mcp-client.mjs", "sk-app-key", "sk-admin-key", hooks.URL)

@@ -13,8 +13,8 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
-	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // TestResponsesClients runs responses.mjs (the openai SDK's
@@ -120,15 +120,15 @@ tools:
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	st, err := wiring.Open(t.Context(), config.Storage{InMemory: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{Records: db, ToolTimeout: cfg.Loop.ToolTimeout})
+	host, err := toolhost.New(cfg.Tools, st.Host(toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.New(cfg, proxy.Options{Tools: host, Records: db, Approvals: host, Responses: db, History: db, Modes: db})
+	p, err := proxy.New(cfg, st.Proxy(proxy.Options{}, host, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ tools:
 		host.Close()
 		model.Close()
 		hooks.srv.Close()
-		db.Close()
+		st.Close()
 	})
 	return srv.URL + "/v1", hooks, model
 }

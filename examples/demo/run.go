@@ -18,9 +18,10 @@ import (
 	"github.com/toolstream/toolstream/examples/tools"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/mcp"
 	"github.com/toolstream/toolstream/toolhost/store"
-	"github.com/toolstream/toolstream/toolhost/store/backend"
 )
 
 // Options configure a demo run. The zero value prints to nowhere.
@@ -100,27 +101,32 @@ func Run(ctx context.Context, opts Options) error {
 	} else {
 		cfg.Listen = "127.0.0.1:0"
 	}
-	st, instance, err := backend.Open(ctx, cfg.Storage, backend.Options{Logger: opts.Log})
+	// Wired as serve wires it: records, so that delete_task and
+	// delete_card (approval: always) wait for the user's decision (without
+	// them, a tool that needs approval is refused), and every other
+	// storage domain the console's views read.
+	st, err := wiring.Open(ctx, cfg.Storage, opts.Log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	// Records, so that delete_task and delete_card (approval: always)
-	// wait for the user's decision as they would under serve; without
-	// them, a tool that needs approval is refused.
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{
-		ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log,
-		Records: st, Instance: instance, ApprovalTimeout: cfg.Loop.ApprovalTimeout,
-	})
+	host, err := toolhost.New(cfg.Tools, st.Host(toolhost.Options{
+		ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log, ApprovalTimeout: cfg.Loop.ApprovalTimeout,
+	}))
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	p, err := proxy.New(&cfg, proxy.Options{
-		Tools: host, Logger: opts.Log, Modes: st, History: st, Responses: st, Ready: st.Ready, StorageErrors: st.WriteFailures,
-		Records: st, Approvals: host, ApprovalsPending: host.PendingApprovals,
-		RuntimeTools: host, Keys: st,
-	})
+	if err := host.LoadRuntimeTools(ctx); err != nil {
+		return err
+	}
+	defer host.Follow(st.Store)()
+	// The demo configures no MCP servers: the manager reports none, as
+	// serve's does then.
+	mcps := mcp.New(host, mcp.Options{Log: opts.Log})
+	defer mcps.Close()
+	mcps.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
+	p, err := proxy.New(&cfg, st.Proxy(proxy.Options{Logger: opts.Log}, host, mcps))
 	if err != nil {
 		return err
 	}

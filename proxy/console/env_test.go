@@ -14,8 +14,8 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
-	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 const (
@@ -143,16 +143,15 @@ func startConsole(t *testing.T) *consoleEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	st, err := wiring.Open(t.Context(), config.Storage{InMemory: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, err := toolhost.New(cfg.Tools, toolhost.Options{Records: db, ToolTimeout: cfg.Loop.ToolTimeout})
+	host, err := toolhost.New(cfg.Tools, st.Host(toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.New(cfg, proxy.Options{Tools: host, Records: db, Approvals: host, RuntimeTools: host,
-		Responses: db, History: db, Modes: db})
+	p, err := proxy.New(cfg, st.Proxy(proxy.Options{}, host, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +163,7 @@ func startConsole(t *testing.T) *consoleEnv {
 		host.Close()
 		model.Close()
 		h.srv.Close()
-		db.Close()
+		st.Close()
 	})
 	return &consoleEnv{url: srv.URL, model: model, hooks: h}
 }

@@ -6,13 +6,12 @@ import (
 	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
-// The checks below are what every backend refuses before it writes, the
-// same way, so that a caller's mistake reads the same whichever backend
-// runs.
+// The checks below are what [Checked] refuses before a backend sees the
+// call.
 
-// CheckNames returns an error wrapping [ErrInvalidKey] naming what of
+// checkNames returns an error wrapping [ErrInvalidKey] naming what of
 // names does not pass [ValidName].
-func CheckNames(what string, names ...string) error {
+func checkNames(what string, names ...string) error {
 	for _, n := range names {
 		if !ValidName(n) {
 			return fmt.Errorf("%w: %s %q", ErrInvalidKey, what, shorten(n))
@@ -21,25 +20,25 @@ func CheckNames(what string, names ...string) error {
 	return nil
 }
 
-// CheckCall checks the ids a call record and its retry groups are kept
+// checkCall checks the ids a call record and its retry groups are kept
 // under.
-func CheckCall(rec CallRecord, ref *AttemptRef) error {
-	if err := CheckNames("call record id", rec.ID); err != nil {
+func checkCall(rec CallRecord, ref *AttemptRef) error {
+	if err := checkNames("call record id", rec.ID); err != nil {
 		return err
 	}
 	if ref != nil {
-		if err := CheckNames("attempt", ref.Attempt); err != nil {
+		if err := checkNames("attempt", ref.Attempt); err != nil {
 			return err
 		}
 		if ref.Also != "" {
-			return CheckNames("attempt", ref.Also)
+			return checkNames("attempt", ref.Also)
 		}
 	}
 	return nil
 }
 
-// CheckHash checks a runtime key's hash: 64 lower-case hex digits.
-func CheckHash(h string) error {
+// checkHash checks a runtime key's hash: 64 lower-case hex digits.
+func checkHash(h string) error {
 	ok := len(h) == 64
 	for i := 0; ok && i < len(h); i++ {
 		c := h[i]
@@ -51,10 +50,10 @@ func CheckHash(h string) error {
 	return nil
 }
 
-// CheckDecision checks the arguments of [Store.DecideAction]: a valid
+// checkDecision checks the arguments of [ActionStore.DecideAction]: a valid
 // action id, and a status that is a decision.
-func CheckDecision(id, status string) error {
-	if err := CheckNames("action id", id); err != nil {
+func checkDecision(id, status string) error {
+	if err := checkNames("action id", id); err != nil {
 		return fmt.Errorf("deciding action: %w", err)
 	}
 	switch status {

@@ -10,7 +10,7 @@ import (
 func TestCheckNamesQuotesWholeRunes(t *testing.T) {
 	for pad := range 3 {
 		name := strings.Repeat("x", pad) + strings.Repeat("€", 40)
-		err := CheckNames("tool", name)
+		err := checkNames("tool", name)
 		if err == nil {
 			t.Fatalf("pad %d: %q passed", pad, name)
 		}

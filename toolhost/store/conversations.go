@@ -9,12 +9,8 @@ import (
 // conversationStore is what [Conversations] wraps: the turn and response
 // records of a [Store].
 type conversationStore interface {
-	SaveTurn(ctx context.Context, rec TurnRecord) error
-	FindTurn(ctx context.Context, key string) (TurnRecord, bool, error)
-	SaveResponse(ctx context.Context, rec ResponseRecord) error
-	Response(ctx context.Context, keyID, id string) (ResponseRecord, bool, error)
-	ResponseByItem(ctx context.Context, keyID, itemID string) (ResponseRecord, bool, error)
-	DeleteResponse(ctx context.Context, keyID, id string) (bool, error)
+	TurnStore
+	ResponseStore
 }
 
 // Conversations are the turn records (history stitching) and stored

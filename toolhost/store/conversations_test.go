@@ -21,7 +21,7 @@ import (
 // flakyStore fails writes of turns and responses while down, as a
 // database that went away does; with tooLarge it refuses them instead.
 type flakyStore struct {
-	*badger.DB
+	store.Store
 	down, tooLarge atomic.Bool
 }
 
@@ -39,14 +39,14 @@ func (f *flakyStore) SaveTurn(ctx context.Context, rec store.TurnRecord) error {
 	if err := f.fail(); err != nil {
 		return err
 	}
-	return f.DB.SaveTurn(ctx, rec)
+	return f.Store.SaveTurn(ctx, rec)
 }
 
 func (f *flakyStore) SaveResponse(ctx context.Context, rec store.ResponseRecord) error {
 	if err := f.fail(); err != nil {
 		return err
 	}
-	return f.DB.SaveResponse(ctx, rec)
+	return f.Store.SaveResponse(ctx, rec)
 }
 
 type lockedLog struct {
@@ -73,7 +73,7 @@ func newConversations(t *testing.T) (*store.Conversations, *flakyStore, *lockedL
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &flakyStore{DB: db}
+	f := &flakyStore{Store: store.Checked(db)}
 	log := &lockedLog{}
 	c := store.NewConversations(f, time.Hour, slog.New(slog.NewTextHandler(log, nil)))
 	t.Cleanup(c.Close)
@@ -113,12 +113,12 @@ func TestConversationsOutliveOutage(t *testing.T) {
 			if err := tc.save(c); err != nil {
 				t.Fatalf("save during the outage = %v, want nil (kept for later)", err)
 			}
-			if tc.found(f.DB) {
+			if tc.found(f.Store) {
 				t.Fatal("found during the outage")
 			}
 			f.down.Store(false)
 			deadline := time.Now().Add(20 * time.Second)
-			for !tc.found(f.DB) {
+			for !tc.found(f.Store) {
 				if time.Now().After(deadline) {
 					t.Fatal("not written within 20s of storage coming back")
 				}
@@ -143,8 +143,8 @@ func TestConversationsAtShutdown(t *testing.T) {
 			f.down.Store(true)
 			tc.save(c)
 			c.Close()
-			if tc.found(f.DB) || !strings.Contains(log.String(), "write given up") {
-				t.Errorf("after Close: found %v; log:\n%s", tc.found(f.DB), log)
+			if tc.found(f.Store) || !strings.Contains(log.String(), "write given up") {
+				t.Errorf("after Close: found %v; log:\n%s", tc.found(f.Store), log)
 			}
 		})
 	}

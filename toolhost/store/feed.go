@@ -33,7 +33,7 @@ func (k ChangeKind) String() string {
 }
 
 // Change is one change of stored state, told to the feed's subscribers
-// ([Store.Subscribe]). It says only what to look at again: the record is
+// ([ChangeFeed.Subscribe]). It says only what to look at again: the record is
 // the truth, so a subscriber re-reads it rather than trusting a copy.
 type Change struct {
 	Kind ChangeKind
@@ -205,4 +205,16 @@ func (s *subscriber) run() {
 			s.f(c)
 		}
 	}
+}
+
+// ChangeFeed tells every process sharing the data what changed.
+type ChangeFeed interface {
+	// Subscribe calls f with every change of actions, finished calls,
+	// runtime tools and runtime keys made through any store sharing this
+	// one's data, this one included, until stop (see [Hub]). A change
+	// published again before f got it is heard once. A
+	// [ChangeResync] says changes may have been missed (also when f fell
+	// too far behind): re-read everything kept. Delivery is prompt (PostgreSQL: LISTEN/NOTIFY,
+	// well under 100 ms) but not a guarantee; the rows are the truth.
+	Subscribe(f func(Change)) (stop func())
 }

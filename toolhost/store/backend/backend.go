@@ -25,9 +25,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Open opens the backend cfg.Backend names (badger when empty), mints this
-// process's instance id ([NewInstance]) and calls [store.Store.Recover]
-// with it once, logging what it resolved. The caller owns the store and
+// Open opens the backend cfg.Backend names (badger when empty) behind
+// [store.Checked], mints this process's instance id ([NewInstance]) and
+// calls [store.Lifecycle.Recover] with it once, logging what it resolved. The caller owns the store and
 // closes it last; the instance id goes on every call record and action
 // this process writes.
 func Open(ctx context.Context, cfg config.Storage, opts Options) (store.Store, string, error) {
@@ -36,20 +36,21 @@ func Open(ctx context.Context, cfg config.Storage, opts Options) (store.Store, s
 		log = slog.New(slog.DiscardHandler)
 	}
 	var (
-		s   store.Store
+		b   store.Backend
 		err error
 	)
 	switch cfg.Backend {
 	case config.BackendBadger, "":
-		s, err = badger.Open(cfg, badger.Options{Logger: log})
+		b, err = badger.Open(cfg, badger.Options{Logger: log})
 	case config.BackendPostgres:
-		s, err = postgres.Open(ctx, cfg, postgres.Options{Logger: log})
+		b, err = postgres.Open(ctx, cfg, postgres.Options{Logger: log})
 	default:
 		err = fmt.Errorf("storage.backend %q is unknown (want badger or postgres)", cfg.Backend)
 	}
 	if err != nil {
 		return nil, "", err
 	}
+	s := store.Checked(b)
 
 	instance := NewInstance()
 	rec, err := s.Recover(ctx, instance)

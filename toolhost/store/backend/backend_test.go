@@ -65,7 +65,7 @@ func TestOpenRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.StartCall(t.Context(), store.CallRecord{ID: "tcr_1", Tool: "t", Instance: "inst_old"}, nil); err != nil {
+	if err := store.Checked(old).StartCall(t.Context(), store.CallRecord{ID: "tcr_1", Tool: "t", Instance: "inst_old"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := old.Close(); err != nil {

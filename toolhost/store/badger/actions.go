@@ -18,13 +18,6 @@ const decidedByTimeout = "timeout"
 // storage.audit_retention after CreatedAt (now when zero). a.ID must pass
 // [store.ValidName].
 func (d *DB) CreateAction(ctx context.Context, a store.Action) error {
-	if err := store.CheckNames("action id", a.ID); err != nil {
-		return fmt.Errorf("creating action: %w", err)
-	}
-	a.Status = store.ActionPending
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = d.now()
-	}
 	exp := expireAt(a.CreatedAt.Add(d.auditRetention))
 	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		return d.writeAction(txn, timeKey(prefixAction, a.CreatedAt, a.ID), a, exp)
@@ -36,9 +29,6 @@ func (d *DB) CreateAction(ctx context.Context, a store.Action) error {
 // Action returns one action by id; false when there is none (or it
 // expired).
 func (d *DB) Action(ctx context.Context, id string) (store.Action, bool, error) {
-	if err := store.CheckNames("action id", id); err != nil {
-		return store.Action{}, false, fmt.Errorf("reading action: %w", err)
-	}
 	a, found, err := readIndexed[store.Action](ctx, d, key(prefixActionID, id))
 	return a, found, wrapErr("reading action", id, err)
 }
@@ -46,7 +36,7 @@ func (d *DB) Action(ctx context.Context, id string) (store.Action, bool, error) 
 // Actions lists actions newest first: those of q.KeyID unless q.All, of
 // q.Status when set, at most q.Limit (100 when zero or less).
 func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, error) {
-	limit := q.ListSize()
+	limit := q.Limit
 	var out []store.Action
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
 		return scanJSON(txn, prefixAction, true, nil, func(_ []byte, a store.Action) (bool, error) {
@@ -70,9 +60,6 @@ func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, 
 // "timeout") unless status is expired already, and the call gets
 // ErrDecided: an approval that came too late does not count.
 func (d *DB) DecideAction(ctx context.Context, id, status, decidedBy, reason string) (store.Action, error) {
-	if err := store.CheckDecision(id, status); err != nil {
-		return store.Action{}, err
-	}
 	var (
 		out  store.Action
 		late bool // found past its ExpiresAt and expired instead

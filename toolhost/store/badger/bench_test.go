@@ -20,7 +20,7 @@ func BenchmarkStartCall(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if err := db.StartCall(b.Context(), store.CallRecord{ID: fmt.Sprint("tcr_", i), Tool: "t"}, nil); err != nil {
+		if err := store.Checked(db).StartCall(b.Context(), store.CallRecord{ID: fmt.Sprint("tcr_", i), Tool: "t"}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

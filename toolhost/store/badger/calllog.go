@@ -15,7 +15,7 @@ import (
 // page's last record, so records written meanwhile never shift a page. A
 // Before that is not such a cursor fails with [store.ErrBadCursor].
 func (d *DB) Calls(ctx context.Context, q store.CallQuery) ([]store.CallRecord, string, error) {
-	limit := q.PageSize()
+	limit := q.Limit
 	var from []byte
 	if q.Before != "" {
 		var err error

@@ -15,16 +15,6 @@ import (
 // package doc. rec.ID, and ref.Attempt when ref is set, must pass
 // [store.ValidName].
 func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := store.CheckCall(rec, ref); err != nil {
-		return fmt.Errorf("starting call: %w", err)
-	}
-	rec.Status = store.StatusStarted
-	if rec.StartedAt.IsZero() {
-		rec.StartedAt = d.now()
-	}
-	if ref != nil && rec.Attempt == "" {
-		rec.Attempt = ref.Attempt
-	}
 	exp := expireAt(rec.StartedAt.Add(d.auditRetention))
 	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		if err := d.writeCall(txn, timeKey(prefixAudit, rec.StartedAt, rec.ID), rec, exp); err != nil {
@@ -43,9 +33,6 @@ func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.Att
 // zero StartedAt keeps the stored one. [store.ErrNotFound] when the record
 // is gone.
 func (d *DB) FinishCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := store.CheckCall(rec, ref); err != nil {
-		return fmt.Errorf("finishing call: %w", err)
-	}
 	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		var old store.CallRecord
 		k, exp, ok, err := getIndexed(txn, key(prefixCall, rec.ID), &old)
@@ -74,12 +61,6 @@ func (d *DB) FinishCall(ctx context.Context, rec store.CallRecord, ref *store.At
 // RecordCall writes a call that never reached an executor, final as it
 // is, expiring storage.audit_retention after StartedAt (now when zero).
 func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
-	if err := store.CheckCall(rec, nil); err != nil {
-		return fmt.Errorf("recording call: %w", err)
-	}
-	if rec.StartedAt.IsZero() {
-		rec.StartedAt = d.now()
-	}
 	exp := expireAt(rec.StartedAt.Add(d.auditRetention))
 	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		return d.writeCall(txn, timeKey(prefixAudit, rec.StartedAt, rec.ID), rec, exp)
@@ -93,9 +74,6 @@ func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
 // Call returns one audit record by id; false when there is none (or it
 // expired).
 func (d *DB) Call(ctx context.Context, id string) (store.CallRecord, bool, error) {
-	if err := store.CheckNames("call record id", id); err != nil {
-		return store.CallRecord{}, false, fmt.Errorf("reading call: %w", err)
-	}
 	rec, found, err := readIndexed[store.CallRecord](ctx, d, key(prefixCall, id))
 	return rec, found, wrapErr("reading call", id, err)
 }

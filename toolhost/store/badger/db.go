@@ -266,6 +266,10 @@ func (d *DB) Close() error {
 	return nil
 }
 
+// Now is the clock the records are stamped and expired by (Options.Now);
+// [store.Checked] fills a record's zero times with it.
+func (d *DB) Now() time.Time { return d.now() }
+
 // Ready reports whether the store can serve (for /readyz): [store.ErrClosed]
 // after Close; an error wrapping [store.ErrNoSpace] while its filesystem is
 // below the free-space margin (see space.go), and one wrapping
@@ -283,7 +287,7 @@ func (d *DB) Ready() error {
 }
 
 // WriteFailures counts the writes that failed for the storage's sake
-// (see [store.Store.WriteFailures]).
+// (see [store.Lifecycle.WriteFailures]).
 func (d *DB) WriteFailures() uint64 { return d.space.failures.Load() }
 
 // cmpOr is d, or def when d is not positive.

@@ -31,7 +31,14 @@ func TestMain(m *testing.M) {
 
 // open opens a DB for cfg and closes it when the test ends, so no badger
 // goroutine outlives the test (goleak checks in TestMain).
-func open(t *testing.T, cfg config.Storage, opts badger.Options) *badger.DB {
+// open is openDB behind store.Checked, as every caller uses a backend.
+func open(t *testing.T, cfg config.Storage, opts badger.Options) store.Store {
+	t.Helper()
+	return store.Checked(openDB(t, cfg, opts))
+}
+
+// openDB opens a backend and closes it when the test ends.
+func openDB(t *testing.T, cfg config.Storage, opts badger.Options) *badger.DB {
 	t.Helper()
 	db, err := badger.Open(cfg, opts)
 	if err != nil {
@@ -54,14 +61,14 @@ func retained(cfg config.Storage) config.Storage {
 func TestConformance(t *testing.T) {
 	t.Run("InMemory", func(t *testing.T) {
 		t.Parallel()
-		storetest.Run(t, func(t *testing.T) store.Store {
-			return open(t, retained(config.Storage{InMemory: true}), badger.Options{})
+		storetest.Run(t, func(t *testing.T) store.Backend {
+			return openDB(t, retained(config.Storage{InMemory: true}), badger.Options{})
 		})
 	})
 	t.Run("OnDisk", func(t *testing.T) {
 		t.Parallel()
-		storetest.Run(t, func(t *testing.T) store.Store {
-			return open(t, retained(config.Storage{Path: t.TempDir()}), badger.Options{})
+		storetest.Run(t, func(t *testing.T) store.Backend {
+			return openDB(t, retained(config.Storage{Path: t.TempDir()}), badger.Options{})
 		})
 	})
 }
@@ -84,10 +91,11 @@ func TestReopen(t *testing.T) {
 			Limits: store.KeyLimits{RequestsPerMinute: 5}, ExpiresAt: &later, CreatedAt: now, UpdatedAt: now},
 	}
 
-	db, err := badger.Open(cfg, badger.Options{})
+	raw, err := badger.Open(cfg, badger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := store.Checked(raw)
 	for _, err := range []error{
 		db.SaveTurn(ctx, turn),
 		db.RememberTextFallback(ctx, "local", "qwen3"),

@@ -3,7 +3,7 @@ package badger
 import "github.com/toolstream/toolstream/toolhost/store"
 
 // Subscribe calls f with every change this store commits, until stop or
-// Close ([store.Store.Subscribe]). An embedded database has one writer,
+// Close ([store.ChangeFeed.Subscribe]). An embedded database has one writer,
 // this process, so the feed never needs a resync.
 func (d *DB) Subscribe(f func(store.Change)) (stop func()) {
 	return d.feed.Subscribe(f)

@@ -32,7 +32,7 @@ func TestGCPass(t *testing.T) {
 			Keys:     []string{"fp:gc"},
 			Messages: []json.RawMessage{json.RawMessage(strconv.Quote(big + strconv.Itoa(i)))},
 		}
-		if err := d.SaveTurn(t.Context(), rec); err != nil {
+		if err := store.Checked(d).SaveTurn(t.Context(), rec); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -74,7 +74,7 @@ func runChild() int {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rec := store.CallRecord{ID: "tcr_killed", Tool: "t", Instance: "inst_killed"}
-	if err := db.StartCall(ctx, rec, nil); err != nil {
+	if err := store.Checked(db).StartCall(ctx, rec, nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

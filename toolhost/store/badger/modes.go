@@ -8,7 +8,6 @@ import (
 	dgbadger "github.com/dgraph-io/badger/v4"
 
 	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // textFallbackTTL is how long auto mode remembers that an upstream+model
@@ -29,11 +28,8 @@ type modeRecord struct {
 
 // modeKey is mode/<upstream>/<sha256 model>: the upstream is a config
 // name, the model whatever a client asked for.
-func modeKey(upstream, model string) ([]byte, error) {
-	if err := store.CheckNames("upstream", upstream); err != nil {
-		return nil, err
-	}
-	return key(prefixMode, upstream, "/", hashed(model)), nil
+func modeKey(upstream, model string) []byte {
+	return key(prefixMode, upstream, "/", hashed(model))
 }
 
 // TextFallback reports whether auto mode should go straight to text mode
@@ -41,13 +37,10 @@ func modeKey(upstream, model string) ([]byte, error) {
 // the last week (see [DB.RememberTextFallback]). An upstream name that
 // fails [store.ValidName] is an error; config names always pass.
 func (d *DB) TextFallback(ctx context.Context, upstream, model string) (bool, error) {
-	k, err := modeKey(upstream, model)
-	if err != nil {
-		return false, fmt.Errorf("reading tool mode: %w", err)
-	}
+	k := modeKey(upstream, model)
 	var rec modeRecord
 	found := false
-	err = d.view(ctx, func(txn *dgbadger.Txn) error {
+	err := d.view(ctx, func(txn *dgbadger.Txn) error {
 		var err error
 		found, err = getJSON(txn, k, &rec)
 		return err
@@ -63,13 +56,10 @@ func (d *DB) TextFallback(ctx context.Context, upstream, model string) (bool, er
 // (counted from this call) so that a server upgrade gets a new chance;
 // calling it again restarts the week.
 func (d *DB) RememberTextFallback(ctx context.Context, upstream, model string) error {
-	k, err := modeKey(upstream, model)
-	if err != nil {
-		return fmt.Errorf("remembering text fallback: %w", err)
-	}
+	k := modeKey(upstream, model)
 	rec := modeRecord{Mode: config.ToolModeText, Since: d.now()}
 	exp := expireAt(rec.Since.Add(textFallbackTTL))
-	err = d.update(ctx, func(txn *dgbadger.Txn) error {
+	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		return d.putJSON(txn, k, rec, exp)
 	})
 	if err != nil {

@@ -10,15 +10,12 @@ import (
 )
 
 // ResolveStarted marks outcome_unknown the calls instance left started
-// whose ids running does not report (see [store.Store.ResolveStarted]),
+// whose ids running does not report (see [store.Lifecycle.ResolveStarted]),
 // from the open/ index. Each is resolved in a transaction of its own that
 // asks running after reading the record: a FinishCall committed after
 // that read makes the transaction conflict, and its retry finds the
 // call finished.
 func (d *DB) ResolveStarted(ctx context.Context, instance string, running func(id string) bool) (int, error) {
-	if err := store.CheckNames("instance id", instance); err != nil {
-		return 0, fmt.Errorf("resolving started calls: %w", err)
-	}
 	var ids []string
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
 		return scan(txn, prefixOpenCall, false, nil, func(k, val []byte) (bool, error) {

@@ -41,9 +41,6 @@ func (d *DB) putReplay(txn *dgbadger.Txn, rec store.CallRecord, ref *store.Attem
 
 // Replays returns the calls filed under attempt, oldest first.
 func (d *DB) Replays(ctx context.Context, attempt string) ([]store.Replay, error) {
-	if err := store.CheckNames("attempt", attempt); err != nil {
-		return nil, fmt.Errorf("reading replays: %w", err)
-	}
 	var out []store.Replay
 	err := d.view(ctx, func(txn *dgbadger.Txn) error {
 		return scanJSON(txn, string(replayKey(attempt, "")), false, nil, func(_ []byte, r store.Replay) (bool, error) {

@@ -2,7 +2,6 @@ package badger
 
 import (
 	"context"
-	"fmt"
 
 	dgbadger "github.com/dgraph-io/badger/v4"
 
@@ -17,15 +16,6 @@ import (
 // record whose JSON is over 1 MiB in memory mode (64 MiB on disk) with
 // [store.ErrTooLarge].
 func (d *DB) SaveResponse(ctx context.Context, rec store.ResponseRecord) error {
-	if rec.ID == "" {
-		return fmt.Errorf("saving response: %w: empty response id", store.ErrInvalidKey)
-	}
-	if _, ok := rec.Items[""]; ok {
-		return fmt.Errorf("saving response %s: %w: empty item id", rec.ID, store.ErrInvalidKey)
-	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = d.now()
-	}
 	exp := expireAt(rec.CreatedAt.Add(d.turnRetention))
 	val, err := store.MarshalResponseRecord(&rec)
 	if err != nil {

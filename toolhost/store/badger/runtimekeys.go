@@ -17,19 +17,6 @@ import (
 // key cannot be swapped for another under its name. Zero CreatedAt and
 // UpdatedAt are now; a key with ExpiresAt expires then.
 func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
-	if err := store.CheckNames("key name", k.Name); err != nil {
-		return fmt.Errorf("creating key: %w", err)
-	}
-	if err := store.CheckHash(k.Hash); err != nil {
-		return fmt.Errorf("creating key %s: %w", k.Name, err)
-	}
-	now := d.now()
-	if k.CreatedAt.IsZero() {
-		k.CreatedAt = now
-	}
-	if k.UpdatedAt.IsZero() {
-		k.UpdatedAt = now
-	}
 	bk := key(prefixRuntimeKey, k.Name)
 	d.keyWrites.Lock()
 	defer d.keyWrites.Unlock()
@@ -57,9 +44,6 @@ func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
 // UpdatedAt becomes now. [store.ErrNotFound] when there is no such key
 // (or it expired). It returns the record as stored.
 func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKey, error) {
-	if err := store.CheckNames("key name", k.Name); err != nil {
-		return store.RuntimeKey{}, fmt.Errorf("updating key: %w", err)
-	}
 	bk := key(prefixRuntimeKey, k.Name)
 	var out store.RuntimeKey
 	d.keyWrites.Lock()
@@ -88,9 +72,6 @@ func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKe
 // DeleteKey removes the runtime key name and reports whether a live one
 // existed.
 func (d *DB) DeleteKey(ctx context.Context, name string) (bool, error) {
-	if err := store.CheckNames("key name", name); err != nil {
-		return false, fmt.Errorf("deleting key: %w", err)
-	}
 	bk := key(prefixRuntimeKey, name)
 	existed := false
 	d.keyWrites.Lock()

@@ -18,15 +18,6 @@ import (
 // [store.ErrInvalidKey]; a record whose JSON is over 1 MiB in memory mode
 // (64 MiB on disk) with [store.ErrTooLarge].
 func (d *DB) SaveTurn(ctx context.Context, rec store.TurnRecord) error {
-	if rec.ID == "" {
-		return fmt.Errorf("saving turn: %w: empty turn id", store.ErrInvalidKey)
-	}
-	if slices.Contains(rec.Keys, "") {
-		return fmt.Errorf("saving turn %s: %w: empty lookup key", rec.ID, store.ErrInvalidKey)
-	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = d.now()
-	}
 	val, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("saving turn %s: %w", rec.ID, err)

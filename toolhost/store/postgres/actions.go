@@ -20,13 +20,6 @@ const decidedByTimeout = "timeout"
 // storage.audit_retention after CreatedAt (now when zero). a.ID must pass
 // [store.ValidName].
 func (d *DB) CreateAction(ctx context.Context, a store.Action) error {
-	if err := store.CheckNames("action id", a.ID); err != nil {
-		return fmt.Errorf("creating action: %w", err)
-	}
-	a.Status = store.ActionPending
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = d.now()
-	}
 	body, err := marshal(a)
 	if err != nil {
 		return wrapErr("creating action", a.ID, err)
@@ -47,9 +40,6 @@ func (d *DB) CreateAction(ctx context.Context, a store.Action) error {
 // Action returns one action by id; false when there is none (or it
 // expired).
 func (d *DB) Action(ctx context.Context, id string) (store.Action, bool, error) {
-	if err := store.CheckNames("action id", id); err != nil {
-		return store.Action{}, false, fmt.Errorf("reading action: %w", err)
-	}
 	var a store.Action
 	found := false
 	err := d.view(ctx, func(ctx context.Context, q querier) error {
@@ -66,7 +56,7 @@ func (d *DB) Action(ctx context.Context, id string) (store.Action, bool, error) 
 // Actions lists actions newest first: those of q.KeyID unless q.All, of
 // q.Status when set, at most q.Limit (100 when zero or less).
 func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, error) {
-	limit := q.ListSize()
+	limit := q.Limit
 	var (
 		sql  strings.Builder
 		args = []any{d.now()}
@@ -103,9 +93,6 @@ func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, 
 // is expired already, and the call gets ErrDecided: an approval that came
 // too late does not count.
 func (d *DB) DecideAction(ctx context.Context, id, status, decidedBy, reason string) (store.Action, error) {
-	if err := store.CheckDecision(id, status); err != nil {
-		return store.Action{}, err
-	}
 	var (
 		out  store.Action
 		late bool // found past its ExpiresAt and expired instead

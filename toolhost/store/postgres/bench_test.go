@@ -31,7 +31,7 @@ func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 
 // runTurn is what one turn with one server call asks of the store, as
 // the tool host and the loop ask it.
-func runTurn(ctx context.Context, db *DB) error {
+func runTurn(ctx context.Context, db store.Store) error {
 	start := time.Now().UTC()
 	rec := store.CallRecord{
 		ID: store.NewID("tcr_"), TurnID: "chatcmpl-bench", CallID: "call_1", Tool: "lookup",
@@ -61,7 +61,7 @@ func runTurn(ctx context.Context, db *DB) error {
 // StartCall, FinishCall and SaveTurn. rt/op is the round trips it costs.
 func BenchmarkTurn(b *testing.B) {
 	rt := &roundTrips{}
-	db := openDB(b, pgtest.Start(b), Options{tracer: rt, ExpiryInterval: time.Hour}) // no sweep among the counted
+	db := store.Checked(openDB(b, pgtest.Start(b), Options{tracer: rt, ExpiryInterval: time.Hour})) // no sweep among the counted
 	ctx := context.Background()
 	if err := runTurn(ctx, db); err != nil { // statements prepared
 		b.Fatal(err)
@@ -87,7 +87,7 @@ func TestTurnRoundTrips(t *testing.T) {
 	rt := &roundTrips{}
 	db := openDB(t, pgtest.Start(t), Options{tracer: rt, ExpiryInterval: time.Hour}) // no sweep among the counted
 	rt.n.Store(0)
-	if err := runTurn(t.Context(), db); err != nil {
+	if err := runTurn(t.Context(), store.Checked(db)); err != nil {
 		t.Fatal(err)
 	}
 	if n := rt.n.Load(); n != 3 {

@@ -16,7 +16,7 @@ import (
 // shift a page. A Before that is not such a cursor fails with
 // [store.ErrBadCursor].
 func (d *DB) Calls(ctx context.Context, q store.CallQuery) ([]store.CallRecord, string, error) {
-	limit := q.PageSize()
+	limit := q.Limit
 	var (
 		sql  strings.Builder
 		args = []any{d.now()}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,16 +13,6 @@ import (
 // PostgreSQL commits are — when StartCall returns. rec.ID, and the
 // attempts of ref, must pass [store.ValidName].
 func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := store.CheckCall(rec, ref); err != nil {
-		return fmt.Errorf("starting call: %w", err)
-	}
-	rec.Status = store.StatusStarted
-	if rec.StartedAt.IsZero() {
-		rec.StartedAt = d.now()
-	}
-	if ref != nil && rec.Attempt == "" {
-		rec.Attempt = ref.Attempt
-	}
 	body, err := marshal(rec)
 	if err != nil {
 		return wrapErr("starting call", rec.ID, err)
@@ -54,9 +43,6 @@ func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.Att
 // is set. A zero StartedAt keeps the stored one. [store.ErrNotFound] when
 // the record is gone (or expired).
 func (d *DB) FinishCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
-	if err := store.CheckCall(rec, ref); err != nil {
-		return fmt.Errorf("finishing call: %w", err)
-	}
 	if rec.StartedAt.IsZero() {
 		// The record keeps its stored start, which only a read can tell.
 		return wrapErr("finishing call", rec.ID, d.finishUnstarted(ctx, rec, ref))
@@ -121,12 +107,6 @@ func (d *DB) finishUnstarted(ctx context.Context, rec store.CallRecord, ref *sto
 // RecordCall writes a call that never reached an executor, final as it
 // is, expiring storage.audit_retention after StartedAt (now when zero).
 func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
-	if err := store.CheckCall(rec, nil); err != nil {
-		return fmt.Errorf("recording call: %w", err)
-	}
-	if rec.StartedAt.IsZero() {
-		rec.StartedAt = d.now()
-	}
 	body, err := marshal(rec)
 	if err != nil {
 		return wrapErr("recording call", rec.ID, err)
@@ -140,9 +120,6 @@ func (d *DB) RecordCall(ctx context.Context, rec store.CallRecord) error {
 // Call returns one audit record by id; false when there is none (or it
 // expired).
 func (d *DB) Call(ctx context.Context, id string) (store.CallRecord, bool, error) {
-	if err := store.CheckNames("call record id", id); err != nil {
-		return store.CallRecord{}, false, fmt.Errorf("reading call: %w", err)
-	}
 	var rec store.CallRecord
 	found := false
 	err := d.view(ctx, func(ctx context.Context, q querier) error {

@@ -15,7 +15,7 @@ import (
 // a record finished without a start keeps the stored one.
 func TestFinishCallStatement(t *testing.T) {
 	t.Parallel()
-	s := openDB(t, pgtest.Start(t), Options{})
+	s := store.Checked(openDB(t, pgtest.Start(t), Options{}))
 	ctx := t.Context()
 	changes := make(chan store.Change, 16)
 	stop := s.Subscribe(func(c store.Change) {

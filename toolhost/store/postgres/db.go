@@ -233,6 +233,10 @@ func (d *DB) Close() error {
 	return err
 }
 
+// Now is the clock the records are stamped and expired by (Options.Now);
+// [store.Checked] fills a record's zero times with it.
+func (d *DB) Now() time.Time { return d.now() }
+
 // Ready reports whether the store can serve (for /readyz):
 // [store.ErrClosed] after Close; an error wrapping [store.ErrUnavailable]
 // while the database does not answer its pings, and one wrapping
@@ -248,7 +252,7 @@ func (d *DB) Ready() error {
 }
 
 // WriteFailures counts the writes that failed for the storage's sake
-// (see [store.Store.WriteFailures]).
+// (see [store.Lifecycle.WriteFailures]).
 func (d *DB) WriteFailures() uint64 { return d.health.failures.Load() }
 
 // bound is ctx with the operation timeout when it has no deadline.

@@ -39,7 +39,7 @@ func openDB(t testing.TB, dsn string, opts Options) *DB {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storetest.Run(t, func(t *testing.T) store.Backend {
 		return openDB(t, pgtest.Start(t), Options{})
 	})
 }

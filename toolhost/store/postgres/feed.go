@@ -26,7 +26,7 @@ const maxListenIdle = 10 * time.Second
 
 // Subscribe calls f with every change committed by any store on this
 // database, this one included, until stop or Close
-// ([store.Store.Subscribe]). Changes arrive through LISTEN/NOTIFY, in
+// ([store.ChangeFeed.Subscribe]). Changes arrive through LISTEN/NOTIFY, in
 // commit order; a [store.ChangeResync] follows a lost listener
 // connection, and comes every [Options.ResyncInterval] besides.
 func (d *DB) Subscribe(f func(store.Change)) (stop func()) {

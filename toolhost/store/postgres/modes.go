@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // textFallbackTTL is how long auto mode remembers that an upstream+model
@@ -29,9 +28,6 @@ type modeRecord struct {
 // for model on upstream (see [DB.RememberTextFallback]). An upstream name
 // that fails [store.ValidName] is an error; config names always pass.
 func (d *DB) TextFallback(ctx context.Context, upstream, model string) (bool, error) {
-	if err := store.CheckNames("upstream", upstream); err != nil {
-		return false, fmt.Errorf("reading tool mode: %w", err)
-	}
 	var rec modeRecord
 	found := false
 	err := d.view(ctx, func(ctx context.Context, q querier) error {
@@ -49,9 +45,6 @@ func (d *DB) TextFallback(ctx context.Context, upstream, model string) (bool, er
 // RememberTextFallback records that upstream rejected native tools for
 // model, for 7 days from this call; calling it again restarts the week.
 func (d *DB) RememberTextFallback(ctx context.Context, upstream, model string) error {
-	if err := store.CheckNames("upstream", upstream); err != nil {
-		return fmt.Errorf("remembering text fallback: %w", err)
-	}
 	rec := modeRecord{Mode: config.ToolModeText, Since: d.now()}
 	body, err := marshal(rec)
 	if err != nil {

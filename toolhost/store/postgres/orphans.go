@@ -11,14 +11,11 @@ import (
 
 // ResolveStarted marks outcome_unknown the calls the live instance left
 // started whose ids running does not report (see
-// [store.Store.ResolveStarted]). Each is resolved in a transaction of its
+// [store.Lifecycle.ResolveStarted]). Each is resolved in a transaction of its
 // own that locks its row and asks running then: a FinishCall of the same
 // call waits for that lock, and its caller still runs the call until the
 // write returns, so a result is never overwritten.
 func (d *DB) ResolveStarted(ctx context.Context, instance string, running func(id string) bool) (int, error) {
-	if err := store.CheckNames("instance id", instance); err != nil {
-		return 0, fmt.Errorf("resolving started calls: %w", err)
-	}
 	n := 0
 	err := d.run(ctx, true, func(ctx context.Context) error {
 		rows, err := d.pool.Query(ctx, `SELECT id FROM calls WHERE instance = $1 AND status = 'started' AND expires_at > $2`,

@@ -14,7 +14,7 @@ import (
 // spacing and unescaped < > & included.
 func TestResponseBytes(t *testing.T) {
 	t.Parallel()
-	s := openDB(t, pgtest.Start(t), Options{})
+	s := store.Checked(openDB(t, pgtest.Start(t), Options{}))
 	rec := store.ResponseRecord{
 		ID:       "resp_1",
 		KeyID:    "key_a",
@@ -40,7 +40,7 @@ func TestResponseBytes(t *testing.T) {
 // instead of failing the write.
 func TestInvalidUTF8(t *testing.T) {
 	t.Parallel()
-	s := openDB(t, pgtest.Start(t), Options{})
+	s := store.Checked(openDB(t, pgtest.Start(t), Options{}))
 	rec := store.TurnRecord{ID: "chatcmpl-1", Keys: []string{"fp:1"}, Messages: []json.RawMessage{json.RawMessage("{\"content\":\"a\xffb\"}")}}
 	if err := s.SaveTurn(t.Context(), rec); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestInvalidUTF8(t *testing.T) {
 // before it reaches the database.
 func TestTooLarge(t *testing.T) {
 	t.Parallel()
-	s := openDB(t, pgtest.Start(t), Options{})
+	s := store.Checked(openDB(t, pgtest.Start(t), Options{}))
 	big := json.RawMessage(`"` + strings.Repeat("a", maxRecord) + `"`)
 	err := s.SaveTurn(t.Context(), store.TurnRecord{ID: "chatcmpl-1", Keys: []string{"fp:1"}, Messages: []json.RawMessage{big}})
 	if !errors.Is(err, store.ErrTooLarge) {

@@ -49,9 +49,6 @@ func (s *instanceState) current() string {
 // others. Recover with another id ends this store's earlier instance:
 // it is that instance no more.
 func (d *DB) Recover(ctx context.Context, current string) (store.Recovered, error) {
-	if err := store.CheckNames("instance id", current); err != nil {
-		return store.Recovered{}, fmt.Errorf("recovering: %w", err)
-	}
 	if _, ok := ctx.Deadline(); !ok {
 		// A crashed replica may have left many records, each resolved in
 		// a transaction of its own: more than one operation's bound.

@@ -141,10 +141,10 @@ func TestRecoverSparesLiveReplicas(t *testing.T) {
 	if _, err := a.Recover(ctx, "inst_a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.StartCall(ctx, store.CallRecord{ID: "tcr_a", Tool: "t", Instance: "inst_a"}, nil); err != nil {
+	if err := store.Checked(a).StartCall(ctx, store.CallRecord{ID: "tcr_a", Tool: "t", Instance: "inst_a"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.CreateAction(ctx, store.Action{ID: "act_a", Tool: "t", Instance: "inst_a", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+	if err := store.Checked(a).CreateAction(ctx, store.Action{ID: "act_a", Tool: "t", Instance: "inst_a", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	ch := heard(t, b)
@@ -187,7 +187,9 @@ func TestRecoverSparesLiveReplicas(t *testing.T) {
 func TestDecideAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Start(t)
-	stores := []*DB{openDB(t, dsn, Options{}), openDB(t, dsn, Options{}), openDB(t, dsn, Options{})}
+	stores := []store.Store{
+		store.Checked(openDB(t, dsn, Options{})), store.Checked(openDB(t, dsn, Options{})), store.Checked(openDB(t, dsn, Options{})),
+	}
 	ctx := t.Context()
 	if err := stores[0].CreateAction(ctx, store.Action{ID: "act_1", Tool: "t", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
@@ -264,10 +266,10 @@ func TestExpirySweep(t *testing.T) {
 	t.Parallel()
 	s := openDB(t, pgtest.Start(t), Options{})
 	ctx := t.Context()
-	if err := s.RecordCall(ctx, store.CallRecord{ID: "tcr_old", Tool: "t", StartedAt: time.Now().Add(-2 * time.Hour)}); err != nil {
+	if err := store.Checked(s).RecordCall(ctx, store.CallRecord{ID: "tcr_old", Tool: "t", StartedAt: time.Now().Add(-2 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RecordCall(ctx, store.CallRecord{ID: "tcr_new", Tool: "t"}); err != nil {
+	if err := store.Checked(s).RecordCall(ctx, store.CallRecord{ID: "tcr_new", Tool: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.expire(ctx); err != nil || n != 1 {

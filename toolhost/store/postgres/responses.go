@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -21,15 +20,6 @@ import (
 // fails with [store.ErrInvalidKey]; a record over 16 MiB with
 // [store.ErrTooLarge].
 func (d *DB) SaveResponse(ctx context.Context, rec store.ResponseRecord) error {
-	if rec.ID == "" {
-		return fmt.Errorf("saving response: %w: empty response id", store.ErrInvalidKey)
-	}
-	if _, ok := rec.Items[""]; ok {
-		return fmt.Errorf("saving response %s: %w: empty item id", rec.ID, store.ErrInvalidKey)
-	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = d.now()
-	}
 	exp := rec.CreatedAt.Add(d.turnRetention)
 	val, err := store.MarshalResponseRecord(&rec)
 	if err != nil {

@@ -17,19 +17,7 @@ import (
 // key cannot be swapped for another under its name. Zero CreatedAt and
 // UpdatedAt are now; a key with ExpiresAt expires then.
 func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
-	if err := store.CheckNames("key name", k.Name); err != nil {
-		return fmt.Errorf("creating key: %w", err)
-	}
-	if err := store.CheckHash(k.Hash); err != nil {
-		return fmt.Errorf("creating key %s: %w", k.Name, err)
-	}
 	now := d.now()
-	if k.CreatedAt.IsZero() {
-		k.CreatedAt = now
-	}
-	if k.UpdatedAt.IsZero() {
-		k.UpdatedAt = now
-	}
 	body, err := marshal(k)
 	if err != nil {
 		return wrapErr("creating key", k.Name, err)
@@ -61,9 +49,6 @@ func (d *DB) CreateKey(ctx context.Context, k store.RuntimeKey) error {
 // [store.ErrNotFound] when there is no such key (or it expired). It
 // returns the record as stored.
 func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKey, error) {
-	if err := store.CheckNames("key name", k.Name); err != nil {
-		return store.RuntimeKey{}, fmt.Errorf("updating key: %w", err)
-	}
 	var out store.RuntimeKey
 	err := d.update(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		var old store.RuntimeKey
@@ -97,9 +82,6 @@ func (d *DB) UpdateKey(ctx context.Context, k store.RuntimeKey) (store.RuntimeKe
 // DeleteKey removes a key and reports whether a live one existed. A key
 // past its expiry is deleted too: nothing of it should linger.
 func (d *DB) DeleteKey(ctx context.Context, name string) (bool, error) {
-	if err := store.CheckNames("key name", name); err != nil {
-		return false, fmt.Errorf("deleting key: %w", err)
-	}
 	existed := false
 	err := d.update(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		var old store.RuntimeKey

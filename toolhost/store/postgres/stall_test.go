@@ -128,7 +128,8 @@ func TestStalledDatabaseFailsFast(t *testing.T) {
 	t.Parallel()
 	p, dsn := newStallProxy(t, pgtest.Start(t))
 	const opBound = 30 * time.Second // the bound these must not wait out
-	s := openDB(t, dsn, Options{OpTimeout: opBound, PingInterval: 100 * time.Millisecond})
+	db := openDB(t, dsn, Options{OpTimeout: opBound, PingInterval: 100 * time.Millisecond})
+	s := store.Checked(db)
 	ctx := t.Context()
 	rec := store.CallRecord{ID: "tcr_1", Tool: "t", Instance: "inst_a", Status: store.StatusStarted}
 	if err := s.StartCall(ctx, rec, nil); err != nil {
@@ -155,7 +156,7 @@ func TestStalledDatabaseFailsFast(t *testing.T) {
 
 	p.unstall()
 	deadline := time.Now().Add(opBound)
-	for s.Reachable() != nil {
+	for db.Reachable() != nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("still unreachable %s after the database answers again", opBound)
 		}

@@ -10,16 +10,9 @@ import (
 )
 
 // PutTool creates or replaces the runtime tool t.Name, which must pass
-// [store.ValidName]. A zero CreatedAt keeps the replaced tool's (now for a
-// new one); a zero UpdatedAt is now. Runtime tools never expire.
+// [store.ValidName]. A zero CreatedAt keeps the replaced tool's (UpdatedAt for a
+// new one); [store.Checked] fills a zero UpdatedAt. Runtime tools never expire.
 func (d *DB) PutTool(ctx context.Context, t store.RuntimeTool) error {
-	if err := store.CheckNames("tool name", t.Name); err != nil {
-		return fmt.Errorf("saving tool: %w", err)
-	}
-	now := d.now()
-	if t.UpdatedAt.IsZero() {
-		t.UpdatedAt = now
-	}
 	err := d.update(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		t := t // fn may run again
 		if t.CreatedAt.IsZero() {
@@ -28,7 +21,7 @@ func (d *DB) PutTool(ctx context.Context, t store.RuntimeTool) error {
 			if err != nil {
 				return err
 			}
-			t.CreatedAt = now
+			t.CreatedAt = t.UpdatedAt // a new tool: created by this put
 			if ok {
 				t.CreatedAt = old.CreatedAt
 			}
@@ -48,9 +41,6 @@ func (d *DB) PutTool(ctx context.Context, t store.RuntimeTool) error {
 
 // DeleteTool removes a runtime tool and reports whether it existed.
 func (d *DB) DeleteTool(ctx context.Context, name string) (bool, error) {
-	if err := store.CheckNames("tool name", name); err != nil {
-		return false, fmt.Errorf("deleting tool: %w", err)
-	}
 	existed := false
 	err := d.update(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM runtime_tools WHERE name = $1`, name)

@@ -15,15 +15,6 @@ import (
 // [store.ErrInvalidKey]; a record whose JSON is over 16 MiB with
 // [store.ErrTooLarge].
 func (d *DB) SaveTurn(ctx context.Context, rec store.TurnRecord) error {
-	if rec.ID == "" {
-		return fmt.Errorf("saving turn: %w: empty turn id", store.ErrInvalidKey)
-	}
-	if slices.Contains(rec.Keys, "") {
-		return fmt.Errorf("saving turn %s: %w: empty lookup key", rec.ID, store.ErrInvalidKey)
-	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = d.now()
-	}
 	body, err := marshal(rec)
 	if err != nil {
 		return wrapErr("saving turn", rec.ID, err)

@@ -16,7 +16,7 @@ import (
 // neither fail nor deadlock; each key ends with one of them.
 func TestSaveTurnStatement(t *testing.T) {
 	t.Parallel()
-	s := openDB(t, pgtest.Start(t), Options{})
+	s := store.Checked(openDB(t, pgtest.Start(t), Options{}))
 	ctx := t.Context()
 	msgs := []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"hi"}`)}
 	twice := store.TurnRecord{ID: "chatcmpl-0", Keys: []string{"fp:a", "call:1", "fp:a"}, Messages: msgs}

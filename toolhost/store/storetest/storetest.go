@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite of [store.Store]: every
-// backend runs it from its own tests, so loop, toolhost and proxy can rely
-// on the same behaviour whichever backend a deployment picks.
+// backend runs it from its own tests, behind [store.Checked], so loop,
+// toolhost and proxy can rely on the same behaviour whichever backend a
+// deployment picks.
 //
 // The suite knows nothing of any backend. It needs no clock of its own:
 // expiry is tested with records whose StartedAt or CreatedAt lies further
@@ -25,12 +26,14 @@ import (
 // stores given to [Run] must be opened with.
 const Retention = time.Hour
 
-// Run runs the suite. open returns a new, empty store with both
-// retentions at [Retention]; it should close the store in t.Cleanup
-// (some tests close it themselves first, and Close twice returns nil).
-// Tests run in parallel, each with its own store.
-func Run(t *testing.T, open func(t *testing.T) store.Store) {
+// Run runs the suite on the backend open returns, fronted by
+// [store.Checked] as every deployment uses it. open returns a new, empty
+// backend with both retentions at [Retention]; it should close it in
+// t.Cleanup (some tests close it themselves first, and Close twice
+// returns nil). Tests run in parallel, each with its own store.
+func Run(t *testing.T, open func(t *testing.T) store.Backend) {
 	t.Helper()
+	checked := func(t *testing.T) store.Store { return store.Checked(open(t)) }
 	for _, g := range []struct {
 		name string
 		run  func(*testing.T, opener)
@@ -51,11 +54,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Lifecycle", testLifecycle},
 		{"Feed", testFeed},
 	} {
-		t.Run(g.name, func(t *testing.T) { g.run(t, open) })
+		t.Run(g.name, func(t *testing.T) { g.run(t, checked) })
 	}
 }
 
-// opener is what Run is given.
+// opener opens a fresh store: the backend Run is given, checked.
 type opener = func(t *testing.T) store.Store
 
 // parallel runs fn as a parallel subtest with a fresh store.
