@@ -163,4 +163,3 @@ func TestProbeStorageOutageMidCall(t *testing.T) {
 		})
 	}
 }
-
