@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,57 +15,69 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// chatCompletions is POST /v1/chat/completions: read, route, run the turn,
-// end the response the one right way.
-func (s *Server) chatCompletions(c echo.Context) error {
-	start := time.Now()
-	req, err := s.readRequest(c)
-	if err != nil {
-		return err
-	}
-	st := s.stateOf(c)
-	turn, up, err := s.prepareTurn(c, st, req)
-	if err != nil {
-		return err
-	}
-	ctx := c.Request().Context()
-	if !req.Stream {
-		if len(turn.Tools) == 0 {
-			rep, err := s.relayJSON(c, turn)
-			err = cutCause(ctx, err)
-			s.logTurn(c, req, up, rep, err, time.Since(start))
-			return err
-		}
-		return s.collect(c, turn, up, start)
-	}
+// chatProtocol is POST /v1/chat/completions on the turn route: the
+// request is the turn's own, and the answer chat chunks, one
+// chat.completion, or the upstream's own JSON when the turn has no server
+// tools to run.
+type chatProtocol struct{}
 
-	out, err := newSSESink(c, st.cfg.WriteIdleTimeout)
+// Source names the protocol in the audit log.
+func (chatProtocol) Source() string { return "chat" }
+
+// Read parses the fields the proxy owns.
+func (chatProtocol) Read(_ context.Context, in exchange.Input) (exchange.Turn, error) {
+	req, err := loop.ParseRequest(in.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	out.bytes = s.metrics.streamBytes
-	s.metrics.activeStreams.Inc()
-	defer s.metrics.activeStreams.Dec()
-	rep, err := s.runner.Run(ctx, turn, out)
-	err = cutCause(ctx, err)
-	s.logTurn(c, req, up, rep, err, time.Since(start))
-	if err != nil && rep.ToolsRan {
-		// Reaches the client only if nothing was streamed yet (display:
-		// none): a tool already acted, so the SDK must not replay.
-		c.Response().Header().Set("X-Should-Retry", "false")
+	return &chatAnswer{req: req}, nil
+}
+
+// ErrorAnswer is err in OpenAI's shape.
+func (chatProtocol) ErrorAnswer(_ error, ae exchange.Error) (int, []byte) {
+	return ae.Status, ae.Body()
+}
+
+// chatAnswer is one chat request's side of its turn.
+type chatAnswer struct {
+	req *loop.Request
+	col *loop.Collector // a non-streamed answer
+}
+
+func (a *chatAnswer) Request() *loop.Request { return a.req }
+func (a *chatAnswer) Stream() bool           { return a.req.Stream }
+func (a *chatAnswer) Relay() bool            { return true }
+
+// Start gives the turn the stream itself, or a Collector of one
+// chat.completion when w is nil.
+func (a *chatAnswer) Start(t *loop.Turn, w exchange.Writer) loop.Sink {
+	if w != nil {
+		return w
 	}
-	return s.endStream(c, out, err)
+	a.col = &loop.Collector{Events: t.Loop.Display == config.DisplayEvents}
+	return a.col
+}
+
+// Answer is the chat.completion of a turn that was not streamed.
+func (a *chatAnswer) Answer() ([]byte, error) { return a.col.Completion(), nil }
+
+// Fail ends a committed stream with one error event and no [DONE], so a
+// cut stream never looks complete (docs/http-api.md).
+func (a *chatAnswer) Fail(w exchange.Writer, _ error, ae exchange.Error, m exchange.Masker) error {
+	return w.Send(m.Bytes(ae.Body()))
 }
 
 // prepareTurn routes a parsed chat request and gathers its turn: every
 // client protocol's route runs its turns through here, so routing,
-// overrides, tools and the audit origin are decided once.
-func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loop.Turn, *upstream.Client, error) {
+// overrides, tools and the audit origin (under source, the protocol's
+// name) are decided once.
+func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request, source string) (*loop.Turn, *upstream.Client, error) {
 	if err := checkModel(c, req.Model); err != nil {
 		return nil, nil, err
 	}
@@ -91,23 +104,9 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request) (*loo
 	turn.KeyID = keyID
 	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
 	if turn.Origin != nil {
-		turn.Origin.Source = turnSource(c.Path())
+		turn.Origin.Source = source
 	}
 	return turn, up, nil
-}
-
-// turnSource names a turn route for the audit log's source: the three
-// client protocols share prepareTurn, and an operator reading the log
-// wants to know which of them made a call.
-func turnSource(path string) string {
-	switch path {
-	case messagesPath:
-		return "messages"
-	case "/v1/responses":
-		return "responses"
-	default:
-		return "chat"
-	}
 }
 
 // newTurn gathers what the turn runs with: the upstream, its tool mode,
@@ -221,51 +220,6 @@ func pickTools(all []toolhost.Tool, names []string) ([]toolhost.Tool, error) {
 		return nil, &loop.RequestError{Param: "toolstream.tools", Message: fmt.Sprintf("%q is not a server tool of this proxy", n)}
 	}
 	return out, nil
-}
-
-// collect runs a turn for a client that did not ask to stream and answers
-// with one chat.completion. A turn that fails after a tool ran answers
-// with x-should-retry: false, so SDKs do not replay it and its side
-// effects (docs/http-api.md).
-func (s *Server) collect(c echo.Context, turn *loop.Turn, up *upstream.Client, start time.Time) error {
-	ctx := c.Request().Context()
-	out := &loop.Collector{Events: turn.Loop.Display == config.DisplayEvents}
-	rep, err := s.runner.Run(ctx, turn, out)
-	err = cutCause(ctx, err)
-	s.logTurn(c, turn.Request, up, rep, err, time.Since(start))
-	if err != nil {
-		if rep.ToolsRan {
-			c.Response().Header().Set("X-Should-Retry", "false")
-		}
-		return err
-	}
-	return c.JSONBlob(http.StatusOK, out.Completion())
-}
-
-// readRequest reads the body (readJSON) and parses the fields the proxy
-// owns.
-func (s *Server) readRequest(c echo.Context) (*loop.Request, error) {
-	body, _, err := s.readJSON(c, true)
-	if err != nil {
-		return nil, err
-	}
-	return loop.ParseRequest(body)
-}
-
-// endStream is the commit point, decided in one place: before
-// the first byte an error is an HTTP status with OpenAI's body; after it,
-// one in-band error event and no [DONE]; a client that left gets nothing.
-// A turn cut by a shutdown (err is [ErrShuttingDown], see cutCause) is
-// not a client that left: the client is still there and is told.
-func (s *Server) endStream(c echo.Context, out *sseSink, err error) error {
-	if err == nil || clientLeft(c, err) {
-		return nil
-	}
-	if !out.committed {
-		return err // errorHandler writes status and body
-	}
-	_ = out.fail(s.stateOf(c).mask.Bytes(toAPIError(err).body()))
-	return nil
 }
 
 // clientLeft reports whether a turn's error leaves nobody to tell: the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/jsonread"
+	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
@@ -22,48 +23,11 @@ import (
 
 // statusClientClosed is nginx's and Caddy's status for a client that hung
 // up; it is logged, never sent.
-const statusClientClosed = 499
+const statusClientClosed = exchange.StatusClientClosed
 
-// apiError is an error in OpenAI's shape, ready to be written as an HTTP
-// body or as an in-band stream event.
-type apiError struct {
-	Status  int
-	Type    string
-	Code    string // "" is written as null
-	Param   string // "" is written as null
-	Message string
-	// Raw, when set, is an upstream's own OpenAI-shaped body, relayed as
-	// it came.
-	Raw []byte
-	// Header holds upstream headers to relay (Retry-After, rate limits).
-	Header http.Header
-}
-
-// body returns the JSON body {"error":{…}}.
-func (e apiError) body() []byte {
-	if e.Raw != nil {
-		return e.Raw
-	}
-	type inner struct {
-		Message string  `json:"message"`
-		Type    string  `json:"type"`
-		Param   *string `json:"param"`
-		Code    *string `json:"code"`
-	}
-	in := inner{Message: e.Message, Type: e.Type}
-	if e.Param != "" {
-		in.Param = &e.Param
-	}
-	if e.Code != "" {
-		in.Code = &e.Code
-	}
-	// Not json.Marshal: its HTML escaping would turn the 401's "Bearer
-	// <key>" into "Bearer \u003ckey\u003e" for the person reading it.
-	b, _ := jsonread.Marshal(struct {
-		Error inner `json:"error"`
-	}{in})
-	return b
-}
+// apiError is an error in OpenAI's shape (exchange.Error): every
+// protocol's error answer is made from it.
+type apiError = exchange.Error
 
 // clientError is a request the client must change: a 400 with its own
 // code and, when it names a field, param.
@@ -79,7 +43,7 @@ func (e *modelNotFound) Error() string {
 }
 
 // errUnauthorized is a missing or wrong client key.
-var errUnauthorized = errors.New("proxy: invalid API key")
+var errUnauthorized = exchange.ErrUnauthorized
 
 // toAPIError is the one place that decides how an error looks to a client:
 // its status, type and code (Caddy's statusError, for OpenAI's shape).
@@ -103,7 +67,7 @@ func toAPIError(err error) apiError {
 		jbe *jsonread.BodyError
 		ate *upstream.AnswerTooLargeError
 		rqe *responses.Error
-		pnf *previousNotFound
+		pnf *responses.PreviousNotFoundError
 		ce  *clientError
 	)
 	switch {
@@ -283,21 +247,8 @@ func fromUpstreamBody(ue *loop.UpstreamError) apiError {
 	return apiError{Status: status, Type: upstreamType(status), Message: msg}
 }
 
-func upstreamType(status int) string {
-	switch {
-	case status == http.StatusUnauthorized:
-		return "authentication_error"
-	case status == http.StatusForbidden:
-		return "permission_error"
-	case status == http.StatusNotFound:
-		return "not_found_error"
-	case status == http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case status >= 500:
-		return "server_error"
-	}
-	return "invalid_request_error"
-}
+// upstreamType is OpenAI's error type for a status.
+func upstreamType(status int) string { return exchange.UpstreamType(status) }
 
 func fromEcho(he *echo.HTTPError) apiError {
 	msg := http.StatusText(he.Code)
@@ -321,35 +272,27 @@ func fromEcho(he *echo.HTTPError) apiError {
 	return apiError{Status: he.Code, Type: typ, Message: msg}
 }
 
-// writeError answers a request that has not started its response, with
-// the config's secrets masked wherever the body came from.
-func (s *Server) writeError(c echo.Context, err error) error {
-	ae := toAPIError(err)
-	if ae.Status == statusClientClosed {
-		return nil
-	}
-	for k, vs := range ae.Header {
-		c.Response().Header()[k] = vs
-	}
-	return c.JSONBlob(ae.Status, s.stateOf(c).mask.Bytes(ae.body()))
-}
-
 // errorHandler replaces echo's default, which writes {"message": …}, so that
-// every error (echo's own 404 and 405 included) has OpenAI's shape — and
-// Anthropic's on the Messages route, whose clients read only that, the key
-// middleware's and the body limit's errors included.
+// every error (echo's own 404 and 405 included) has the shape of the
+// route's protocol: OpenAI's, or Anthropic's on the Messages route, whose
+// clients read only that, the key middleware's and the body limit's errors
+// included. The config's secrets are masked wherever the body came from.
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	if toAPIError(err).Status == http.StatusInternalServerError {
+	ae := toAPIError(err)
+	if ae.Status == http.StatusInternalServerError {
 		s.log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err.Error())
 	}
-	if c.Path() == messagesPath {
-		s.writeMessagesError(c, err)
+	status, body := s.protocolOf(c).ErrorAnswer(err, ae)
+	if status == statusClientClosed {
 		return
 	}
-	s.writeError(c, err)
+	for k, vs := range ae.Header {
+		c.Response().Header()[k] = vs
+	}
+	_ = c.JSONBlob(status, s.stateOf(c).mask.Bytes(body))
 }
 
 func isTimeout(err error) bool {

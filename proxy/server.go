@@ -26,8 +26,11 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/console"
+	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
+	"github.com/toolstream/toolstream/proxy/messages"
+	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -126,6 +129,9 @@ type Server struct {
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
 	responses Responses
+	// protocols are the turn routes' protocols by route path, for
+	// errorHandler; written once, by routes.
+	protocols map[string]exchange.Protocol
 	records   Records
 	approvals Approvals
 	runtime   RuntimeTools
@@ -245,9 +251,10 @@ func (s *Server) routes() *echo.Echo {
 	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", s.serveMCP, s.requireKey)
 
 	v1 := e.Group("/v1", s.requireKey)
-	v1.POST("/chat/completions", s.chatCompletions, s.admit)
-	v1.POST("/messages", s.messages, s.admit)
-	v1.POST("/responses", s.createResponse, s.admit)
+	s.protocols = map[string]exchange.Protocol{}
+	s.turnRoute(v1, "/v1", "/chat/completions", chatProtocol{})
+	s.turnRoute(v1, "/v1", "/messages", &messages.Protocol{History: s.history, NewID: s.newID})
+	s.turnRoute(v1, "/v1", "/responses", &responses.Protocol{Store: s.responses, NewID: s.newID, Now: s.now, Log: s.log})
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)
