@@ -1,14 +1,17 @@
 // Package proxy is toolstream's HTTP surface, and the only package that
 // imports echo: the routes of the three client protocols (chat
-// completions, Responses and Messages; the last two encode their events in
-// proxy/responses and proxy/messages), client and admin auth, body limits,
-// key scopes and limits (the key table is proxy/keys), the chat SSE
-// writer, OpenAI's and Anthropic's error shapes, the admin API (keys,
-// runtime tools, the audit log), approvals (/v1/actions), stored
-// responses, pass-through routes, /v1/models, /mcp (served by
-// proxy/mcpserve), the console page (proxy/console), and health,
-// readiness and metrics. The upstream client is proxy/upstream; the turn
-// itself runs in loop.
+// completions, Responses and Messages) run through one turn route,
+// serveTurn (turn_route.go), which holds the commit point; each protocol
+// reads its request and writes its answer and errors behind a small
+// interface (proxy/internal/exchange): chat's in chat.go, the others in
+// proxy/responses and proxy/messages, which also encode their events.
+// Around it: client and admin auth, body limits, key scopes and limits
+// (the key table is proxy/keys), the SSE writer, the error mapping
+// (errors.go), the admin API (keys, runtime tools, the audit log),
+// approvals (/v1/actions), stored responses, pass-through routes,
+// /v1/models, /mcp (served by proxy/mcpserve), the console page
+// (proxy/console), and health, readiness and metrics. The upstream client
+// is proxy/upstream; the turn itself runs in loop.
 package proxy
 
 import (

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -123,6 +124,13 @@ func (s *Server) endTurn(c echo.Context, x exchange.Turn, out *sseSink, err erro
 	}
 	_ = x.Fail(out, err, toAPIError(err), s.stateOf(c).mask)
 	return nil
+}
+
+// clientLeft reports whether a turn's error leaves nobody to tell: the
+// client hung up. A turn cut by a shutdown is not that: its client is
+// still there and is told.
+func clientLeft(c echo.Context, err error) bool {
+	return toAPIError(err).Status == statusClientClosed || c.Request().Context().Err() != nil && !errors.Is(err, ErrShuttingDown)
 }
 
 // newID mints an id with the runner's generator (tests pin it).
