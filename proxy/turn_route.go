@@ -51,7 +51,7 @@ func (s *Server) serveTurn(p exchange.Protocol) echo.HandlerFunc {
 		if !x.Stream() {
 			return s.answerTurn(c, x, turn, up, start)
 		}
-		out, err := newSSESink(c, st.cfg.WriteIdleTimeout)
+		out, err := newSSESink(c.Response(), st.cfg.WriteIdleTimeout)
 		if err != nil {
 			return err
 		}
