@@ -51,24 +51,30 @@ func (s *Server) serveTurn(p exchange.Protocol) echo.HandlerFunc {
 		if !x.Stream() {
 			return s.answerTurn(c, x, turn, up, start)
 		}
-		out, err := newSSESink(c.Response(), st.cfg.WriteIdleTimeout)
-		if err != nil {
-			return err
-		}
-		out.bytes = s.metrics.streamBytes
-		s.metrics.activeStreams.Inc()
-		defer s.metrics.activeStreams.Dec()
-		ctx := c.Request().Context()
-		rep, err := s.runner.Run(ctx, turn, x.Start(turn, out))
-		err = cutCause(ctx, err)
-		s.logTurn(c, x.Request(), up, rep, err, time.Since(start))
-		if err != nil && rep.ToolsRan {
-			// Reaches the client only if nothing was streamed yet (display:
-			// none): a tool already acted, so the SDK must not replay.
-			c.Response().Header().Set("X-Should-Retry", "false")
-		}
-		return s.endTurn(c, x, out, err)
+		return s.streamTurn(c, st, x, turn, up, start)
 	}
+}
+
+// streamTurn runs a turn for a client that asked to stream: the protocol's
+// encoder writes to the SSE writer, whose first event is the commit point.
+func (s *Server) streamTurn(c echo.Context, st *state, x exchange.Turn, turn *loop.Turn, up *upstream.Client, start time.Time) error {
+	out, err := newSSESink(c.Response(), st.cfg.WriteIdleTimeout)
+	if err != nil {
+		return err
+	}
+	out.bytes = s.metrics.streamBytes
+	s.metrics.activeStreams.Inc()
+	defer s.metrics.activeStreams.Dec()
+	ctx := c.Request().Context()
+	rep, err := s.runner.Run(ctx, turn, x.Start(turn, out))
+	err = cutCause(ctx, err)
+	s.logTurn(c, x.Request(), up, rep, err, time.Since(start))
+	if err != nil && rep.ToolsRan {
+		// Reaches the client only if nothing was streamed yet (display:
+		// none): a tool already acted, so the SDK must not replay.
+		c.Response().Header().Set("X-Should-Retry", "false")
+	}
+	return s.endTurn(c, x, out, err)
 }
 
 // readTurn reads the body (readJSON) as p's request.
