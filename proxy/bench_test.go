@@ -70,7 +70,7 @@ func BenchmarkChunkPath(b *testing.B) {
 			body := &memBody{event: []byte("data: " + chunk + "\n\n"), n: b.N,
 				tail: strings.NewReader("data: " + finish + "\n\ndata: [DONE]\n\n")}
 			c := echo.New().NewContext(httptest.NewRequest(http.MethodPost, "/v1/chat/completions", nil), &discardWriter{h: http.Header{}})
-			sink, err := newSSESink(c, 2*time.Minute)
+			sink, err := newSSESink(c.Response(), 2*time.Minute)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -53,7 +53,7 @@ func encoderChunkPath(b *testing.B, path string, chat []byte, newEnc func(*sseSi
 	body := &memBody{event: []byte("data: " + chunk + "\n\n"), n: b.N,
 		tail: strings.NewReader("data: " + finish + "\n\ndata: [DONE]\n\n")}
 	c := echo.New().NewContext(httptest.NewRequest(http.MethodPost, path, nil), &discardWriter{h: http.Header{}})
-	sink, err := newSSESink(c, 2*time.Minute)
+	sink, err := newSSESink(c.Response(), 2*time.Minute)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/jsonread"
+	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
@@ -22,48 +23,11 @@ import (
 
 // statusClientClosed is nginx's and Caddy's status for a client that hung
 // up; it is logged, never sent.
-const statusClientClosed = 499
+const statusClientClosed = exchange.StatusClientClosed
 
-// apiError is an error in OpenAI's shape, ready to be written as an HTTP
-// body or as an in-band stream event.
-type apiError struct {
-	Status  int
-	Type    string
-	Code    string // "" is written as null
-	Param   string // "" is written as null
-	Message string
-	// Raw, when set, is an upstream's own OpenAI-shaped body, relayed as
-	// it came.
-	Raw []byte
-	// Header holds upstream headers to relay (Retry-After, rate limits).
-	Header http.Header
-}
-
-// body returns the JSON body {"error":{…}}.
-func (e apiError) body() []byte {
-	if e.Raw != nil {
-		return e.Raw
-	}
-	type inner struct {
-		Message string  `json:"message"`
-		Type    string  `json:"type"`
-		Param   *string `json:"param"`
-		Code    *string `json:"code"`
-	}
-	in := inner{Message: e.Message, Type: e.Type}
-	if e.Param != "" {
-		in.Param = &e.Param
-	}
-	if e.Code != "" {
-		in.Code = &e.Code
-	}
-	// Not json.Marshal: its HTML escaping would turn the 401's "Bearer
-	// <key>" into "Bearer \u003ckey\u003e" for the person reading it.
-	b, _ := jsonread.Marshal(struct {
-		Error inner `json:"error"`
-	}{in})
-	return b
-}
+// apiError is an error in OpenAI's shape (exchange.Error): every
+// protocol's error answer is made from it.
+type apiError = exchange.Error
 
 // clientError is a request the client must change: a 400 with its own
 // code and, when it names a field, param.
@@ -79,32 +43,30 @@ func (e *modelNotFound) Error() string {
 }
 
 // errUnauthorized is a missing or wrong client key.
-var errUnauthorized = errors.New("proxy: invalid API key")
+var errUnauthorized = exchange.ErrUnauthorized
 
 // toAPIError is the one place that decides how an error looks to a client:
 // its status, type and code (Caddy's statusError, for OpenAI's shape).
 func toAPIError(err error) apiError {
+	// In order: the first that knows err decides.
+	kinds := [...]func(error) (apiError, bool){proxyError, requestError, upstreamError, echoError, keyError, adminError}
+	for _, kind := range kinds {
+		if ae, ok := kind(err); ok {
+			return ae
+		}
+	}
+	// What is left is the proxy's own failure. Its Go error names
+	// internals (storage keys, paths) that are not the client's to read:
+	// errorHandler logs it.
+	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error; the proxy's log has the details"}
+}
+
+// proxyError maps the proxy's own states: shutting down, a client gone,
+// admin routes, actions, storage and the client key.
+func proxyError(err error) (apiError, bool) {
 	var (
-		tre *loop.ToolsRejectedError
-		he  *echo.HTTPError
-		re  *loop.RequestError
-		ue  *loop.UpstreamError
-		se  *loop.StreamError
-		uf  *upstream.Failure
-		bse *upstream.BadStatusError
-		mnf *modelNotFound
-		mbe *http.MaxBytesError
 		de  *decidedError
 		nfe *notFoundError
-		uae *upstream.AuthError
-		upe *upstream.PathError
-		pe  *pathError
-		be  *bodyError
-		jbe *jsonread.BodyError
-		ate *upstream.AnswerTooLargeError
-		rqe *responses.Error
-		pnf *previousNotFound
-		ce  *clientError
 	)
 	switch {
 	case errors.Is(err, ErrShuttingDown):
@@ -112,98 +74,137 @@ func toAPIError(err error) apiError {
 		// cancellation too, but its client is still there. Retrying is
 		// fine: another replica, or this one restarted, will answer.
 		return apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down",
-			Message: "the proxy is shutting down; the request was ended before it finished"}
+			Message: "the proxy is shutting down; the request was ended before it finished"}, true
 	case errors.Is(err, context.Canceled), errors.Is(err, loop.ErrClientGone):
-		return apiError{Status: statusClientClosed, Type: "invalid_request_error", Code: "client_closed_request", Message: "client closed the request"}
+		return apiError{Status: statusClientClosed, Type: "invalid_request_error", Code: "client_closed_request", Message: "client closed the request"}, true
 	case errors.Is(err, errNoAdminKeys):
 		return apiError{Status: http.StatusForbidden, Type: "permission_error", Code: "admin_disabled",
-			Message: "no admin keys are configured (auth.admin_keys), so the admin routes are closed"}
+			Message: "no admin keys are configured (auth.admin_keys), so the admin routes are closed"}, true
 	case errors.Is(err, errAdminOnly), errors.Is(err, toolhost.ErrAdminOnly):
-		return apiError{Status: http.StatusForbidden, Type: "permission_error", Code: "admin_key_required", Message: "this needs an admin key (auth.admin_keys)"}
+		return apiError{Status: http.StatusForbidden, Type: "permission_error", Code: "admin_key_required", Message: "this needs an admin key (auth.admin_keys)"}, true
 	case errors.Is(err, toolhost.ErrActionNotFound):
-		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "action_not_found", Message: "no such action (or it is another key's)"}
+		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "action_not_found", Message: "no such action (or it is another key's)"}, true
 	case errors.As(err, &de):
-		return apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "action_already_decided", Message: de.Error()}
+		return apiError{Status: http.StatusConflict, Type: "invalid_request_error", Code: "action_already_decided", Message: de.Error()}, true
 	case errors.As(err, &nfe):
-		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "not_found", Message: nfe.Error()}
+		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "not_found", Message: nfe.Error()}, true
 	case errors.Is(err, store.ErrUnavailable):
-		return storageUnavailable()
+		return storageUnavailable(), true
 	case errors.Is(err, errNoStorage):
-		return apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "no_storage", Message: "this proxy runs without storage"}
+		return apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "no_storage", Message: "this proxy runs without storage"}, true
 	case errors.Is(err, errUnauthorized):
 		return apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "invalid_api_key",
-			Message: "Incorrect or missing API key. Send it as \"Authorization: Bearer <key>\"."}
+			Message: "Incorrect or missing API key. Send it as \"Authorization: Bearer <key>\"."}, true
+	}
+	return apiError{}, false
+}
+
+// requestError maps a request the client must change.
+func requestError(err error) (apiError, bool) {
+	var (
+		mbe *http.MaxBytesError
+		be  *bodyError
+		jbe *jsonread.BodyError
+		pe  *pathError
+		ce  *clientError
+		tre *loop.ToolsRejectedError
+		re  *loop.RequestError
+		rqe *responses.Error
+		pnf *responses.PreviousNotFoundError
+		mnf *modelNotFound
+	)
+	switch {
 	case errors.As(err, &mbe):
-		return tooLarge(mbe.Limit)
+		return tooLarge(mbe.Limit), true
 	case errors.As(err, &be):
 		if be.key != "" {
-			return apiError{Status: http.StatusRequestTimeout, Type: "invalid_request_error", Code: "request_timeout", Message: be.Error()}
+			return apiError{Status: http.StatusRequestTimeout, Type: "invalid_request_error", Code: "request_timeout", Message: be.Error()}, true
 		}
-		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_body", Message: be.Error()}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_body", Message: be.Error()}, true
 	case errors.As(err, &jbe):
 		if jbe.Limit > 0 {
-			return apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large", Message: jbe.Error()}
+			return apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large", Message: jbe.Error()}, true
 		}
-		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: jbe.Key, Message: jbe.Error()}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: jbe.Key, Message: jbe.Error()}, true
 	case errors.As(err, &pe):
-		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_path", Message: pe.Error()}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_path", Message: pe.Error()}, true
 	case errors.As(err, &ce):
-		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: ce.code, Param: ce.param, Message: ce.msg}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: ce.code, Param: ce.param, Message: ce.msg}, true
 	case errors.As(err, &tre):
 		var ue *loop.UpstreamError
 		status := http.StatusBadRequest
 		if errors.As(tre.Err, &ue) && ue.Status != 0 {
 			status = ue.Status
 		}
-		return apiError{Status: status, Type: "invalid_request_error", Code: "tools_not_supported", Param: "tools", Message: tre.Error()}
+		return apiError{Status: status, Type: "invalid_request_error", Code: "tools_not_supported", Param: "tools", Message: tre.Error()}, true
 	case errors.As(err, &re):
-		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: re.Param, Message: re.Message}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: re.Param, Message: re.Message}, true
 	case errors.As(err, &rqe):
-		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: rqe.Code, Param: rqe.Param, Message: rqe.Message}
+		return apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: rqe.Code, Param: rqe.Param, Message: rqe.Message}, true
 	case errors.As(err, &pnf):
-		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "previous_response_not_found", Param: "previous_response_id", Message: pnf.Error()}
+		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "previous_response_not_found", Param: "previous_response_id", Message: pnf.Error()}, true
 	case errors.As(err, &mnf):
-		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: mnf.Error()}
+		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: mnf.Error()}, true
+	}
+	return apiError{}, false
+}
+
+// upstreamError maps an upstream that refused, failed or could not be
+// reached.
+func upstreamError(err error) (apiError, bool) {
+	var (
+		uae *upstream.AuthError
+		upe *upstream.PathError
+		ate *upstream.AnswerTooLargeError
+		bse *upstream.BadStatusError
+		ue  *loop.UpstreamError
+		se  *loop.StreamError
+		uf  *upstream.Failure
+	)
+	switch {
 	case errors.As(err, &uae):
-		return apiError{Status: http.StatusBadGateway, Type: "api_error", Code: "upstream_auth_failed", Message: uae.Message()}
+		return apiError{Status: http.StatusBadGateway, Type: "api_error", Code: "upstream_auth_failed", Message: uae.Message()}, true
 	case errors.As(err, &upe):
-		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "upstream_not_found", Message: upe.Message(), Header: upe.UE.Header}
+		return apiError{Status: http.StatusNotFound, Type: "not_found_error", Code: "upstream_not_found", Message: upe.Message(), Header: upe.UE.Header}, true
 	case errors.As(err, &ate):
-		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_answer_too_large", Message: ate.Error()}
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_answer_too_large", Message: ate.Error()}, true
 	case errors.As(err, &bse):
 		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_bad_status",
-			Message: fmt.Sprintf("upstream %s answered %d where 200 was expected", bse.Upstream, bse.Status)}
+			Message: fmt.Sprintf("upstream %s answered %d where 200 was expected", bse.Upstream, bse.Status)}, true
 	case errors.As(err, &ue):
-		return fromUpstream(ue)
+		return fromUpstream(ue), true
 	case errors.As(err, &se):
-		if errors.Is(se.Err, context.DeadlineExceeded) {
-			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout",
-				Message: fmt.Sprintf("upstream %s did not finish the round within its timeout", se.Upstream)}
-		}
-		msg := fmt.Sprintf("upstream %s: %s", se.Upstream, se.Reason)
-		if se.Err != nil {
-			msg += ": " + netReason(se.Err, "the connection failed")
-		}
-		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: msg}
+		return fromStream(se), true
 	case errors.As(err, &uf):
 		msg := fmt.Sprintf("upstream %s: %s", uf.Upstream, netReason(uf.Err, "could not be reached"))
 		if errors.Is(uf.Err, context.DeadlineExceeded) || isTimeout(uf.Err) {
-			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: msg}
+			return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout", Message: msg}, true
 		}
-		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: msg}
-	case errors.As(err, &he):
-		return fromEcho(he)
+		return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unavailable", Message: msg}, true
 	}
-	if ae, ok := keyError(err); ok {
-		return ae
+	return apiError{}, false
+}
+
+// fromStream maps an upstream stream that broke or ran out of time.
+func fromStream(se *loop.StreamError) apiError {
+	if errors.Is(se.Err, context.DeadlineExceeded) {
+		return apiError{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "upstream_timeout",
+			Message: fmt.Sprintf("upstream %s did not finish the round within its timeout", se.Upstream)}
 	}
-	if ae, ok := adminError(err); ok {
-		return ae
+	msg := fmt.Sprintf("upstream %s: %s", se.Upstream, se.Reason)
+	if se.Err != nil {
+		msg += ": " + netReason(se.Err, "the connection failed")
 	}
-	// What is left is the proxy's own failure. Its Go error names
-	// internals (storage keys, paths) that are not the client's to read:
-	// errorHandler logs it.
-	return apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "internal error; the proxy's log has the details"}
+	return apiError{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_error", Message: msg}
+}
+
+// echoError maps echo's own errors (an unknown route, a wrong method).
+func echoError(err error) (apiError, bool) {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return fromEcho(he), true
+	}
+	return apiError{}, false
 }
 
 // adminError maps the errors of the runtime tools of toolhost.
@@ -283,21 +284,8 @@ func fromUpstreamBody(ue *loop.UpstreamError) apiError {
 	return apiError{Status: status, Type: upstreamType(status), Message: msg}
 }
 
-func upstreamType(status int) string {
-	switch {
-	case status == http.StatusUnauthorized:
-		return "authentication_error"
-	case status == http.StatusForbidden:
-		return "permission_error"
-	case status == http.StatusNotFound:
-		return "not_found_error"
-	case status == http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case status >= 500:
-		return "server_error"
-	}
-	return "invalid_request_error"
-}
+// upstreamType is OpenAI's error type for a status.
+func upstreamType(status int) string { return exchange.UpstreamType(status) }
 
 func fromEcho(he *echo.HTTPError) apiError {
 	msg := http.StatusText(he.Code)
@@ -321,35 +309,27 @@ func fromEcho(he *echo.HTTPError) apiError {
 	return apiError{Status: he.Code, Type: typ, Message: msg}
 }
 
-// writeError answers a request that has not started its response, with
-// the config's secrets masked wherever the body came from.
-func (s *Server) writeError(c echo.Context, err error) error {
-	ae := toAPIError(err)
-	if ae.Status == statusClientClosed {
-		return nil
-	}
-	for k, vs := range ae.Header {
-		c.Response().Header()[k] = vs
-	}
-	return c.JSONBlob(ae.Status, s.stateOf(c).mask.Bytes(ae.body()))
-}
-
 // errorHandler replaces echo's default, which writes {"message": …}, so that
-// every error (echo's own 404 and 405 included) has OpenAI's shape — and
-// Anthropic's on the Messages route, whose clients read only that, the key
-// middleware's and the body limit's errors included.
+// every error (echo's own 404 and 405 included) has the shape of the
+// route's protocol: OpenAI's, or Anthropic's on the Messages route, whose
+// clients read only that, the key middleware's and the body limit's errors
+// included. The config's secrets are masked wherever the body came from.
 func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	if toAPIError(err).Status == http.StatusInternalServerError {
+	ae := toAPIError(err)
+	if ae.Status == http.StatusInternalServerError {
 		s.log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err.Error())
 	}
-	if c.Path() == messagesPath {
-		s.writeMessagesError(c, err)
+	status, body := s.protocolOf(c).ErrorAnswer(err, ae)
+	if status == statusClientClosed {
 		return
 	}
-	s.writeError(c, err)
+	for k, vs := range ae.Header {
+		c.Response().Header()[k] = vs
+	}
+	_ = c.JSONBlob(status, s.stateOf(c).mask.Bytes(body))
 }
 
 func isTimeout(err error) bool {

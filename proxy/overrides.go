@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/exchange"
 )
 
 // Header names of the per-request overrides (docs/configuration.md).
 const (
 	headerMode    = "X-Toolstream-Mode"
 	headerTools   = "X-Toolstream-Tools"
-	headerDisplay = "X-Toolstream-Display"
+	headerDisplay = exchange.HeaderDisplay
 	headerApprove = "X-Toolstream-Approve"
 )
 

@@ -138,7 +138,7 @@ func reverseProxy(u *upstream.Client, rel relPath, body *bodyReader, mask *mask.
 			ae := toAPIError(err)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(ae.Status)
-			w.Write(mask.Bytes(ae.body()))
+			w.Write(mask.Bytes(ae.Body()))
 		},
 	}
 }

@@ -1,14 +1,17 @@
 // Package proxy is toolstream's HTTP surface, and the only package that
 // imports echo: the routes of the three client protocols (chat
-// completions, Responses and Messages; the last two encode their events in
-// proxy/responses and proxy/messages), client and admin auth, body limits,
-// key scopes and limits (the key table is proxy/keys), the chat SSE
-// writer, OpenAI's and Anthropic's error shapes, the admin API (keys,
-// runtime tools, the audit log), approvals (/v1/actions), stored
-// responses, pass-through routes, /v1/models, /mcp (served by
-// proxy/mcpserve), the console page (proxy/console), and health,
-// readiness and metrics. The upstream client is proxy/upstream; the turn
-// itself runs in loop.
+// completions, Responses and Messages) run through one turn route,
+// serveTurn (turn_route.go), which holds the commit point; each protocol
+// reads its request and writes its answer and errors behind a small
+// interface (proxy/internal/exchange): chat's in chat.go, the others in
+// proxy/responses and proxy/messages, which also encode their events.
+// Around it: client and admin auth, body limits, key scopes and limits
+// (the key table is proxy/keys), the SSE writer, the error mapping
+// (errors.go), the admin API (keys, runtime tools, the audit log),
+// approvals (/v1/actions), stored responses, pass-through routes,
+// /v1/models, /mcp (served by proxy/mcpserve), the console page
+// (proxy/console), and health, readiness and metrics. The upstream client
+// is proxy/upstream; the turn itself runs in loop.
 package proxy
 
 import (
@@ -26,8 +29,11 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/console"
+	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
+	"github.com/toolstream/toolstream/proxy/messages"
+	"github.com/toolstream/toolstream/proxy/responses"
 	"github.com/toolstream/toolstream/proxy/upstream"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -126,6 +132,9 @@ type Server struct {
 	modes     loop.ModeMemory
 	history   loop.HistoryStore
 	responses Responses
+	// protocols are the turn routes' protocols by route path, for
+	// errorHandler; written once, by routes.
+	protocols map[string]exchange.Protocol
 	records   Records
 	approvals Approvals
 	runtime   RuntimeTools
@@ -245,9 +254,10 @@ func (s *Server) routes() *echo.Echo {
 	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", s.serveMCP, s.requireKey)
 
 	v1 := e.Group("/v1", s.requireKey)
-	v1.POST("/chat/completions", s.chatCompletions, s.admit)
-	v1.POST("/messages", s.messages, s.admit)
-	v1.POST("/responses", s.createResponse, s.admit)
+	s.protocols = map[string]exchange.Protocol{}
+	s.turnRoute(v1, "/v1", "/chat/completions", chatProtocol{})
+	s.turnRoute(v1, "/v1", "/messages", &messages.Protocol{History: s.history, NewID: s.newID})
+	s.turnRoute(v1, "/v1", "/responses", &responses.Protocol{Store: s.responses, NewID: s.newID, Now: s.now, Log: s.log})
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/toolstream/toolstream/loop"
@@ -24,12 +23,13 @@ import (
 // event on the path every token takes.
 type sseSink struct {
 	rc        *http.ResponseController
-	res       *echo.Response
+	w         http.ResponseWriter
 	committed bool
-	// bytes counts what reaches the client; nil counts nothing. counted
-	// is how much of res.Size it has been given.
-	bytes   prometheus.Counter
-	counted int64
+	// bytes counts what reaches the client; nil counts nothing. written
+	// is what the stream wrote so far, counted how much of it bytes has
+	// been given.
+	bytes            prometheus.Counter
+	written, counted int64
 	// writeIdle is how long one write to the client may take
 	// (write_idle_timeout). It is an idle deadline pushed forward before
 	// every write, not a limit on the stream: a turn may run for many
@@ -45,8 +45,10 @@ type sseSink struct {
 	err        error
 }
 
-func newSSESink(c echo.Context, writeIdle time.Duration) (*sseSink, error) {
-	return &sseSink{rc: http.NewResponseController(c.Response()), res: c.Response(), writeIdle: writeIdle}, nil
+// newSSESink is the stream of a turn's answer to w. w is echo's response
+// on the turn route, which its WriteHeader marks committed.
+func newSSESink(w http.ResponseWriter, writeIdle time.Duration) (*sseSink, error) {
+	return &sseSink{rc: http.NewResponseController(w), w: w, writeIdle: writeIdle}, nil
 }
 
 func (s *sseSink) commit() {
@@ -54,12 +56,12 @@ func (s *sseSink) commit() {
 		return
 	}
 	s.committed = true
-	h := s.res.Header()
+	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer this response
-	// Through echo, so that it marks the response committed.
-	s.res.WriteHeader(http.StatusOK)
+	// Through echo's response, so that it marks itself committed.
+	s.w.WriteHeader(http.StatusOK)
 }
 
 // write sends one framed event (or comment) and flushes it unless
@@ -78,8 +80,10 @@ func (s *sseSink) write(frame []byte) error {
 		s.deadlineSet = now
 		_ = s.rc.SetWriteDeadline(now.Add(s.writeIdle + s.writeIdle/10))
 	}
-	if _, s.err = s.res.Write(frame); s.err != nil {
-		return s.err
+	n, err := s.w.Write(frame)
+	s.written += int64(n)
+	if s.err = err; err != nil {
+		return err
 	}
 	s.held = true
 	if s.hold {
@@ -97,9 +101,9 @@ func (s *sseSink) Flush() error {
 	}
 	s.held = false
 	s.err = s.rc.Flush()
-	if s.bytes != nil && s.res.Size > s.counted {
-		s.bytes.Add(float64(s.res.Size - s.counted))
-		s.counted = s.res.Size
+	if s.bytes != nil && s.written > s.counted {
+		s.bytes.Add(float64(s.written - s.counted))
+		s.counted = s.written
 	}
 	return s.err
 }

@@ -9,15 +9,14 @@ import (
 
 // The chat message types, shared with the other protocol (chatbody).
 type (
-	chatRequest   = chatbody.Request
-	streamOptions = chatbody.StreamOptions
-	chatTool      = chatbody.Tool
-	chatFunction  = chatbody.Function
-	chatMessage   = chatbody.Message
-	chatPart      = chatbody.Part
-	chatImageURL  = chatbody.ImageURL
-	chatToolCall  = chatbody.ToolCall
-	chatCallFunc  = chatbody.CallFunc
+	chatRequest  = chatbody.Request
+	chatTool     = chatbody.Tool
+	chatFunction = chatbody.Function
+	chatMessage  = chatbody.Message
+	chatPart     = chatbody.Part
+	chatImageURL = chatbody.ImageURL
+	chatToolCall = chatbody.ToolCall
+	chatCallFunc = chatbody.CallFunc
 )
 
 // entry is one place in the conversation: a chat message, or a block
@@ -34,21 +33,14 @@ type entry struct {
 // build writes r.Chat from r's entries; restore placeholders not yet
 // replaced are left out.
 func (r *Request) build() error {
-	msgs := make([]json.RawMessage, 0, len(r.entries))
-	for _, e := range r.entries {
-		switch {
+	b, err := r.chat.Build(len(r.entries), func(i int) (json.RawMessage, error) {
+		switch e := r.entries[i]; {
 		case e.msg != nil:
-			b, err := chatbody.EncodeMessage(e.msg)
-			if err != nil {
-				return err
-			}
-			msgs = append(msgs, b)
-		case e.raw != nil:
-			msgs = append(msgs, e.raw)
+			return chatbody.EncodeMessage(e.msg)
+		default:
+			return e.raw, nil
 		}
-	}
-	r.chat.Messages = msgs
-	b, err := r.chat.Encode()
+	})
 	if err != nil {
 		return err
 	}
@@ -154,8 +146,8 @@ func restoreAll(es []entry, fn func(Restored) ([]json.RawMessage, error)) ([]ent
 			return nil, err
 		}
 		for _, m := range msgs {
-			c := compact(m)
-			if len(c) == 0 || c[0] != '{' || !json.Valid(c) {
+			c, ok := chatbody.AsMessage(m)
+			if !ok {
 				return nil, errNotMessage
 			}
 			got = append(got, entry{raw: c})

@@ -2,7 +2,10 @@
 // and turns each into the chat-completions request the turn runner takes:
 // every round upstream stays a chat-completions request, whatever the
 // client speaks. It also writes errors in Anthropic's shape ([ErrorBody],
-// [ErrorType]), and encodes the answer from the turn's events.
+// [ErrorType]), and encodes the answer from the turn's events. [Protocol]
+// is its side of the proxy's turn route: the request read and its earlier
+// answers restored from stored turns, its encoder, its answer, and every
+// error on the route in Anthropic's shape.
 //
 // What maps to what:
 //

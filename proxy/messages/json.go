@@ -1,9 +1,8 @@
 package messages
 
 import (
-	"errors"
-
 	"github.com/toolstream/toolstream/loop/jsonread"
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
 // object is a JSON object read one level deep (see jsonread).
@@ -34,13 +33,12 @@ var (
 	readCount  = read.PositiveInt
 )
 
-// readBody reads the request body as every route does (jsonread.Body):
-// one JSON object, each top-level key once; a key written twice is named.
+// readBody reads the request body as every route does
+// (chatbody.ReadBody): one JSON object, each top-level key once; a key
+// written twice is named.
 func readBody(body []byte) (object, error) {
-	top, err := jsonread.Body(body, 0)
-	var be *jsonread.BodyError
-	if errors.As(err, &be) {
-		return nil, invalid(be.Key, "%s", be.Error())
-	}
-	return top, err
+	return chatbody.ReadBody(body, refuseBody)
 }
+
+// refuseBody is the refusal of a body that is not one JSON object.
+func refuseBody(param, msg string) error { return invalid(param, "%s", msg) }

@@ -2,9 +2,8 @@ package messages
 
 import (
 	"encoding/json"
-	"errors"
 
-	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
 // readToolstream takes the request's "toolstream" object (the per-request
@@ -16,19 +15,8 @@ func (r *Request) readToolstream(raw json.RawMessage) error {
 		return nil
 	}
 	raw = compact(raw)
-	body, err := marshal(struct {
-		Model      string            `json:"model"`
-		Messages   []json.RawMessage `json:"messages"`
-		Toolstream json.RawMessage   `json:"toolstream"`
-	}{"m", []json.RawMessage{json.RawMessage(`{"role":"user","content":""}`)}, raw})
+	err := chatbody.CheckOverrides(raw, func(param, msg string) error { return &Error{Param: param, Message: msg} })
 	if err != nil {
-		return err
-	}
-	if _, err := loop.ParseRequest(body); err != nil {
-		var re *loop.RequestError
-		if errors.As(err, &re) {
-			return &Error{Param: re.Param, Message: re.Message}
-		}
 		return err
 	}
 	r.chat.Toolstream = compact(raw) // written as it is into Chat

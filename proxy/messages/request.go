@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
 // Request is a Messages request turned into a chat-completions request,
@@ -67,10 +69,7 @@ func ToChat(body []byte) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The upstream always streams, with usage: the turn runner reads
-	// rounds as streams, and the answer is encoded from the turn's events
-	// whether the client reads them as a stream or as one message.
-	r := &Request{chat: chatRequest{Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}}}
+	r := &Request{chat: chatbody.NewUpstream()}
 	if err := r.readModel(top); err != nil {
 		return nil, err
 	}

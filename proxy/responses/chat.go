@@ -9,15 +9,14 @@ import (
 
 // The chat message types, shared with the other protocol (chatbody).
 type (
-	chatRequest   = chatbody.Request
-	streamOptions = chatbody.StreamOptions
-	chatTool      = chatbody.Tool
-	chatFunction  = chatbody.Function
-	chatMessage   = chatbody.Message
-	chatPart      = chatbody.Part
-	chatImageURL  = chatbody.ImageURL
-	chatToolCall  = chatbody.ToolCall
-	chatCallFunc  = chatbody.CallFunc
+	chatRequest  = chatbody.Request
+	chatTool     = chatbody.Tool
+	chatFunction = chatbody.Function
+	chatMessage  = chatbody.Message
+	chatPart     = chatbody.Part
+	chatImageURL = chatbody.ImageURL
+	chatToolCall = chatbody.ToolCall
+	chatCallFunc = chatbody.CallFunc
 )
 
 // entry is one place in the conversation: a chat message, or an item
@@ -47,22 +46,14 @@ func (e *entry) encoded() (json.RawMessage, error) {
 // build writes r.Chat from r's entries; restore placeholders not yet
 // replaced are left out.
 func (r *Request) build() error {
-	msgs := make([]json.RawMessage, 0, len(r.entries))
-	for i := range r.entries {
-		e := &r.entries[i]
-		switch {
+	b, err := r.chat.Build(len(r.entries), func(i int) (json.RawMessage, error) {
+		switch e := &r.entries[i]; {
 		case e.msg != nil:
-			b, err := e.encoded()
-			if err != nil {
-				return err
-			}
-			msgs = append(msgs, b)
-		case e.raw != nil:
-			msgs = append(msgs, e.raw)
+			return e.encoded()
+		default:
+			return e.raw, nil
 		}
-	}
-	r.chat.Messages = msgs
-	b, err := r.chat.Encode()
+	})
 	if err != nil {
 		return err
 	}
@@ -79,8 +70,8 @@ var errNotMessage = errors.New("responses: a chat message must be a JSON object"
 func checkMessages(msgs []json.RawMessage) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(msgs))
 	for i, m := range msgs {
-		c := compact(m)
-		if len(c) == 0 || c[0] != '{' || !json.Valid(c) {
+		c, ok := chatbody.AsMessage(m)
+		if !ok {
 			return nil, errNotMessage
 		}
 		out[i] = c

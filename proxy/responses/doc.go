@@ -1,8 +1,10 @@
 // Package responses reads OpenAI Responses API requests (POST /v1/responses)
 // and turns each into the chat-completions request the turn runner takes:
 // every round upstream stays a chat-completions request, whatever the
-// client speaks. It knows the request side only; the answer's events are
-// encoded elsewhere.
+// client speaks. It also encodes the answer from the turn's events
+// ([Encoder]), and [Protocol] is its side of the proxy's turn route: the
+// request read and completed from storage, its encoder, its answer and
+// its errors.
 //
 // What maps to what:
 //

@@ -32,67 +32,76 @@ func (r *Request) readInput(raw json.RawMessage) error {
 	// as the model wrote them in one round.
 	var open *chatMessage
 	for i, raw := range items {
-		param := fmt.Sprintf("input[%d]", i)
-		it, err := readObject(raw, param)
-		if err != nil {
+		if open, err = r.readItem(raw, fmt.Sprintf("input[%d]", i), open); err != nil {
 			return err
-		}
-		typ, err := itemType(it, param)
-		if err != nil {
-			return err
-		}
-		switch typ {
-		case "message":
-			m, err := readMessage(it, param)
-			if err != nil {
-				return err
-			}
-			r.entries = append(r.entries, entry{msg: m})
-			open = nil
-			if m.Role == "assistant" {
-				open = m
-			}
-		case "function_call":
-			call, err := readCall(it, param)
-			if err != nil {
-				return err
-			}
-			if open == nil {
-				open = &chatMessage{Role: "assistant"}
-				r.entries = append(r.entries, entry{msg: open})
-			}
-			if open.Content == "" {
-				open.Content = nil
-			}
-			open.ToolCalls = append(open.ToolCalls, call)
-		case "function_call_output":
-			m, err := readOutput(it, param)
-			if err != nil {
-				return err
-			}
-			r.entries = append(r.entries, entry{msg: m})
-			open = nil
-		case "reasoning":
-			// Dropped: a reasoning item is the model's own earlier
-			// thinking; chat upstreams are not sent it back.
-		case "mcp_call", "mcp_approval_request", "item_reference":
-			id, err := readString(it["id"], param+".id")
-			if err != nil {
-				return err
-			}
-			if id == "" {
-				return invalid(param+".id", "%s.id is required: it names the earlier %s", param, typ)
-			}
-			rs := Restored{Type: typ, ID: id, Item: compact(raw)}
-			r.Restored = append(r.Restored, rs)
-			r.entries = append(r.entries, entry{restore: &rs})
-			open = nil
-		default:
-			return unsupported(param+".type", CodeUnsupportedInput,
-				"input items of type %q are not supported by this server; send messages, function_call, function_call_output, reasoning, or the mcp_call and mcp_approval_request items it answered with, or item_reference to them", typ)
 		}
 	}
 	return nil
+}
+
+// readItem maps one input item at param. open is the assistant message a
+// function_call item joins, if any; readItem returns the one the next
+// item joins.
+func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage) (*chatMessage, error) {
+	it, err := readObject(raw, param)
+	if err != nil {
+		return nil, err
+	}
+	typ, err := itemType(it, param)
+	if err != nil {
+		return nil, err
+	}
+	switch typ {
+	case "message":
+		m, err := readMessage(it, param)
+		if err != nil {
+			return nil, err
+		}
+		r.entries = append(r.entries, entry{msg: m})
+		if m.Role == "assistant" {
+			return m, nil
+		}
+		return nil, nil
+	case "function_call":
+		call, err := readCall(it, param)
+		if err != nil {
+			return nil, err
+		}
+		if open == nil {
+			open = &chatMessage{Role: "assistant"}
+			r.entries = append(r.entries, entry{msg: open})
+		}
+		if open.Content == "" {
+			open.Content = nil
+		}
+		open.ToolCalls = append(open.ToolCalls, call)
+		return open, nil
+	case "function_call_output":
+		m, err := readOutput(it, param)
+		if err != nil {
+			return nil, err
+		}
+		r.entries = append(r.entries, entry{msg: m})
+		return nil, nil
+	case "reasoning":
+		// Dropped: a reasoning item is the model's own earlier
+		// thinking; chat upstreams are not sent it back.
+		return open, nil
+	case "mcp_call", "mcp_approval_request", "item_reference":
+		id, err := readString(it["id"], param+".id")
+		if err != nil {
+			return nil, err
+		}
+		if id == "" {
+			return nil, invalid(param+".id", "%s.id is required: it names the earlier %s", param, typ)
+		}
+		rs := Restored{Type: typ, ID: id, Item: compact(raw)}
+		r.Restored = append(r.Restored, rs)
+		r.entries = append(r.entries, entry{restore: &rs})
+		return nil, nil
+	}
+	return nil, unsupported(param+".type", CodeUnsupportedInput,
+		"input items of type %q are not supported by this server; send messages, function_call, function_call_output, reasoning, or the mcp_call and mcp_approval_request items it answered with, or item_reference to them", typ)
 }
 
 // itemType is an item's "type"; an item with a role and no type is a

@@ -66,24 +66,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = loop.AppendJSONString(dst, r.Status)
 	dst = append(dst, `,"background":`...)
 	dst = strconv.AppendBool(dst, r.Background)
-	dst = append(dst, `,"error":`...)
-	if e := r.Error; e != nil {
-		dst = append(dst, `{"code":`...)
-		dst = loop.AppendJSONString(dst, e.Code)
-		dst = append(dst, `,"message":`...)
-		dst = loop.AppendJSONString(dst, e.Message)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"incomplete_details":`...)
-	if d := r.IncompleteDetails; d != nil {
-		dst = append(dst, `{"reason":`...)
-		dst = loop.AppendJSONString(dst, d.Reason)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
-	}
+	dst = r.appendEnd(dst)
 	dst = append(dst, `,"instructions":`...)
 	dst = appendOptString(dst, r.Instructions)
 	dst = append(dst, `,"max_output_tokens":`...)
@@ -117,25 +100,51 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"truncation":`...)
 	dst = loop.AppendJSONString(dst, r.Truncation)
 	dst = append(dst, `,"usage":`...)
-	if u := r.Usage; u != nil {
-		dst = append(dst, `{"input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.InputTokens), 10)
-		dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.InputTokensDetails.CachedTokens), 10)
-		dst = append(dst, `},"output_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.OutputTokens), 10)
-		dst = append(dst, `,"output_tokens_details":{"reasoning_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.OutputTokensDetails.ReasoningTokens), 10)
-		dst = append(dst, `},"total_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
-		dst = append(dst, '}')
-	} else {
-		dst = append(dst, "null"...)
-	}
+	dst = r.Usage.appendJSON(dst)
 	dst = append(dst, `,"user":`...)
 	dst = appendOptString(dst, r.User)
 	dst = append(dst, `,"metadata":`...)
 	dst = appendRaw(dst, r.Metadata)
+	return append(dst, '}')
+}
+
+// appendEnd appends "error" and "incomplete_details", each null unless
+// the response ended that way.
+func (r *Response) appendEnd(dst []byte) []byte {
+	dst = append(dst, `,"error":`...)
+	if e := r.Error; e != nil {
+		dst = append(dst, `{"code":`...)
+		dst = loop.AppendJSONString(dst, e.Code)
+		dst = append(dst, `,"message":`...)
+		dst = loop.AppendJSONString(dst, e.Message)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"incomplete_details":`...)
+	if d := r.IncompleteDetails; d != nil {
+		dst = append(dst, `{"reason":`...)
+		dst = loop.AppendJSONString(dst, d.Reason)
+		return append(dst, '}')
+	}
+	return append(dst, "null"...)
+}
+
+// appendJSON appends u, or null when there is none.
+func (u *Usage) appendJSON(dst []byte) []byte {
+	if u == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"input_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.InputTokens), 10)
+	dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.InputTokensDetails.CachedTokens), 10)
+	dst = append(dst, `},"output_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.OutputTokens), 10)
+	dst = append(dst, `,"output_tokens_details":{"reasoning_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.OutputTokensDetails.ReasoningTokens), 10)
+	dst = append(dst, `},"total_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
 	return append(dst, '}')
 }
 

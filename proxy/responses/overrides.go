@@ -2,9 +2,8 @@ package responses
 
 import (
 	"encoding/json"
-	"errors"
 
-	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
 // readToolstream takes the request's "toolstream" object (the per-request
@@ -40,21 +39,8 @@ func (r *Request) readToolstream(raw json.RawMessage) error {
 	return nil
 }
 
-// checkOverrides runs the chat route's reader over a minimal body holding
-// raw as its toolstream object, and returns its refusal as an *[Error].
+// checkOverrides runs the chat route's reader over raw
+// (chatbody.CheckOverrides), and returns its refusal as an *[Error].
 func checkOverrides(raw json.RawMessage) error {
-	body, err := marshal(struct {
-		Model      string            `json:"model"`
-		Messages   []json.RawMessage `json:"messages"`
-		Toolstream json.RawMessage   `json:"toolstream"`
-	}{"m", []json.RawMessage{json.RawMessage(`{"role":"user","content":""}`)}, raw})
-	if err != nil {
-		return err
-	}
-	_, err = loop.ParseRequest(body)
-	var re *loop.RequestError
-	if errors.As(err, &re) {
-		return &Error{Param: re.Param, Message: re.Message}
-	}
-	return err
+	return chatbody.CheckOverrides(raw, func(param, msg string) error { return &Error{Param: param, Message: msg} })
 }

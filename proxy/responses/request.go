@@ -2,6 +2,8 @@ package responses
 
 import (
 	"encoding/json"
+
+	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
 // Request is a Responses request turned into a chat-completions request,
@@ -98,10 +100,7 @@ func ToChat(body []byte) (*Request, error) {
 	if err := refuse(top); err != nil {
 		return nil, err
 	}
-	// The upstream always streams, with usage: the turn runner reads
-	// rounds as streams, and a plain turn sends the body as it is; a
-	// client that asked for one response object gets it from the events.
-	r := &Request{Store: true, chat: chatRequest{Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}}}
+	r := &Request{Store: true, chat: chatbody.NewUpstream()}
 	if err := r.readModel(top); err != nil {
 		return nil, err
 	}

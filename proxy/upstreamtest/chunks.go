@@ -46,91 +46,101 @@ func quote(s string) string {
 // concatenated, tool calls assembled by index, the last finish_reason and
 // usage.
 func Completion(events []string) string {
-	type call struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	}
-	var (
-		id, model, content, reasoning, finish string
-		calls                                 []*call
-		usage                                 json.RawMessage
-		hasReasoning                          bool
-	)
+	var j joined
 	for _, ev := range events {
-		var c struct {
-			ID      string          `json:"id"`
-			Model   string          `json:"model"`
-			Usage   json.RawMessage `json:"usage"`
-			Choices []struct {
-				Delta struct {
-					Content          *string `json:"content"`
-					ReasoningContent *string `json:"reasoning_content"`
-					ToolCalls        []struct {
-						Index    int    `json:"index"`
-						ID       string `json:"id"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
-				} `json:"delta"`
-				FinishReason *string `json:"finish_reason"`
-			} `json:"choices"`
-		}
-		if json.Unmarshal([]byte(ev), &c) != nil {
-			continue
-		}
-		if c.ID != "" {
-			id = c.ID
-		}
-		if c.Model != "" {
-			model = c.Model
-		}
-		if len(c.Usage) > 0 && string(c.Usage) != "null" {
-			usage = c.Usage
-		}
-		for _, ch := range c.Choices {
-			if ch.Delta.Content != nil {
-				content += *ch.Delta.Content
-			}
-			if ch.Delta.ReasoningContent != nil {
-				reasoning += *ch.Delta.ReasoningContent
-				hasReasoning = true
-			}
-			for _, tc := range ch.Delta.ToolCalls {
-				for len(calls) <= tc.Index {
-					calls = append(calls, &call{Type: "function"})
-				}
-				k := calls[tc.Index]
-				if tc.ID != "" {
-					k.ID = tc.ID
-				}
-				k.Function.Name += tc.Function.Name
-				k.Function.Arguments += tc.Function.Arguments
-			}
-			if ch.FinishReason != nil {
-				finish = *ch.FinishReason
-			}
-		}
+		j.add(ev)
 	}
-	msg := map[string]any{"role": "assistant", "content": content}
-	if hasReasoning {
-		msg["reasoning_content"] = reasoning
+	msg := map[string]any{"role": "assistant", "content": j.content}
+	if j.hasReasoning {
+		msg["reasoning_content"] = j.reasoning
 	}
-	if len(calls) > 0 {
-		msg["tool_calls"] = calls
+	if len(j.calls) > 0 {
+		msg["tool_calls"] = j.calls
 	}
 	out := map[string]any{
-		"id": id, "object": "chat.completion", "created": Created, "model": model,
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"id": j.id, "object": "chat.completion", "created": Created, "model": j.model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": j.finish}},
 	}
-	if usage != nil {
-		out["usage"] = usage
+	if j.usage != nil {
+		out["usage"] = j.usage
 	}
 	b, _ := json.Marshal(out)
 	return string(b)
+}
+
+// joinedCall is one tool call of a [Completion], assembled by index.
+type joinedCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// joined is what [Completion] gathers from the chunks so far.
+type joined struct {
+	id, model, content, reasoning, finish string
+	calls                                 []*joinedCall
+	usage                                 json.RawMessage
+	hasReasoning                          bool
+}
+
+// add joins one chunk; one that is not JSON is skipped.
+func (j *joined) add(ev string) {
+	var c struct {
+		ID      string          `json:"id"`
+		Model   string          `json:"model"`
+		Usage   json.RawMessage `json:"usage"`
+		Choices []struct {
+			Delta struct {
+				Content          *string `json:"content"`
+				ReasoningContent *string `json:"reasoning_content"`
+				ToolCalls        []struct {
+					Index    int    `json:"index"`
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"delta"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal([]byte(ev), &c) != nil {
+		return
+	}
+	if c.ID != "" {
+		j.id = c.ID
+	}
+	if c.Model != "" {
+		j.model = c.Model
+	}
+	if len(c.Usage) > 0 && string(c.Usage) != "null" {
+		j.usage = c.Usage
+	}
+	for _, ch := range c.Choices {
+		if ch.Delta.Content != nil {
+			j.content += *ch.Delta.Content
+		}
+		if ch.Delta.ReasoningContent != nil {
+			j.reasoning += *ch.Delta.ReasoningContent
+			j.hasReasoning = true
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			for len(j.calls) <= tc.Index {
+				j.calls = append(j.calls, &joinedCall{Type: "function"})
+			}
+			k := j.calls[tc.Index]
+			if tc.ID != "" {
+				k.ID = tc.ID
+			}
+			k.Function.Name += tc.Function.Name
+			k.Function.Arguments += tc.Function.Arguments
+		}
+		if ch.FinishReason != nil {
+			j.finish = *ch.FinishReason
+		}
+	}
 }

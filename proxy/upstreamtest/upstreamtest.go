@@ -213,6 +213,16 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rd Round) {
 	for k, vs := range rd.Header {
 		w.Header()[k] = vs
 	}
+	if answerWhole(w, r, rd) {
+		return
+	}
+	s.stream(w, r, rd)
+}
+
+// answerWhole writes a round that is not an event stream, and reports
+// whether it was one: an error status, a body of another content type, or
+// one JSON completion for a request that did not ask to stream.
+func answerWhole(w http.ResponseWriter, r *http.Request, rd Round) bool {
 	switch {
 	case rd.Status != 0 && rd.Status != http.StatusOK:
 		if w.Header().Get("Content-Type") == "" {
@@ -220,19 +230,24 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rd Round) {
 		}
 		w.WriteHeader(rd.Status)
 		io.WriteString(w, rd.Body)
-		return
+		return true
 	case rd.ContentType != "":
 		w.Header().Set("Content-Type", rd.ContentType)
 		io.WriteString(w, rd.Body)
-		return
+		return true
 	case !wantsStream(r) && rd.Raw == "":
 		// A real server answers a non-streaming request with one JSON
 		// completion; build it from the scripted chunks.
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, Completion(rd.Events))
-		return
+		return true
 	}
+	return false
+}
 
+// stream writes a round as an event stream: its raw bytes, or its events
+// with the cuts, stalls and gates it scripts.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, rd Round) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)

@@ -144,77 +144,105 @@ func (b *bodyReader) decode(raw []byte) int {
 				b.st, b.crlf = chunkSize, 0
 			}
 		case chunkSize, chunkTrailer:
-			j := i
-			for j < len(raw) && raw[j] != '\n' {
-				j++
-			}
-			if len(b.line)+j-i > maxChunkLine {
-				b.err = errChunked
+			line, next, whole := b.takeLine(raw, i)
+			if !whole {
 				return out
 			}
-			if j == len(raw) {
-				b.line = append(b.line, raw[i:]...) // the line goes on in the next read
-				return out
-			}
-			line := raw[i:j]
-			if len(b.line) > 0 {
-				b.line = append(b.line, line...)
-				line = b.line
-			}
-			i = j + 1
-			b.line = b.line[:0]
-			if b.st == chunkSize {
-				// A chunk line ends in CRLF, and holds no other CR (RFC 9112
-				// errata 7633; net/http refuses the same).
-				if len(line) == 0 || bytes.IndexByte(line, '\r') != len(line)-1 {
-					b.err = errChunked
-					return out
-				}
-			}
+			i = next
 			if b.st == chunkTrailer {
-				// net/http ends the body at a CRLF right after the last
-				// chunk, and refuses "0\r\n\n" ending the answer. A
-				// trailer it reads only when a CRLFCRLF comes up within
-				// its read buffer; read in place there is no looking
-				// ahead, so a trailer here is CRLF lines, each a field
-				// with a colon, up to an empty one — stricter than
-				// net/http only for bare-LF trailer lines.
-				if len(line) == 0 || line[len(line)-1] != '\r' {
-					b.err = errChunked
-					return out
-				}
-				line = line[:len(line)-1]
-				if len(line) == 0 {
-					b.end = true
+				if b.trailerLine(line) {
 					// Bytes past the end of the answer: the body is
 					// whole, as net/http reads it, but the connection
 					// is not kept.
 					b.over = i < len(raw)
 					return out
 				}
-				if bytes.IndexByte(line, ':') <= 0 {
-					b.err = errChunked
+				if b.err != nil {
 					return out
 				}
 				continue // a trailer field: not kept
 			}
-			line = line[:len(line)-1]
-			size, ok := parseChunkSize(line)
-			// Framing beyond 16 bytes a chunk plus twice its data is a
-			// sender padding the stream with non-data (net/http's rule).
-			b.excess = max(b.excess+int64(len(line))+2-16-2*size, 0)
-			if !ok || b.excess > 16<<10 {
-				b.err = errChunked
+			if !b.sizeLine(line) {
 				return out
-			}
-			if size == 0 {
-				b.st = chunkTrailer
-			} else {
-				b.st, b.left = chunkData, size
 			}
 		}
 	}
 	return out
+}
+
+// takeLine takes the line at raw[i:] up to its LF, joined to what earlier
+// reads left of it, and where the next one starts. whole is false when
+// the line goes on in the next read (b.line keeps it) or is too long
+// (b.err says so).
+func (b *bodyReader) takeLine(raw []byte, i int) (line []byte, next int, whole bool) {
+	j := i
+	for j < len(raw) && raw[j] != '\n' {
+		j++
+	}
+	if len(b.line)+j-i > maxChunkLine {
+		b.err = errChunked
+		return nil, 0, false
+	}
+	if j == len(raw) {
+		b.line = append(b.line, raw[i:]...) // the line goes on in the next read
+		return nil, 0, false
+	}
+	line = raw[i:j]
+	if len(b.line) > 0 {
+		b.line = append(b.line, line...)
+		line = b.line
+	}
+	b.line = b.line[:0]
+	return line, j + 1, true
+}
+
+// sizeLine reads a chunk-size line (its LF cut off) and starts the chunk;
+// false when the line is refused (b.err says so).
+func (b *bodyReader) sizeLine(line []byte) bool {
+	// A chunk line ends in CRLF, and holds no other CR (RFC 9112
+	// errata 7633; net/http refuses the same).
+	if len(line) == 0 || bytes.IndexByte(line, '\r') != len(line)-1 {
+		b.err = errChunked
+		return false
+	}
+	line = line[:len(line)-1]
+	size, ok := parseChunkSize(line)
+	// Framing beyond 16 bytes a chunk plus twice its data is a
+	// sender padding the stream with non-data (net/http's rule).
+	b.excess = max(b.excess+int64(len(line))+2-16-2*size, 0)
+	if !ok || b.excess > 16<<10 {
+		b.err = errChunked
+		return false
+	}
+	if size == 0 {
+		b.st = chunkTrailer
+	} else {
+		b.st, b.left = chunkData, size
+	}
+	return true
+}
+
+// trailerLine reads a line after the last chunk (its LF cut off), and
+// reports whether it ended the body; a refused line sets b.err. net/http
+// ends the body at a CRLF right after the last chunk, and refuses
+// "0\r\n\n" ending the answer. A trailer it reads only when a CRLFCRLF
+// comes up within its read buffer; read in place there is no looking
+// ahead, so a trailer here is CRLF lines, each a field with a colon, up to
+// an empty one — stricter than net/http only for bare-LF trailer lines.
+func (b *bodyReader) trailerLine(line []byte) (end bool) {
+	if len(line) == 0 || line[len(line)-1] != '\r' {
+		b.err = errChunked
+		return false
+	}
+	line = line[:len(line)-1]
+	if len(line) == 0 {
+		b.end = true
+		return true
+	}
+	if bytes.IndexByte(line, ':') <= 0 {
+		b.err = errChunked
+	}
+	return false
 }
 
 // parseChunkSize reads a chunk-size line as net/http does: blanks at its

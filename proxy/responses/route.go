@@ -1,0 +1,201 @@
+package responses
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/exchange"
+	"github.com/toolstream/toolstream/toolhost/store"
+)
+
+// Store keeps the answers of POST /v1/responses that ask to be stored,
+// per client key; the storage backends implement it.
+type Store interface {
+	SaveResponse(ctx context.Context, rec store.ResponseRecord) error
+	Response(ctx context.Context, keyID, id string) (store.ResponseRecord, bool, error)
+	ResponseByItem(ctx context.Context, keyID, itemID string) (store.ResponseRecord, bool, error)
+}
+
+// saveTimeout bounds the write of a stored response, which must finish
+// even when the client left as its answer ended.
+const saveTimeout = 5 * time.Second
+
+// Protocol is POST /v1/responses for the proxy's turn route: the same
+// turn as chat completions, read from a Responses request and answered as
+// Responses events or one response object (docs/http-api.md).
+type Protocol struct {
+	// Store keeps responses asked to be stored; nil when the proxy runs
+	// without storage.
+	Store Store
+	// NewID mints the response's and its items' ids; Now is the clock of
+	// its created_at.
+	NewID func(prefix string) string
+	Now   func() time.Time
+	// Log hears of a response that could not be stored.
+	Log *slog.Logger
+}
+
+// Source names the protocol in the audit log.
+func (p *Protocol) Source() string { return "responses" }
+
+// Read reads the body as a Responses request, completes it from storage,
+// and parses the chat request it became. The turn displays events unless
+// the request says otherwise: server calls become mcp_call items, which
+// are made from them; a request may still ask for markdown or none.
+func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, error) {
+	r, err := ToChat(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.continueStored(ctx, in.KeyID, r); err != nil {
+		return nil, err
+	}
+	req, err := loop.ParseRequest(r.Chat)
+	if err != nil {
+		return nil, err
+	}
+	if req.Overrides.Display == "" && in.Header.Get(exchange.HeaderDisplay) == "" {
+		req.Overrides.Display = config.DisplayEvents
+	}
+	a := &answer{p: p, ctx: ctx, keyID: in.KeyID, r: r, req: req}
+	if r.Store && p.Store != nil {
+		if a.conversation, err = r.Conversation(); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// continueStored completes a request from storage: previous_response_id
+// puts the stored conversation first, and the mcp_call and
+// mcp_approval_request items sent back, and item_reference items, are
+// replaced by what they stand for, from the response that answered with
+// them — a server call is never run again.
+func (p *Protocol) continueStored(ctx context.Context, keyID string, r *Request) error {
+	if id := r.PreviousResponseID; id != "" {
+		rec, ok, err := p.storedResponse(ctx, keyID, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &PreviousNotFoundError{ID: id}
+		}
+		if err := r.Prepend(rec.Messages); err != nil {
+			return err
+		}
+	}
+	if len(r.Restored) == 0 {
+		return nil
+	}
+	return r.Restore(func(it Restored) ([]json.RawMessage, error) {
+		var (
+			rec store.ResponseRecord
+			ok  bool
+			err error
+		)
+		if p.Store != nil {
+			rec, ok, err = p.Store.ResponseByItem(ctx, keyID, it.ID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &Error{Param: "input", Code: CodeUnknownItem, Message: fmt.Sprintf(
+				"%s %q names no item of a stored response of this key (or it expired); send only items this proxy answered with, within storage.turn_retention, from responses kept with store: true", it.Type, it.ID)}
+		}
+		return rec.Items[it.ID], nil
+	})
+}
+
+// storedResponse reads keyID's response id; without storage there is
+// none.
+func (p *Protocol) storedResponse(ctx context.Context, keyID, id string) (store.ResponseRecord, bool, error) {
+	if p.Store == nil {
+		return store.ResponseRecord{}, false, nil
+	}
+	return p.Store.Response(ctx, keyID, id)
+}
+
+// keep stores a finished response. It runs before the stream's last
+// event, so it must finish when the client leaves at that moment; a failed
+// write is logged, not fatal: the client has its answer.
+func (p *Protocol) keep(ctx context.Context, rec store.ResponseRecord) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
+	if err := p.Store.SaveResponse(sctx, rec); err != nil {
+		p.Log.LogAttrs(ctx, slog.LevelWarn, "storing the response", slog.String("response_id", rec.ID), slog.String("error", err.Error()))
+	}
+}
+
+// ErrorAnswer is err in OpenAI's shape, as on every OpenAI route.
+func (p *Protocol) ErrorAnswer(_ error, ae exchange.Error) (int, []byte) {
+	return ae.Status, ae.Body()
+}
+
+// PreviousNotFoundError is a previous_response_id that names no stored
+// response of the caller's key: never stored, expired, deleted, or
+// another key's.
+type PreviousNotFoundError struct{ ID string }
+
+func (e *PreviousNotFoundError) Error() string {
+	return fmt.Sprintf("Previous response with id '%s' not found.", e.ID)
+}
+
+// answer is one Responses request's side of its turn.
+type answer struct {
+	p     *Protocol
+	ctx   context.Context // the request's: a stored response is filed under it
+	keyID string
+	r     *Request
+	req   *loop.Request
+	// conversation is the request's chat messages, kept with a stored
+	// response; nil when it is not stored.
+	conversation []json.RawMessage
+	enc          *Encoder
+}
+
+func (a *answer) Request() *loop.Request { return a.req }
+func (a *answer) Stream() bool           { return a.r.Stream }
+func (a *answer) Relay() bool            { return false }
+
+// Start makes the encoder of the answer: streaming to w, or collecting
+// one response object when w is nil; with store, it keeps the finished
+// response under the caller's key. A Responses conversation comes whole:
+// from a stored response, or from items restored one by one, so history
+// stitching, which would expand a call it recognises into its whole turn
+// a second time, is off.
+func (a *answer) Start(t *loop.Turn, w exchange.Writer) loop.Sink {
+	t.History = nil
+	opts := Options{ID: a.p.NewID("resp_"), Created: a.p.Now().Unix(), NewID: a.p.NewID, Tools: t.Tools}
+	if a.r.Store && a.p.Store != nil {
+		opts.Keep = func(f Finished) {
+			a.p.keep(a.ctx, store.ResponseRecord{ID: opts.ID, KeyID: a.keyID, Response: f.Response,
+				Messages: append(a.conversation, f.Messages...), Items: f.Items})
+		}
+	}
+	if w != nil {
+		opts.Writer = w
+	}
+	a.enc = NewEncoder(a.r, opts)
+	return loop.Events(a.enc)
+}
+
+// Answer is the response object of a turn that was not streamed.
+func (a *answer) Answer() ([]byte, error) { return a.enc.Response() }
+
+// Fail ends a committed stream: response.failed and an error event, with
+// no response.completed.
+func (a *answer) Fail(_ exchange.Writer, _ error, ae exchange.Error, m exchange.Masker) error {
+	code, msg := ae.Parts()
+	return a.enc.Fail(code, m.String(msg))
+}
+
+var (
+	_ exchange.Protocol = (*Protocol)(nil)
+	_ exchange.Turn     = (*answer)(nil)
+)
