@@ -167,8 +167,9 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, k *keys.Key) {
 		writeRPCError(w, status, msgs.firstID, err.Error())
 		return
 	}
-	h.sdk.ServeHTTP(w, r)
-	done(w.Header().Get("Mcp-Session-Id"))
+	rw := &registering{ResponseWriter: w, done: done}
+	h.sdk.ServeHTTP(rw, r)
+	rw.register()
 }
 
 // ToolsChanged brings every key's server in line with the tool host; the

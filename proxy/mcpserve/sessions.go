@@ -1,6 +1,9 @@
 package mcpserve
 
-import "sync"
+import (
+	"net/http"
+	"sync"
+)
 
 // sessions caps the sessions /mcp keeps, per client key and in all. The
 // SDK keeps each session (and its goroutines) until it is deleted or
@@ -172,3 +175,31 @@ func (ss *sessions) prune(sc *scope) {
 		}
 	}
 }
+
+// registering hands the new session's id to done before the first byte
+// of the initialize answer goes out. Once the client has the id it may
+// use the session at once (its GET stream, a tools/call); a session
+// registered only after the answer was sent could take such a request
+// unseen, counted idle while it is busy, and be evicted from under it.
+type registering struct {
+	http.ResponseWriter
+	done func(id string)
+	once sync.Once
+}
+
+func (w *registering) register() {
+	w.once.Do(func() { w.done(w.Header().Get("Mcp-Session-Id")) })
+}
+
+func (w *registering) WriteHeader(code int) {
+	w.register()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *registering) Write(b []byte) (int, error) {
+	w.register()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's Flush.
+func (w *registering) Unwrap() http.ResponseWriter { return w.ResponseWriter }
