@@ -55,13 +55,7 @@ type roundCall struct {
 // moment a call asks for one, a keepalive when the stream has been quiet.
 // Every goroutine started here is finished before it returns.
 func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (ro *roundOutcome, err error) {
-	ex, cancelCalls := &calls{}, context.CancelFunc(func() {})
-	if !tr.plain {
-		var tctx context.Context
-		tctx, cancelCalls = context.WithCancel(ctx)
-		ex = &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
-		ex.progress = tr.newProgressFeed()
-	}
+	ex, cancelCalls := tr.newCalls(ctx)
 	tr.progress = ex.progress
 	tr.s.usage.round(nil, false) // a round that fails keeps no usage
 	tr.s.fin.release()           // nor the finish of one before
@@ -77,10 +71,52 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		}
 	}()
 
-	// The last round is read like the others, though it offers no tools:
-	// markup the model writes anyway is removed, and its calls get
-	// ROUND_LIMIT instead of running (startCalls). Left as text, the raw
-	// <tool_call> reached the client.
+	det := tr.newDetector(n)
+	ro = tr.newOutcome()
+	var text strings.Builder
+	st, err := tr.openRound(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+
+	later, err := tr.readRound(ctx, st, n, final, det, ro, ex, &text)
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.endText(n, final, det, ro, ex); err != nil {
+		return nil, err
+	}
+	ro.text = text.String()
+	if err := tr.awaitCalls(ctx, ex, drainNotes(ex, later)); err != nil {
+		return nil, err
+	}
+	tr.s.usage.endRound()
+	return ro, nil
+}
+
+// newCalls makes the round's executions, with a context its end cancels.
+// A plain turn runs no calls: its executions are empty.
+func (tr *turnRun) newCalls(ctx context.Context) (*calls, context.CancelFunc) {
+	if tr.plain {
+		return &calls{}, func() {}
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
+	ex.progress = tr.newProgressFeed()
+	return ex, cancel
+}
+
+// newDetector makes the round's text-call detector; a plain turn has none.
+//
+// The last round is read like the others, though it offers no tools:
+// markup the model writes anyway is removed, and its calls get
+// ROUND_LIMIT instead of running (startCalls). Left as text, the raw
+// <tool_call> reached the client.
+func (tr *turnRun) newDetector(n int) *detect.Detector {
+	if tr.plain {
+		return nil
+	}
 	opts := detect.Options{
 		MaxBlockBytes: tr.t.Loop.MaxBlockBytes.Int(),
 		// A tool that cannot run now is still read as a call: its
@@ -95,11 +131,13 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	if n > 1 {
 		opts.Joined, opts.JoinedNL = true, trailingBreaks(tr.visible.String())
 	}
-	var det *detect.Detector
-	if !tr.plain {
-		det = detect.New(opts)
-	}
-	ro = &roundOutcome{}
+	return detect.New(opts)
+}
+
+// newOutcome starts the round's outcome with what reads its chunks: the
+// think split and the native-call filter, each when the turn needs it.
+func (tr *turnRun) newOutcome() *roundOutcome {
+	ro := &roundOutcome{}
 	if tr.t.ImplicitThinking() {
 		// Every round: the template opens <think> after the tool results
 		// as after the user's message.
@@ -114,25 +152,36 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		// "stop" and a server call was dropped unseen.
 		ro.native = newNativeCalls(func(name string) bool { return !tr.clientTools[name] }, func() string { return tr.r.newID("call_") })
 	}
-	var text strings.Builder
+	return ro
+}
 
+// openRound opens the round's upstream stream, without the lock while it
+// waits.
+//
+// Events already read leave together: held while forwarded, flushed
+// before this goroutine waits (and at the end of the turn, see Run).
+// While it waits, the stream's parser and arena are back in their
+// pools: a quiet stream holds neither.
+func (tr *turnRun) openRound(ctx context.Context, body []byte) (Stream, error) {
 	var st Stream
+	var err error
 	tr.unlocked(func() { st, err = tr.t.Upstream.Open(ctx, body) })
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	// Events already read leave together: held while forwarded, flushed
-	// before this goroutine waits (and at the end of the turn, see Run).
-	// While it waits, the stream's parser and arena are back in their
-	// pools: a quiet stream holds neither.
 	w, waits := st.(Waiter)
 	if waits {
 		w.WaitHooks(func() { tr.flush(); tr.s.idle(); tr.mu.Unlock() }, tr.mu.Lock)
 	}
 	tr.s.out.hold(waits)
+	return st, nil
+}
 
-	var later []*pending // calls that finished while the round streamed
+// readRound steps every upstream chunk of the round to the client and
+// starts the calls whose blocks closed. It returns the calls that finished
+// while the round streamed.
+func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, det *detect.Detector, ro *roundOutcome, ex *calls, text *strings.Builder) ([]*pending, error) {
+	var later []*pending
 	done := false
 	for data, rerr := range st.Events() {
 		if rerr != nil {
@@ -148,7 +197,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		if data == "" {
 			continue
 		}
-		calls, err := tr.step(data, det, ro, &text)
+		calls, err := tr.step(data, det, ro, text)
 		if err != nil {
 			return nil, err
 		}
@@ -169,33 +218,42 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	if !done && ro.finish == "" {
 		return nil, errCut(tr.t.UpstreamName)
 	}
+	return later, nil
+}
+
+// endText sends what the think split and the detector still held once the
+// upstream is done, and starts the calls only the end revealed: a block
+// the detector closed at the end, the native calls assembled over the
+// round.
+func (tr *turnRun) endText(n int, final bool, det *detect.Detector, ro *roundOutcome, ex *calls) error {
 	if ro.think != nil {
 		if err := tr.s.sendReasoning(ro.think.end()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if det != nil {
 		tail, calls := det.End()
 		if err := tr.sendContent(ro, tail); err != nil {
-			return nil, err
+			return err
 		}
 		if err := tr.startCalls(calls, n, final, ro, ex); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if ro.native != nil {
-		if err := tr.startNative(ro, n, final, ex); err != nil {
-			return nil, err
-		}
+		return tr.startNative(ro, n, final, ex)
 	}
-	ro.text = text.String()
-	later = drainNotes(ex, later)
+	return nil
+}
+
+// awaitCalls shows the calls that finished while the round streamed, then
+// waits for the rest and shows each as it finishes.
+func (tr *turnRun) awaitCalls(ctx context.Context, ex *calls, later []*pending) error {
 	for _, p := range later {
 		if err := tr.finished(p); err != nil {
-			return nil, err
+			return err
 		}
 	}
-
 	for ex.outstanding > 0 {
 		var nt note
 		var gone bool
@@ -207,18 +265,14 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 			}
 		})
 		if gone {
-			return nil, readError(ctx, tr.t.UpstreamName, ctx.Err())
+			return readError(ctx, tr.t.UpstreamName, ctx.Err())
 		}
 		ex.outstanding--
 		if err := tr.finished(nt.p); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if tr.asyncErr != nil {
-		return nil, tr.asyncErr
-	}
-	tr.s.usage.endRound()
-	return ro, nil
+	return tr.asyncErr
 }
 
 // drainNotes takes the finished calls already reported, without waiting.
