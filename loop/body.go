@@ -42,14 +42,8 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		a.Reset()
 		arenaPool.Put(a)
 	}()
-	if !tr.native && !tr.framed {
-		// Once per turn (and per fallback upstream): the client's tool
-		// calls and results in the text format's syntax and frames.
-		framed, err := textHistory(tr.base, tr.t.Request.Body, tr.t.Format, tr.t.Loop.ResultRole)
-		if err != nil {
-			return nil, err
-		}
-		tr.base, tr.framed = framed, true
+	if err := tr.frameHistory(); err != nil {
+		return nil, err
 	}
 	// The messages stay as written, apart from the body parsed: a tree
 	// of every message, built again each round, cost hundreds of bytes
@@ -62,6 +56,68 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
+	tr.upstreamFields(v, a)
+	prompt, quoted := tr.prompt(final)
+	if !final && tr.native && len(tr.t.Tools) > 0 {
+		// Not with none to add: "tools": [] is refused by some servers
+		// (OpenAI's among them) where no tools field is fine.
+		if err := tr.addServerTools(v, a); err != nil {
+			return nil, err
+		}
+	}
+	sys, first, merged, err := placePrompt(fp, a, msgs, prompt, quoted)
+	if err != nil {
+		return nil, err
+	}
+	// What toolstream adds is encoded by encoding/json (fastjson's own
+	// escaping is not JSON for control characters) and parsed once.
+	var add []any
+	if merged != nil {
+		add = append(add, merged)
+	}
+	for i, rec := range tr.history {
+		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
+	}
+	var added []*fastjson.Value
+	enc := []byte(nil)
+	if len(add) > 0 {
+		if enc, err = json.Marshal(add); err != nil {
+			return nil, err
+		}
+		av, err := ap.ParseBytes(enc)
+		if err != nil {
+			return nil, err
+		}
+		added = av.GetArray()
+	}
+	if merged != nil {
+		first.Set("content", added[0].Get("content"))
+		added = added[1:]
+	}
+	// Sized for the request and what was added, so the body is written
+	// in one allocation rather than grown.
+	return joinMessages(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
+}
+
+// frameHistory puts the client's tool calls and results in the text
+// format's syntax and frames, once per turn (and per fallback upstream).
+// A native round reads them as they are.
+func (tr *turnRun) frameHistory() error {
+	if tr.native || tr.framed {
+		return nil
+	}
+	framed, err := textHistory(tr.base, tr.t.Request.Body, tr.t.Format, tr.t.Loop.ResultRole)
+	if err != nil {
+		return err
+	}
+	tr.base, tr.framed = framed, true
+	return nil
+}
+
+// upstreamFields edits the fields of the request's skeleton that are
+// toolstream's to set: its own extension out, stream on, usage asked, and
+// in text mode the client's tools out.
+func (tr *turnRun) upstreamFields(v *fastjson.Value, a *fastjson.Arena) {
 	v.Del("toolstream")
 	if !tr.native {
 		// The client's tools are taught, not sent: a text-mode upstream
@@ -74,15 +130,19 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	// Every round's usage is counted, whether or not the client asked
 	// for it; a non-streaming client's answer carries it.
 	tr.usageOptions(v, a)
+}
 
-	// What toolstream adds is encoded by encoding/json (fastjson's own
-	// escaping is not JSON for control characters) and parsed once.
-	var add []any
-	prompt, quoted := "", ""
-	if !final && !tr.native {
+// prompt is the system prompt toolstream adds to a round, and its JSON
+// string: the taught tools in text mode, and why the server tools cannot
+// run when none can. The last round (final) teaches nothing.
+func (tr *turnRun) prompt(final bool) (prompt, quoted string) {
+	if final {
+		return "", ""
+	}
+	if !tr.native {
 		prompt, quoted = textmode.PromptJSON(tr.t.Format, tr.taught())
 	}
-	if !final && len(tr.t.Tools) == 0 && len(tr.t.Unavailable) > 0 {
+	if len(tr.t.Tools) == 0 && len(tr.t.Unavailable) > 0 {
 		// Every server tool is unavailable now: the model hears why, in
 		// any mode, instead of being left to call a tool it knows from
 		// earlier turns.
@@ -94,66 +154,39 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		q, _ := json.Marshal(prompt) // a string always encodes
 		quoted = string(q)
 	}
-	if !final && tr.native && len(tr.t.Tools) > 0 {
-		// Not with none to add: "tools": [] is refused by some servers
-		// (OpenAI's among them) where no tools field is fine.
-		if err := tr.addServerTools(v, a); err != nil {
-			return nil, err
+	return prompt, quoted
+}
+
+// placePrompt puts the prompt in the client's system message, or in one
+// of its own before the others: built from the prompt's remembered JSON,
+// not encoded again for every request. sys is a system message of
+// toolstream's own, to go first; first is the client's first message,
+// when changed. A system message whose content is not a string is merged
+// by encoding/json: merged is that message, whose content first takes
+// once encoded.
+func placePrompt(fp *fastjson.Parser, a *fastjson.Arena, msgs []json.RawMessage, prompt, quoted string) (sys, first *fastjson.Value, merged any, err error) {
+	if prompt == "" {
+		return nil, nil, nil, nil
+	}
+	var m0 *fastjson.Value
+	if len(msgs) > 0 {
+		if m0, err = fp.ParseBytes(msgs[0]); err != nil {
+			return nil, nil, nil, fmt.Errorf("re-reading the request: %w", err)
 		}
 	}
-	// The prompt goes in the client's system message, or in one of its
-	// own before the others: built from the prompt's remembered JSON, not
-	// encoded again for every request.
-	var (
-		sys   *fastjson.Value // a system message of toolstream's own, first
-		first *fastjson.Value // the client's first message, when changed
-	)
-	sysIdx := -1
-	if prompt != "" {
-		var m0 *fastjson.Value
-		if len(msgs) > 0 {
-			if m0, err = fp.ParseBytes(msgs[0]); err != nil {
-				return nil, fmt.Errorf("re-reading the request: %w", err)
-			}
-		}
-		switch {
-		case m0 == nil || !isSystem(m0):
-			sys = a.NewObject()
-			sys.Set("role", a.NewString("system"))
-			sys.Set("content", rawValue(a, quoted))
-		case isString(m0.Get("content")):
-			c := string(m0.GetStringBytes("content"))
-			m0.Set("content", rawValue(a, joinQuoted(c, quoted)))
-			first = m0
-		default:
-			sysIdx = 0
-			add = append(add, mergedSystem(m0, prompt))
-			first = m0
-		}
+	switch {
+	case m0 == nil || !isSystem(m0):
+		sys = a.NewObject()
+		sys.Set("role", a.NewString("system"))
+		sys.Set("content", rawValue(a, quoted))
+		return sys, nil, nil, nil
+	case isString(m0.Get("content")):
+		c := string(m0.GetStringBytes("content"))
+		m0.Set("content", rawValue(a, joinQuoted(c, quoted)))
+		return nil, m0, nil, nil
+	default:
+		return nil, m0, mergedSystem(m0, prompt), nil
 	}
-	for i, rec := range tr.history {
-		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
-	}
-	var added []*fastjson.Value
-	enc := []byte(nil)
-	if len(add) > 0 {
-		var err error
-		if enc, err = json.Marshal(add); err != nil {
-			return nil, err
-		}
-		av, err := ap.ParseBytes(enc)
-		if err != nil {
-			return nil, err
-		}
-		added = av.GetArray()
-	}
-	if sysIdx == 0 {
-		first.Set("content", added[0].Get("content"))
-		added = added[1:]
-	}
-	// Sized for the request and what was added, so the body is written
-	// in one allocation rather than grown.
-	return joinMessages(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
 }
 
 // unavailableNote is the system-prompt section of a turn whose server
