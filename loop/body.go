@@ -8,6 +8,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/loop/textmode"
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -15,12 +16,6 @@ import (
 // lastRoundNote is added to the last results message when the next round
 // is sent without tools (max_rounds or parse_retries reached).
 const lastRoundNote = "You cannot call tools any more in this reply. Answer the user now with what you have."
-
-// message is a chat message toolstream adds to a round's history.
-type message struct {
-	Role    string `json:"role"`
-	Content any    `json:"content"`
-}
 
 // body builds one round's request from the client's: the client's body
 // stays a fastjson tree, so its unknown fields and zero values survive
@@ -48,7 +43,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	// The messages stay as written, apart from the body parsed: a tree
 	// of every message, built again each round, cost hundreds of bytes
 	// per message of a long conversation.
-	skel, msgs, err := messagesApart(tr.base)
+	skel, msgs, err := history.Apart(tr.base)
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
@@ -65,7 +60,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 			return nil, err
 		}
 	}
-	sys, first, merged, err := placePrompt(fp, a, msgs, prompt, quoted)
+	sys, first, merged, err := history.PlacePrompt(fp, a, msgs, prompt, quoted)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +91,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	}
 	// Sized for the request and what was added, so the body is written
 	// in one allocation rather than grown.
-	return joinMessages(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
+	return history.Join(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
 }
 
 // frameHistory puts the client's tool calls and results in the text
@@ -106,7 +101,7 @@ func (tr *turnRun) frameHistory() error {
 	if tr.native || tr.framed {
 		return nil
 	}
-	framed, err := textHistory(tr.base, tr.t.Request.Body, tr.t.Format, tr.t.Loop.ResultRole)
+	framed, err := history.TextFrames(tr.base, tr.t.Request.Body, tr.t.Format, tr.t.Loop.ResultRole)
 	if err != nil {
 		return err
 	}
@@ -157,38 +152,6 @@ func (tr *turnRun) prompt(final bool) (prompt, quoted string) {
 	return prompt, quoted
 }
 
-// placePrompt puts the prompt in the client's system message, or in one
-// of its own before the others: built from the prompt's remembered JSON,
-// not encoded again for every request. sys is a system message of
-// toolstream's own, to go first; first is the client's first message,
-// when changed. A system message whose content is not a string is merged
-// by encoding/json: merged is that message, whose content first takes
-// once encoded.
-func placePrompt(fp *fastjson.Parser, a *fastjson.Arena, msgs []json.RawMessage, prompt, quoted string) (sys, first *fastjson.Value, merged any, err error) {
-	if prompt == "" {
-		return nil, nil, nil, nil
-	}
-	var m0 *fastjson.Value
-	if len(msgs) > 0 {
-		if m0, err = fp.ParseBytes(msgs[0]); err != nil {
-			return nil, nil, nil, fmt.Errorf("re-reading the request: %w", err)
-		}
-	}
-	switch {
-	case m0 == nil || !isSystem(m0):
-		sys = a.NewObject()
-		sys.Set("role", a.NewString("system"))
-		sys.Set("content", rawValue(a, quoted))
-		return sys, nil, nil, nil
-	case isString(m0.Get("content")):
-		c := string(m0.GetStringBytes("content"))
-		m0.Set("content", rawValue(a, joinQuoted(c, quoted)))
-		return nil, m0, nil, nil
-	default:
-		return nil, m0, mergedSystem(m0, prompt), nil
-	}
-}
-
 // unavailableNote is the system-prompt section of a turn whose server
 // tools all cannot run now: which, when known, and why. It names them
 // rather than saying "no tools": the client's own tools may still be
@@ -233,16 +196,6 @@ func joinSections(a, b string) string {
 	return a + "\n\n" + b
 }
 
-func isString(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeString }
-
-// joinQuoted is the JSON string of content + "\n\n" + the prompt whose JSON
-// string is quoted, as encoding/json writes it: its escaping is the same
-// character by character, so the two encodings join.
-func joinQuoted(content, quoted string) string {
-	c, _ := json.Marshal(content) // a string always encodes
-	return string(c[:len(c)-1]) + `\n\n` + quoted[1:]
-}
-
 // messages renders a finished round for the upstream. Text mode: the
 // model's text as written, then one result_role message with every result
 // (docs/tool-calls.md); lastNote adds that no tools are left. Native mode: the
@@ -254,9 +207,9 @@ func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 		if lastNote {
 			fb += "\n\n" + lastRoundNote
 		}
-		return []any{message{Role: "assistant", Content: rec.text}, message{Role: tr.t.Loop.ResultRole, Content: fb}}
+		return []any{history.Message{Role: "assistant", Content: rec.text}, history.Message{Role: tr.t.Loop.ResultRole, Content: fb}}
 	}
-	am := nativeMessage{Role: "assistant"}
+	am := history.Message{Role: "assistant"}
 	if rec.visible != "" || len(rec.calls) == 0 {
 		am.Content = rec.visible // null only beside tool_calls
 	}
@@ -266,23 +219,9 @@ func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 	}
 	out := []any{am}
 	for _, r := range rec.results {
-		out = append(out, nativeMessage{Role: "tool", ToolCallID: r.CallID, Content: toolContent(r)})
+		out = append(out, history.Message{Role: "tool", ToolCallID: r.CallID, Content: toolContent(r)})
 	}
 	return out
-}
-
-// nativeMessage is an assistant or tool message of a native history. Unlike
-// go-openai's message type it writes "content": null next to tool_calls,
-// which some local servers require, and never drops an empty content.
-type nativeMessage struct {
-	Role       string            `json:"role"`
-	Content    any               `json:"content"`
-	ToolCalls  []openai.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string            `json:"tool_call_id,omitempty"`
-	// Name is the tool of a "tool" message that a text-mode turn stores
-	// (see lastMessages): its call is in the model's text, not in a
-	// tool_calls list the name could be found in.
-	Name string `json:"name,omitempty"`
 }
 
 // ToolContent is a server result as the model reads it back in a role
@@ -332,29 +271,4 @@ func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
 	// The tree is marshalled before p is used again or dropped.
 	v.Set("tools", rawValue(a, string(out.MarshalTo(nil))))
 	return nil
-}
-
-func isSystem(m *fastjson.Value) bool {
-	r := rawString(m.Get("role"))
-	return r == "system" || r == "developer"
-}
-
-// mergedSystem returns the client's system message with the tools section
-// appended: to its text, or as one more text part when its content is an
-// array of parts.
-func mergedSystem(m *fastjson.Value, prompt string) message {
-	role := rawString(m.Get("role"))
-	c := m.Get("content")
-	switch {
-	case c != nil && c.Type() == fastjson.TypeString:
-		return message{Role: role, Content: string(c.GetStringBytes()) + "\n\n" + prompt}
-	case c != nil && c.Type() == fastjson.TypeArray:
-		parts := []json.RawMessage{}
-		for _, part := range c.GetArray() {
-			parts = append(parts, json.RawMessage(part.MarshalTo(nil)))
-		}
-		tp, _ := json.Marshal(map[string]string{"type": "text", "text": prompt})
-		return message{Role: role, Content: append(parts, tp)}
-	}
-	return message{Role: role, Content: prompt}
 }

@@ -2,14 +2,11 @@ package loop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
-
-	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 func TestAppendJSONString(t *testing.T) {
@@ -131,41 +128,6 @@ func TestCollector(t *testing.T) {
 	want := `{"id":"x1","object":"chat.completion","created":5,"model":"m","choices":[{"finish_reason":"tool_calls","index":0,"logprobs":null,"message":{"content":"Hello","reasoning_content":"hm","role":"assistant","tool_calls":[{"id":"call_a","type":"function","function":{"name":"client_tool","arguments":"{\"a\":1}"}}]}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3},"system_fingerprint":"fp","toolstream":{"events":[{"event":"tool.started","name":"t","round":1}]}}`
 	if got := string(c.Completion()); got != want {
 		t.Errorf("Completion\n got %s\nwant %s", got, want)
-	}
-}
-
-// memHistory is an in-memory HistoryStore.
-type memHistory map[string]store.TurnRecord
-
-func (m memHistory) SaveTurn(_ context.Context, rec store.TurnRecord) error {
-	for _, k := range rec.Keys {
-		m[k] = rec
-	}
-	return nil
-}
-
-func (m memHistory) FindTurn(_ context.Context, key string) (store.TurnRecord, bool, error) {
-	rec, ok := m[key]
-	return rec, ok, nil
-}
-
-// TestStitchKeepsOtherMessagesExact: when one message is stitched, the
-// others go upstream with their exact JSON, control characters included.
-func TestStitchKeepsOtherMessagesExact(t *testing.T) {
-	h := memHistory{}
-	conv := NewAnchor()
-	conv.Add(json.RawMessage(`{"role":"assistant","content":"ansi \u001b[1m bold"}`))
-	conv.Add(json.RawMessage(`{"role":"user","content":"hi"}`))
-	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1", Keys: []string{conv.Scope("key_1").key(fingerprint("Added."))},
-		Messages: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"<tool_call>x</tool_call>"}`)}})
-	body := `{"model":"m","messages":[{"role":"assistant","content":"ansi \u001b[1m bold"},{"role":"user","content":"hi"},{"role":"assistant","content":"Added."}]}`
-	got, err := Stitch(context.Background(), h, "key_1", []byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"model":"m","messages":[{"role":"assistant","content":"ansi \u001b[1m bold"},{"role":"user","content":"hi"},{"role":"assistant","content":"<tool_call>x</tool_call>"}]}`
-	if string(got) != want {
-		t.Errorf("Stitch\n got %s\nwant %s", got, want)
 	}
 }
 

@@ -40,7 +40,7 @@ type turnRun struct {
 	clientTools map[string]bool
 	clientDefs  []toolhost.Tool
 	// framed says base's tool traffic is in the text format's frames
-	// (see textHistory); a fallback upstream reads base afresh.
+	// (see history.TextFrames); a fallback upstream reads base afresh.
 	framed bool
 	// visible is everything the client read as content this turn: its
 	// fingerprint finds the turn again in a later request (docs/operations.md).

@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -101,7 +102,7 @@ type Turn struct {
 	Modes ModeMemory
 	// History stores turns and stitches them back into later requests
 	// (docs/tool-calls.md); nil does neither.
-	History HistoryStore
+	History history.Store
 	// KeyID is the client key's id (store.KeyID), empty without keys. A
 	// turn's history record is found only by requests of that key.
 	KeyID string

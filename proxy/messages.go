@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/messages"
 )
 
@@ -96,10 +97,10 @@ func (s *Server) readMessages(c echo.Context) (*messages.Request, *loop.Request,
 // restoreAnswers puts back the earlier answers whose mcp_tool_use and
 // mcp_tool_result blocks the client sent: each names a server call, whose
 // stored turn holds the whole answer as the model wrote it, results
-// included. The answer's place gets a loop.Placeholder, which history
+// included. The answer's place gets a history.Placeholder, which history
 // stitching replaces with the stored rounds before every upstream request.
 // A stored turn counts only for the key that wrote it, after the messages
-// its request held, as history stitching finds it (loop.Scope). A call
+// its request held, as history stitching finds it (history.Scope). A call
 // with no such turn (expired, another key's or conversation's, from
 // another proxy, or no storage) is refused: the model would read an
 // answer whose tool results are missing, and the call is never run again.
@@ -112,14 +113,14 @@ func (s *Server) restoreAnswers(ctx context.Context, keyID string, r *messages.R
 		return &messages.Error{Message: fmt.Sprintf("%s %q: this proxy keeps no stored turns (it runs without storage), so an earlier server tool call cannot be restored; send the conversation without the mcp_tool_use and mcp_tool_result blocks", b.Type, b.ID)}
 	}
 	used := map[string]bool{}
-	conv, counted := loop.NewAnchor(), 0
+	conv, counted := history.NewAnchor(), 0
 	return r.Restore(func(before []json.RawMessage, b messages.Restored) ([]json.RawMessage, error) {
 		for _, m := range before[counted:] {
 			conv.Add(m)
 		}
 		counted = len(before)
 		id := messages.CallID(b.ID)
-		rec, ok, err := loop.FindCall(ctx, s.history, conv.Scope(keyID), id)
+		rec, ok, err := history.FindCall(ctx, s.history, conv.Scope(keyID), id)
 		if err != nil {
 			return nil, fmt.Errorf("finding the stored turn of call %s: %w", id, err)
 		}
@@ -134,7 +135,7 @@ func (s *Server) restoreAnswers(ctx context.Context, keyID string, r *messages.R
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(b.Block, &name)
-		return []json.RawMessage{loop.Placeholder(id, name.Name)}, nil
+		return []json.RawMessage{history.Placeholder(id, name.Name)}, nil
 	})
 }
 

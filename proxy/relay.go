@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/upstream"
 )
 
@@ -47,7 +48,7 @@ func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Re
 	ctx, cancel := context.WithTimeout(c.Request().Context(), up.Config().Timeout)
 	defer cancel()
 	keyID, _ := c.Get(ctxKeyID).(string)
-	body, err := loop.Stitch(ctx, s.history, keyID, req.UpstreamBody())
+	body, err := history.Stitch(ctx, s.history, keyID, req.UpstreamBody())
 	if err != nil {
 		return err
 	}

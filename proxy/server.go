@@ -25,6 +25,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
@@ -65,7 +66,7 @@ type Options struct {
 	Modes loop.ModeMemory
 	// History stores turns and stitches them back into later requests
 	// (docs/operations.md); nil does neither.
-	History loop.HistoryStore
+	History history.Store
 	// Responses keeps the answers of /v1/responses for
 	// previous_response_id and GET /v1/responses/{id}; nil keeps none.
 	Responses Responses
@@ -124,7 +125,7 @@ type Server struct {
 	reachable func() error
 	tools     Tools
 	modes     loop.ModeMemory
-	history   loop.HistoryStore
+	history   history.Store
 	responses Responses
 	records   Records
 	approvals Approvals

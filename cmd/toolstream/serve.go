@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/mcp"
@@ -30,7 +31,7 @@ import (
 var (
 	_ proxy.Tools        = (*toolhost.Host)(nil)
 	_ loop.ModeMemory    = store.Store(nil)
-	_ loop.HistoryStore  = store.Store(nil)
+	_ history.Store      = store.Store(nil)
 	_ proxy.Responses    = store.Store(nil)
 	_ toolhost.Records   = store.Store(nil)
 	_ proxy.Records      = store.Store(nil)

@@ -1,4 +1,4 @@
-package loop
+package history
 
 import (
 	"bytes"
@@ -34,6 +34,19 @@ type Scope string
 
 // key returns the store's lookup key for k ("fp:…", "call:…") within s.
 func (s Scope) key(k string) string { return string(s) + "/" + k }
+
+// CallKey is the lookup key, within s, of the turn that made the call id.
+func (s Scope) CallKey(id string) string { return s.key("call:" + id) }
+
+// TextKey is the lookup key, within s, of the turn whose answer the
+// client read as text; "" when the text is blank and finds nothing.
+func (s Scope) TextKey(text string) string {
+	fp := fingerprint(text)
+	if fp == "" {
+		return ""
+	}
+	return s.key(fp)
+}
 
 // Anchor fingerprints a conversation one message at a time, so that the
 // scope of every assistant message in a request costs one pass over it.
@@ -123,9 +136,13 @@ func appendField[T string | []byte](b []byte, s T) []byte {
 	return append(b, s...)
 }
 
-// conversationScope is the scope of an answer to body's messages: the
-// scope the next request finds that answer in.
-func conversationScope(body []byte, keyID string) (Scope, bool) {
+// parserPool holds the parsers of whole request bodies.
+var parserPool fastjson.ParserPool
+
+// ConversationScope is the scope of an answer to body's messages: the
+// scope the next request finds that answer in. It reports false when body
+// is no JSON.
+func ConversationScope(body []byte, keyID string) (Scope, bool) {
 	p := parserPool.Get()
 	defer parserPool.Put(p)
 	v, err := p.ParseBytes(body)
