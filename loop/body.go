@@ -8,6 +8,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/loop/textmode"
 	"github.com/toolstream/toolstream/toolhost"
@@ -269,6 +270,6 @@ func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
 		n++
 	}
 	// The tree is marshalled before p is used again or dropped.
-	v.Set("tools", rawValue(a, string(out.MarshalTo(nil))))
+	v.Set("tools", chunk.RawValue(a, string(out.MarshalTo(nil))))
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -30,7 +31,7 @@ type roundOutcome struct {
 	// native assembles the round's delta.tool_calls (native mode).
 	native *nativeCalls
 	// think splits off the implicit reasoning (Turn.ImplicitThink).
-	think *thinkSplit
+	think *chunk.ThinkSplit
 	// order lists every call of the round, server and client, in order of
 	// appearance: the assistant message of a native history carries them
 	// all.
@@ -141,7 +142,7 @@ func (tr *turnRun) newOutcome() *roundOutcome {
 	if tr.t.ImplicitThinking() {
 		// Every round: the template opens <think> after the tool results
 		// as after the user's message.
-		ro.think = &thinkSplit{}
+		ro.think = &chunk.ThinkSplit{}
 	}
 	if !tr.plain {
 		// Whatever is not the client's own tool is handled here: a server
@@ -227,7 +228,7 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 // round.
 func (tr *turnRun) endText(n int, final bool, det *detect.Detector, ro *roundOutcome, ex *calls) error {
 	if ro.think != nil {
-		if err := tr.s.sendReasoning(ro.think.end()); err != nil {
+		if err := tr.s.sendReasoning(ro.think.End()); err != nil {
 			return err
 		}
 	}

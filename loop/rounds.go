@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -316,7 +317,7 @@ func (tr *turnRun) record(ro *roundOutcome) roundRecord {
 		// on. Qwen3's keeps the reasoning of the rounds after the last user
 		// message (multi-step tool calls think on from there); DeepSeek-R1's
 		// and QwQ's drop it. Stripped here, Qwen3 would lose it.
-		rec.visible = ro.think.thought() + rec.visible
+		rec.visible = ro.think.Thought() + rec.visible
 	}
 	malformed := false
 	for _, p := range ro.calls {
@@ -412,7 +413,7 @@ func (tr *turnRun) finish(ctx context.Context, ro *roundOutcome, reason string) 
 func (tr *turnRun) forwardFinish(h *held, reason string) error {
 	s := tr.s
 	if sum, ok := s.usage.inlineSum(); ok {
-		h.v.Set("usage", rawValue(h.a, sum))
+		h.v.Set("usage", chunk.RawValue(h.a, sum))
 		h.edited = true
 	}
 	if c := h.v.GetArray("choices"); len(c) > 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/loop/detect"
 )
 
@@ -31,7 +32,7 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	if !s.started {
 		s.start(v)
 	}
-	c := chunk{v: v, data: data, edited: s.fixEnvelope(s.a, v)}
+	c := stepChunk{v: v, data: data, edited: s.fixEnvelope(s.a, v)}
 	choices := v.GetArray("choices")
 	if tr.tallyUsage(&c, len(choices) > 0) {
 		return nil, nil
@@ -51,14 +52,14 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	if inlineFinish && ro.think != nil {
 		// What the split still held back is reasoning the client must
 		// have before the finish.
-		c.reasoning += ro.think.end()
+		c.reasoning += ro.think.End()
 	}
 	if c.reasoning != "" {
 		if c.delta == nil {
 			c.delta = s.a.NewObject()
 			c.c0.Set("delta", c.delta)
 		}
-		c.delta.Set("reasoning_content", rawValue(s.a, s.quote(c.reasoning)))
+		c.delta.Set("reasoning_content", chunk.RawValue(s.a, s.quote(c.reasoning)))
 		c.edited = true
 	}
 	switch {
@@ -82,9 +83,9 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	return c.calls, tr.sendChunk(&c, ro, inlineFinish)
 }
 
-// chunk is one upstream chunk on its way through step: the parsed value,
+// stepChunk is one upstream chunk on its way through step: the parsed value,
 // the bytes it came as, and what step has read and changed of it.
-type chunk struct {
+type stepChunk struct {
 	v    *fastjson.Value
 	data string
 	// c0 is the first choice; delta its delta, nil when that is no object.
@@ -108,7 +109,7 @@ type chunk struct {
 // tallyUsage counts the chunk's usage, if it has any. It reports true when
 // the chunk is used up: it carried usage alone, now counted (and held for
 // the end of the turn when the client asked for it).
-func (tr *turnRun) tallyUsage(c *chunk, hasChoices bool) bool {
+func (tr *turnRun) tallyUsage(c *stepChunk, hasChoices bool) bool {
 	u := c.v.Get("usage")
 	if u == nil || u.Type() != fastjson.TypeObject {
 		return false
@@ -138,13 +139,13 @@ func (tr *turnRun) tallyUsage(c *chunk, hasChoices bool) bool {
 // readDelta reads the chunk's delta: it fixes its role, splits off
 // implicit reasoning, runs the detector over its content and takes server
 // calls out of its native tool calls.
-func (tr *turnRun) readDelta(c *chunk, det *detect.Detector, ro *roundOutcome, text *strings.Builder) {
+func (tr *turnRun) readDelta(c *stepChunk, det *detect.Detector, ro *roundOutcome, text *strings.Builder) {
 	s, delta := tr.s, c.delta
 	if s.fixRole(s.a, delta) {
 		c.edited = true
 	}
-	if ro.think != nil && hasReasoning(delta) {
-		ro.think.upstreamSplits()
+	if ro.think != nil && chunk.HasReasoning(delta) {
+		ro.think.UpstreamSplits()
 	}
 	// Content is only read when something watches it: a plain turn
 	// passes it by.
@@ -157,7 +158,7 @@ func (tr *turnRun) readDelta(c *chunk, det *detect.Detector, ro *roundOutcome, t
 		c.visible = t
 		if ro.think != nil {
 			// Reasoning never reaches the detectors: nothing in it runs.
-			c.reasoning, c.visible = ro.think.feed(t)
+			c.reasoning, c.visible = ro.think.Feed(t)
 		}
 		if det != nil {
 			text.WriteString(t)
@@ -173,7 +174,7 @@ func (tr *turnRun) readDelta(c *chunk, det *detect.Detector, ro *roundOutcome, t
 		if ro.native != nil {
 			// Server calls are taken out; client calls go on re-indexed.
 			if frags := ro.native.feed(tc.GetArray()); frags != "" {
-				delta.Set("tool_calls", rawValue(s.a, frags))
+				delta.Set("tool_calls", chunk.RawValue(s.a, frags))
 			} else {
 				delta.Del("tool_calls")
 			}
@@ -185,7 +186,7 @@ func (tr *turnRun) readDelta(c *chunk, det *detect.Detector, ro *roundOutcome, t
 }
 
 // passFinish lets a plain turn's finish go out with its chunk.
-func (tr *turnRun) passFinish(c *chunk, ro *roundOutcome, finish string) {
+func (tr *turnRun) passFinish(c *stepChunk, ro *roundOutcome, finish string) {
 	ro.finish, ro.finishSent = finish, true
 	if ro.finish == "tool_calls" && !tr.s.toolCalls {
 		// No call reached the client: "tool_calls" would send its SDK
@@ -199,7 +200,7 @@ func (tr *turnRun) passFinish(c *chunk, ro *roundOutcome, finish string) {
 // holdFinish keeps back a tool round's finish. A chunk that carries
 // nothing else waits whole in stream.fin and holdFinish reports true;
 // otherwise the rest of it goes now, its finish_reason null.
-func (tr *turnRun) holdFinish(c *chunk) bool {
+func (tr *turnRun) holdFinish(c *stepChunk) bool {
 	s := tr.s
 	if blank(c.delta, c.visible) && isNull(c.c0.Get("logprobs")) {
 		if c.changed {
@@ -219,14 +220,14 @@ func (tr *turnRun) holdFinish(c *chunk) bool {
 // sendChunk sends the chunk: the upstream's bytes when nothing changed,
 // the edited value with its content written back otherwise, and to a sink
 // of values the parts it reads.
-func (tr *turnRun) sendChunk(c *chunk, ro *roundOutcome, inlineFinish bool) error {
+func (tr *turnRun) sendChunk(c *stepChunk, ro *roundOutcome, inlineFinish bool) error {
 	s := tr.s
 	switch {
 	case c.read && c.visible == "" && c.reasoning != "":
 		c.delta.Del("content") // all of it was reasoning
 	case c.read && c.edited:
 		// Reading content unescaped it; write it back with JSON's escaping.
-		c.delta.Set("content", rawValue(s.a, s.quote(c.visible)))
+		c.delta.Set("content", chunk.RawValue(s.a, s.quote(c.visible)))
 	}
 	if s.out.values == nil {
 		// A sink of chunks reads none of it.

@@ -34,10 +34,3 @@ func rawString(v *fastjson.Value) string {
 	_ = json.Unmarshal(v.MarshalTo(nil), &s)
 	return s
 }
-
-// rawValue returns a fastjson value that marshals as the JSON text raw,
-// verbatim: a number value is written out as its text (see loop's
-// rawValue). raw must stay valid until the value is marshalled.
-func rawValue(a *fastjson.Arena, raw string) *fastjson.Value {
-	return a.NewNumberString(raw)
-}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop/chunk"
 )
 
 // PlacePrompt puts the prompt in the client's system message, or in one
@@ -28,11 +30,11 @@ func PlacePrompt(fp *fastjson.Parser, a *fastjson.Arena, msgs []json.RawMessage,
 	case m0 == nil || !isSystem(m0):
 		sys = a.NewObject()
 		sys.Set("role", a.NewString("system"))
-		sys.Set("content", rawValue(a, quoted))
+		sys.Set("content", chunk.RawValue(a, quoted))
 		return sys, nil, nil, nil
 	case isString(m0.Get("content")):
 		c := string(m0.GetStringBytes("content"))
-		m0.Set("content", rawValue(a, joinQuoted(c, quoted)))
+		m0.Set("content", chunk.RawValue(a, joinQuoted(c, quoted)))
 		return nil, m0, nil, nil
 	default:
 		return nil, m0, mergedSystem(m0, prompt), nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/loop/textmode"
 	"github.com/toolstream/toolstream/toolhost"
@@ -137,5 +138,5 @@ func assistantText(m *fastjson.Value, f detect.Format) string {
 // control characters).
 func textMessage(a *fastjson.Arena, role, content string) *fastjson.Value {
 	b, _ := json.Marshal(Message{Role: role, Content: content}) // strings always encode
-	return rawValue(a, string(b))
+	return chunk.RawValue(a, string(b))
 }
