@@ -1,9 +1,3 @@
-// Package loop runs one turn: the rounds against an upstream, the detectors
-// watching the model's text, the feedback of tool results, and the stream
-// contract the client relies on (docs/stream.md: one id, one role, one finish,
-// one [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
-// to open rounds on, an [Executor] to run server tools with, and a [Sink] to
-// write to.
 package loop
 
 import (
