@@ -57,25 +57,22 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 	if !keep {
 		return
 	}
-	// The request as the client sent it: the next request holds these
-	// messages before the answer (docs/tool-calls.md).
-	scope, ok := history.ConversationScope(tr.t.Request.Body, tr.t.KeyID)
-	if !ok {
-		return // cannot happen: ParseRequest parsed it
-	}
-	if k := scope.TextKey(tr.visible.String()); k != "" {
-		rec.Keys = append(rec.Keys, k)
-	}
-	for _, id := range tr.clientCallIDs {
-		rec.Keys = append(rec.Keys, scope.CallKey(id))
-	}
+	// The calls the client saw: its own, and the server calls that ran.
+	ids := tr.clientCallIDs[:len(tr.clientCallIDs):len(tr.clientCallIDs)]
 	for _, rr := range append(tr.history, roundRecord{calls: last.order}) {
 		for _, c := range rr.calls {
 			if c.p != nil {
-				rec.Keys = append(rec.Keys, scope.CallKey(c.id))
+				ids = append(ids, c.id)
 			}
 		}
 	}
+	// The request as the client sent it: the next request holds these
+	// messages before the answer (docs/tool-calls.md).
+	keys, ok := history.Keys(tr.t.Request.Body, tr.t.KeyID, tr.visible.String(), ids)
+	if !ok {
+		return // cannot happen: ParseRequest parsed it
+	}
+	rec.Keys = keys
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
 	if err := tr.t.History.SaveTurn(sctx, rec); err != nil {

@@ -22,7 +22,7 @@ import (
 // scope: the client key's, after the messages that come before the answer
 // holding the call ([Anchor.Scope]).
 func FindCall(ctx context.Context, history Store, scope Scope, callID string) (store.TurnRecord, bool, error) {
-	return history.FindTurn(ctx, scope.CallKey(callID))
+	return history.FindTurn(ctx, scope.callKey(callID))
 }
 
 // Placeholder is an assistant message that [Stitch] replaces with the

@@ -12,7 +12,7 @@ import (
 // scopeOf is the scope of the answer that follows msgs (JSON objects,
 // comma-separated) for keyID.
 func scopeOf(keyID, msgs string) Scope {
-	s, _ := ConversationScope([]byte(`{"messages":[`+msgs+`]}`), keyID)
+	s, _ := conversationScope([]byte(`{"messages":[`+msgs+`]}`), keyID)
 	return s
 }
 
@@ -68,7 +68,7 @@ func TestStitchScoped(t *testing.T) {
 	h := memHistory{}
 	scope := scopeOf("key_a", asked)
 	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1",
-		Keys:     []string{scope.TextKey("Done."), scope.CallKey("call_7")},
+		Keys:     []string{scope.textKey("Done."), scope.callKey("call_7")},
 		Messages: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"<tool_call>secret</tool_call>"}`)}})
 	for _, tt := range []struct {
 		name, key, msgs string

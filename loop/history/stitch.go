@@ -122,14 +122,14 @@ func findTurn(ctx context.Context, history Store, scope Scope, m *fastjson.Value
 	var keys []string
 	for _, tc := range m.GetArray("tool_calls") {
 		if id := rawString(tc.Get("id")); id != "" {
-			keys = append(keys, scope.CallKey(id))
+			keys = append(keys, scope.callKey(id))
 		}
 	}
 	text := messageText(m.Get("content"))
 	for _, c := range cardID.FindAllStringSubmatch(text, -1) {
-		keys = append(keys, scope.CallKey(c[1]))
+		keys = append(keys, scope.callKey(c[1]))
 	}
-	if k := scope.TextKey(text); k != "" {
+	if k := scope.textKey(text); k != "" {
 		keys = append(keys, k)
 	}
 	for _, k := range keys {

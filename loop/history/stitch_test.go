@@ -30,7 +30,7 @@ func TestStitchKeepsOtherMessagesExact(t *testing.T) {
 	conv := NewAnchor()
 	conv.Add(json.RawMessage(`{"role":"assistant","content":"ansi \u001b[1m bold"}`))
 	conv.Add(json.RawMessage(`{"role":"user","content":"hi"}`))
-	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1", Keys: []string{conv.Scope("key_1").TextKey("Added.")},
+	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1", Keys: []string{conv.Scope("key_1").textKey("Added.")},
 		Messages: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"<tool_call>x</tool_call>"}`)}})
 	body := `{"model":"m","messages":[{"role":"assistant","content":"ansi \u001b[1m bold"},{"role":"user","content":"hi"},{"role":"assistant","content":"Added."}]}`
 	got, err := Stitch(context.Background(), h, "key_1", []byte(body))
