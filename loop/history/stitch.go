@@ -1,9 +1,10 @@
 // Package history puts a conversation back together for the upstream:
-// the turns a client saw only in part are found again by their scope and
-// stitched in whole ([Stitch], [Anchor], [FindCall], [Placeholder]), a
-// round's request is written from the client's messages as written
-// ([Apart], [PlacePrompt], [Join]), and a text-mode model reads tool
-// traffic in the frames it was taught ([TextFrames]).
+// the turns a client saw only in part are stored under keys of their
+// scope ([Keys]), found again and stitched in whole ([Stitch], [Anchor],
+// [FindCall], [Placeholder]); a round's request is written from the
+// client's messages as written ([Apart], [PlacePrompt], [Join]); and a
+// text-mode model reads tool traffic in the frames it was taught
+// ([TextFrames]).
 package history
 
 import (
