@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
@@ -67,4 +69,41 @@ func upstreamMessage(err error) string {
 		}
 	}
 	return clip.Excerpt(ue.Body, 300)
+}
+
+// chooseMode resolves the turn's tool mode: auto is native unless this
+// upstream and model are remembered to reject native tools.
+func (tr *turnRun) chooseMode(ctx context.Context) error {
+	if tr.plain {
+		return nil
+	}
+	tr.native, tr.auto = false, false // again for a fallback upstream
+	switch tr.t.Mode {
+	case config.ToolModeNative:
+		tr.native = true
+	case config.ToolModeAuto:
+		tr.native, tr.auto = true, true
+		if tr.t.Modes != nil {
+			text, err := tr.t.Modes.TextFallback(ctx, tr.t.UpstreamName, tr.t.Request.Model)
+			if err != nil {
+				tr.r.log().Warn("reading the remembered tool mode", "upstream", tr.t.UpstreamName, "error", err)
+			}
+			tr.native = !text
+		}
+	}
+	return nil
+}
+
+// fallBack switches an auto turn to text mode after the upstream rejected
+// native tools: remembered for this upstream and model, and told to the
+// client with a mode.fallback event.
+func (tr *turnRun) fallBack(ctx context.Context, cause error) error {
+	tr.native = false
+	tr.r.log().Info("tool mode fallback", "upstream", tr.t.UpstreamName, "model", tr.t.Request.Model, "reason", cause.Error())
+	if tr.t.Modes != nil {
+		if err := tr.t.Modes.RememberTextFallback(ctx, tr.t.UpstreamName, tr.t.Request.Model); err != nil {
+			tr.r.log().Warn("remembering the tool mode", "upstream", tr.t.UpstreamName, "error", err)
+		}
+	}
+	return tr.event(Event{Event: "mode.fallback", Round: 1, From: config.ToolModeNative, To: config.ToolModeText, Reason: upstreamMessage(cause)})
 }

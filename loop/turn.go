@@ -1,9 +1,3 @@
-// Package loop runs one turn: the rounds against an upstream, the detectors
-// watching the model's text, the feedback of tool results, and the stream
-// contract the client relies on (docs/stream.md: one id, one role, one finish,
-// one [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
-// to open rounds on, an [Executor] to run server tools with, and a [Sink] to
-// write to.
 package loop
 
 import (
@@ -18,6 +12,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop/detect"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -101,7 +96,7 @@ type Turn struct {
 	Modes ModeMemory
 	// History stores turns and stitches them back into later requests
 	// (docs/tool-calls.md); nil does neither.
-	History HistoryStore
+	History history.Store
 	// KeyID is the client key's id (store.KeyID), empty without keys. A
 	// turn's history record is found only by requests of that key.
 	KeyID string

@@ -34,21 +34,3 @@ func (tr *turnRun) countRound() {
 		f(u.in, u.out)
 	}
 }
-
-// AnswerUsage reads the usage of a whole chat.completion (a non-streaming
-// answer relayed as it came): its prompt and completion tokens, and
-// whether it has a usage object at all.
-func AnswerUsage(body []byte) (prompt, completion int, ok bool) {
-	p := parserPool.Get()
-	defer parserPool.Put(p)
-	v, err := p.ParseBytes(body)
-	if err != nil {
-		return 0, 0, false
-	}
-	u := v.Get("usage")
-	if u == nil || u.Type() != fastjson.TypeObject {
-		return 0, 0, false
-	}
-	t := tokensOf(u)
-	return t.in, t.out, true
-}

@@ -10,6 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/chunk"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/upstream"
 )
 
@@ -47,7 +49,7 @@ func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Re
 	ctx, cancel := context.WithTimeout(c.Request().Context(), up.Config().Timeout)
 	defer cancel()
 	keyID, _ := c.Get(ctxKeyID).(string)
-	body, err := loop.Stitch(ctx, s.history, keyID, req.UpstreamBody())
+	body, err := history.Stitch(ctx, s.history, keyID, req.UpstreamBody())
 	if err != nil {
 		return err
 	}
@@ -62,13 +64,13 @@ func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Re
 	}
 	if think {
 		// implicit_think: the answer's content is split.
-		answer = loop.ThinkAnswer(answer)
+		answer = chunk.ThinkAnswer(answer)
 	}
 	if req.UpstreamModel != "" {
 		// An alias: the client reads back the name it asked for.
 		answer = loop.RenameAnswer(answer, req.Model)
 	}
-	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = loop.AnswerUsage(answer)
+	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = chunk.AnswerUsage(answer)
 	h := c.Response().Header()
 	h.Set("Content-Type", resp.Header.Get("Content-Type"))
 	c.Response().WriteHeader(resp.StatusCode)

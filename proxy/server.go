@@ -28,6 +28,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/keys"
@@ -71,7 +72,7 @@ type Options struct {
 	Modes loop.ModeMemory
 	// History stores turns and stitches them back into later requests
 	// (docs/operations.md); nil does neither.
-	History loop.HistoryStore
+	History history.Store
 	// Responses keeps the answers of /v1/responses for
 	// previous_response_id and GET /v1/responses/{id}; nil keeps none.
 	Responses Responses
@@ -130,7 +131,7 @@ type Server struct {
 	reachable func() error
 	tools     Tools
 	modes     loop.ModeMemory
-	history   loop.HistoryStore
+	history   history.Store
 	responses Responses
 	// protocols are the turn routes' protocols by route path, for
 	// errorHandler; written once, by routes.

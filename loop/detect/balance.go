@@ -50,61 +50,13 @@ const maxLlama3Tail = 64
 func (z *balancer) scan(s string, base int) (n int, closed bool, bodyEnd, closeEnd int) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch z.phase {
-		case phFirst:
-			if c == '[' || c == '{' {
-				z.phase = phCount
-				break
+		if z.phase != phCount {
+			skip, end := z.prelude(c, base+i)
+			if end >= 0 {
+				return i, true, end, end
 			}
-			z.phase = phName
-			fallthrough
-		case phName:
-			if c == '{' && z.args == 0 {
-				// NAME{…}: a server that drops special tokens leaves
-				// the name right before the object.
-				z.phase = phCount
-				break
-			}
-			// "[ARGS]" has no border, so a failed match restarts at c.
-			if c != mistralArgs[z.args] {
-				z.args = 0
-			}
-			if c == mistralArgs[z.args] {
-				if z.args++; z.args == len(mistralArgs) {
-					z.phase = phArgs
-				}
-			}
-			continue
-		case phArgs:
-			if isBlank(c) {
+			if skip {
 				continue
-			}
-			if c != '{' && c != '[' {
-				// No object after [ARGS]: the block ends here and its
-				// body is malformed.
-				return i, true, base + i, base + i
-			}
-			z.phase = phCount
-		case phTail:
-			switch {
-			case c == ';':
-				z.phase = phSemi
-				z.tail++
-				continue
-			case isBlank(c) && z.tail < maxLlama3Tail:
-				z.tail++
-				continue
-			}
-			return i, true, z.last, z.last
-		case phSemi:
-			switch {
-			case c == '{':
-				z.phase = phCount
-			case isBlank(c) && z.tail < maxLlama3Tail:
-				z.tail++
-				continue
-			default:
-				return i, true, z.last, z.last
 			}
 		}
 		// phCount
@@ -157,6 +109,71 @@ func (z *balancer) scan(s string, base int) (n int, closed bool, bodyEnd, closeE
 		}
 	}
 	return len(s), false, 0, 0
+}
+
+// prelude reads c, at offset at in the block, before the brackets are
+// counted or between llama3_json's objects. skip says c is read; end,
+// when not negative, says the block ends there (its body and markup
+// alike). Otherwise c is the first byte counted.
+func (z *balancer) prelude(c byte, at int) (skip bool, end int) {
+	switch z.phase {
+	case phFirst:
+		if c == '[' || c == '{' {
+			z.phase = phCount
+			return false, -1
+		}
+		z.phase = phName
+		fallthrough
+	case phName:
+		if c == '{' && z.args == 0 {
+			// NAME{…}: a server that drops special tokens leaves
+			// the name right before the object.
+			z.phase = phCount
+			return false, -1
+		}
+		// "[ARGS]" has no border, so a failed match restarts at c.
+		if c != mistralArgs[z.args] {
+			z.args = 0
+		}
+		if c == mistralArgs[z.args] {
+			if z.args++; z.args == len(mistralArgs) {
+				z.phase = phArgs
+			}
+		}
+		return true, -1
+	case phArgs:
+		if isBlank(c) {
+			return true, -1
+		}
+		if c != '{' && c != '[' {
+			// No object after [ARGS]: the block ends here and its
+			// body is malformed.
+			return false, at
+		}
+		z.phase = phCount
+	case phTail:
+		switch {
+		case c == ';':
+			z.phase = phSemi
+			z.tail++
+			return true, -1
+		case isBlank(c) && z.tail < maxLlama3Tail:
+			z.tail++
+			return true, -1
+		}
+		return false, z.last
+	case phSemi:
+		switch {
+		case c == '{':
+			z.phase = phCount
+		case isBlank(c) && z.tail < maxLlama3Tail:
+			z.tail++
+			return true, -1
+		default:
+			return false, z.last
+		}
+	}
+	return false, -1
 }
 
 // complete reports, at the end of the stream, whether the block read so far

@@ -81,23 +81,7 @@ const (
 // unquoted keys and values, comments, missing commas) and only looks at
 // where the text ends, so form it misreads errs towards refusing.
 func needsGuess(s string) string {
-	var stack []byte // '{' or '[' per open container
-	var phase []int8 // per open container: wantKey…haveValue
-	grown := false   // the last value may still grow (a number, a word)
-	// value records a complete token in the innermost container.
-	value := func(canGrow bool) {
-		grown = canGrow
-		if n := len(phase); n > 0 {
-			switch {
-			case stack[n-1] == '{' && phase[n-1] == wantKey:
-				phase[n-1] = wantColon
-			case stack[n-1] == '{' && phase[n-1] == haveValue:
-				phase[n-1] = wantColon // a missing comma: the next key
-			case stack[n-1] == '[' || phase[n-1] == wantValue:
-				phase[n-1] = haveValue
-			}
-		}
-	}
+	var g openScan
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case isBlank(c):
@@ -111,7 +95,7 @@ func needsGuess(s string) string {
 			if j >= len(s) {
 				return "a string has no closing quote"
 			}
-			value(false)
+			g.value(false)
 			i = j
 		case c == '/' && i+1 < len(s) && s[i+1] == '/':
 			if nl := strings.IndexByte(s[i:], '\n'); nl >= 0 {
@@ -126,38 +110,16 @@ func needsGuess(s string) string {
 			}
 			i += 2 + end + 1
 		case c == '{' || c == '[':
-			value(false) // the container is the value being written
-			stack, phase = append(stack, c), append(phase, wantValue)
-			if c == '{' {
-				phase[len(phase)-1] = wantKey
-			}
+			g.open(c)
 		case c == '}' || c == ']':
-			// A stray or mismatched closer is form: it closes what it
-			// can, and the repairer sorts out the rest. A key closed
-			// without its value would become null.
-			if n := len(stack); n > 0 {
-				if stack[n-1] == '{' && (phase[n-1] == wantColon || phase[n-1] == wantValue) {
-					return "a key has no value"
-				}
-				stack, phase = stack[:n-1], phase[:n-1]
-				if n := len(phase); n > 0 {
-					phase[n-1] = haveValue
-				}
+			if why := g.close(); why != "" {
+				return why
 			}
-			grown = false
 		case c == ':':
-			if n := len(phase); n > 0 && stack[n-1] == '{' {
-				phase[n-1] = wantValue
-			}
+			g.colon()
 		case c == ',':
-			if n := len(phase); n > 0 {
-				if stack[n-1] == '{' && (phase[n-1] == wantColon || phase[n-1] == wantValue) {
-					return "a key has no value"
-				}
-				phase[n-1] = wantValue
-				if stack[n-1] == '{' {
-					phase[n-1] = wantKey
-				}
+			if why := g.comma(); why != "" {
+				return why
 			}
 		default: // a bare word: a number, a constant, an unquoted key or value
 			j := i
@@ -166,29 +128,112 @@ func needsGuess(s string) string {
 			}
 			switch s[i:j] {
 			case "true", "false", "null", "True", "False", "None":
-				value(false)
+				g.value(false)
 			default:
-				value(true)
+				g.value(true)
 			}
 			i = j - 1
 		}
 	}
-	n := len(stack)
+	return g.end()
+}
+
+// openScan is where [needsGuess] stands: the containers still open and,
+// for each, what it waits for.
+type openScan struct {
+	stack []byte // '{' or '[' per open container
+	phase []int8 // per open container: wantKey…haveValue
+	grown bool   // the last value may still grow (a number, a word)
+}
+
+// value records a complete token in the innermost container.
+func (g *openScan) value(canGrow bool) {
+	g.grown = canGrow
+	if n := len(g.phase); n > 0 {
+		switch {
+		case g.stack[n-1] == '{' && g.phase[n-1] == wantKey:
+			g.phase[n-1] = wantColon
+		case g.stack[n-1] == '{' && g.phase[n-1] == haveValue:
+			g.phase[n-1] = wantColon // a missing comma: the next key
+		case g.stack[n-1] == '[' || g.phase[n-1] == wantValue:
+			g.phase[n-1] = haveValue
+		}
+	}
+}
+
+// open opens the container c ('{' or '[').
+func (g *openScan) open(c byte) {
+	g.value(false) // the container is the value being written
+	g.stack, g.phase = append(g.stack, c), append(g.phase, wantValue)
+	if c == '{' {
+		g.phase[len(g.phase)-1] = wantKey
+	}
+}
+
+// close closes the innermost container. A stray or mismatched closer is
+// form: it closes what it can, and the repairer sorts out the rest. A key
+// closed without its value would become null: close says so.
+func (g *openScan) close() string {
+	if n := len(g.stack); n > 0 {
+		if g.keyOpen() {
+			return "a key has no value"
+		}
+		g.stack, g.phase = g.stack[:n-1], g.phase[:n-1]
+		if n := len(g.phase); n > 0 {
+			g.phase[n-1] = haveValue
+		}
+	}
+	g.grown = false
+	return ""
+}
+
+// colon ends a key.
+func (g *openScan) colon() {
+	if n := len(g.phase); n > 0 && g.stack[n-1] == '{' {
+		g.phase[n-1] = wantValue
+	}
+}
+
+// comma ends a member or an item; after a key without its value it says
+// so.
+func (g *openScan) comma() string {
+	if n := len(g.phase); n > 0 {
+		if g.keyOpen() {
+			return "a key has no value"
+		}
+		g.phase[n-1] = wantValue
+		if g.stack[n-1] == '{' {
+			g.phase[n-1] = wantKey
+		}
+	}
+	return ""
+}
+
+// keyOpen says the innermost container is an object whose last key has
+// no value yet.
+func (g *openScan) keyOpen() bool {
+	n := len(g.stack)
+	return g.stack[n-1] == '{' && (g.phase[n-1] == wantColon || g.phase[n-1] == wantValue)
+}
+
+// end says why the text, ended here, would need a guess, or "".
+func (g *openScan) end() string {
+	n := len(g.stack)
 	if n == 0 {
 		return ""
 	}
-	for _, c := range stack {
+	for _, c := range g.stack {
 		if c == '[' {
 			return "a list is not closed"
 		}
 	}
-	switch phase[n-1] {
+	switch g.phase[n-1] {
 	case wantKey:
 		return "an object ends after '{' or ','"
 	case wantColon, wantValue:
 		return "a key has no value"
 	}
-	if grown {
+	if g.grown {
 		return "the last value may be unfinished"
 	}
 	return ""

@@ -100,62 +100,19 @@ func (d *Detector) scanText(w string, p int) int {
 		}
 		switch c := w[i]; c {
 		case '<', '[':
-			var m *marker
-			more := false
-			if i+2 >= len(w) || d.markers.pairs.has(w[i+1], w[i+2]) { // most open nothing
-				m, more = d.matchMarker(w[i:], false)
+			if next, ok := d.atMarker(w, p, i); ok {
+				return next
 			}
-			if more {
-				h := i
-				if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
-					h -= len(functools) // "functools[" may open a list
-				}
-				d.emit(w[p:h])
-				d.holdFrom(w, h)
-				return len(w)
-			}
-			if m == nil {
-				if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
-					return d.openFunctools(w, p, i)
-				}
-				if c == '[' && (d.json || d.pythonic && d.leadAt(w, i) >= 0) {
-					return d.openBracket(w, p, i)
-				}
-				continue // a '<' or '[' that opens nothing is prose
-			}
-			end := i + len(m.open)
-			if m.syn == nil { // <think>: shown, and nothing inside runs
-				d.emit(w[p:end])
-				d.st, d.think = stThink, 0
-				return end
-			}
-			d.emit(w[p:i])
-			d.openMarker(m.syn, w[i:end], m.open, 0, d.leadAt(w, i))
-			if m.syn.close != "" {
-				d.blk.openFail = m.fail
-			}
-			return end
 		case '`', '~':
 			if d.leadAt(w, i) < 0 {
 				continue
 			}
 			q, res := d.fenceOpen(w, i)
-			switch res {
-			case fenceNone:
+			if res == fenceNone {
 				i = q - 1
 				continue
-			case fenceMore:
-				d.emit(w[p:i])
-				d.holdFrom(w, i)
-				return len(w)
-			case fencePlain:
-				d.emit(w[p:q])
-				d.st, d.fl = stFence, fenceLine{n: d.fl.n, ch: d.fl.ch}
-				return q
-			default: // fenceBlock, fenceJSON: the fence is held with the block
-				d.emit(w[p:i])
-				return q
 			}
+			return d.openFence(w, p, i, q, res)
 		case '{':
 			if d.functools && d.functoolsBefore(w, p, i) {
 				return d.openFunctools(w, p, i)
@@ -174,6 +131,67 @@ func (d *Detector) scanText(w string, p int) int {
 	}
 	d.emit(w[p:])
 	return len(w)
+}
+
+// atMarker reads w[i], a '<' or '[' in prose after w[p:]: a marker it
+// opens, one it may open once more is read (held), or the bracket of a
+// block without a marker. ok false says it opens nothing: it is prose.
+func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
+	c := w[i]
+	var m *marker
+	more := false
+	if i+2 >= len(w) || d.markers.pairs.has(w[i+1], w[i+2]) { // most open nothing
+		m, more = d.matchMarker(w[i:], false)
+	}
+	if more {
+		h := i
+		if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
+			h -= len(functools) // "functools[" may open a list
+		}
+		d.emit(w[p:h])
+		d.holdFrom(w, h)
+		return len(w), true
+	}
+	if m == nil {
+		if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
+			return d.openFunctools(w, p, i), true
+		}
+		if c == '[' && (d.json || d.pythonic && d.leadAt(w, i) >= 0) {
+			return d.openBracket(w, p, i), true
+		}
+		return 0, false // a '<' or '[' that opens nothing is prose
+	}
+	end := i + len(m.open)
+	if m.syn == nil { // <think>: shown, and nothing inside runs
+		d.emit(w[p:end])
+		d.st, d.think = stThink, 0
+		return end, true
+	}
+	d.emit(w[p:i])
+	d.openMarker(m.syn, w[i:end], m.open, 0, d.leadAt(w, i))
+	if m.syn.close != "" {
+		d.blk.openFail = m.fail
+	}
+	return end, true
+}
+
+// openFence acts on the fence fenceOpen found at w[i:q], after the prose
+// w[p:i]: one it cannot tell yet is held, a plain fence is shown, and a
+// fence that opens a block is held with the block.
+func (d *Detector) openFence(w string, p, i, q int, res int) int {
+	switch res {
+	case fenceMore:
+		d.emit(w[p:i])
+		d.holdFrom(w, i)
+		return len(w)
+	case fencePlain:
+		d.emit(w[p:q])
+		d.st, d.fl = stFence, fenceLine{n: d.fl.n, ch: d.fl.ch}
+		return q
+	default: // fenceBlock, fenceJSON: the fence is held with the block
+		d.emit(w[p:i])
+		return q
+	}
 }
 
 // openBracket opens a block without a marker at the bracket w[i]: a bare

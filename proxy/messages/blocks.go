@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/chunk"
 )
 
 // The content blocks of an answer, as content_block_start carries them and
@@ -88,6 +88,6 @@ func appendDelta(dst []byte, index int, kind, piece string) []byte {
 	dst = append(dst, `","`...)
 	dst = append(dst, deltaField(kind)...)
 	dst = append(dst, `":`...)
-	dst = loop.AppendJSONString(dst, piece)
+	dst = chunk.AppendJSONString(dst, piece)
 	return append(dst, "}}"...)
 }

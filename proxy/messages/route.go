@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
 )
 
@@ -18,7 +19,7 @@ import (
 type Protocol struct {
 	// History holds the stored turns that earlier answers sent back are
 	// restored from; nil when the proxy runs without storage.
-	History loop.HistoryStore
+	History history.Store
 	// NewID mints the message id.
 	NewID func(prefix string) string
 }
@@ -47,10 +48,10 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 // restoreAnswers puts back the earlier answers whose mcp_tool_use and
 // mcp_tool_result blocks the client sent: each names a server call, whose
 // stored turn holds the whole answer as the model wrote it, results
-// included. The answer's place gets a loop.Placeholder, which history
+// included. The answer's place gets a history.Placeholder, which history
 // stitching replaces with the stored rounds before every upstream request.
 // A stored turn counts only for the key that wrote it, after the messages
-// its request held, as history stitching finds it (loop.Scope). A call
+// its request held, as history stitching finds it (history.Scope). A call
 // with no such turn (expired, another key's or conversation's, from
 // another proxy, or no storage) is refused: the model would read an
 // answer whose tool results are missing, and the call is never run again.
@@ -63,14 +64,14 @@ func (p *Protocol) restoreAnswers(ctx context.Context, keyID string, r *Request)
 		return &Error{Message: fmt.Sprintf("%s %q: this proxy keeps no stored turns (it runs without storage), so an earlier server tool call cannot be restored; send the conversation without the mcp_tool_use and mcp_tool_result blocks", b.Type, b.ID)}
 	}
 	used := map[string]bool{}
-	conv, counted := loop.NewAnchor(), 0
+	conv, counted := history.NewAnchor(), 0
 	return r.Restore(func(before []json.RawMessage, b Restored) ([]json.RawMessage, error) {
 		for _, m := range before[counted:] {
 			conv.Add(m)
 		}
 		counted = len(before)
 		id := CallID(b.ID)
-		rec, ok, err := loop.FindCall(ctx, p.History, conv.Scope(keyID), id)
+		rec, ok, err := history.FindCall(ctx, p.History, conv.Scope(keyID), id)
 		if err != nil {
 			return nil, fmt.Errorf("finding the stored turn of call %s: %w", id, err)
 		}
@@ -85,7 +86,7 @@ func (p *Protocol) restoreAnswers(ctx context.Context, keyID string, r *Request)
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(b.Block, &name)
-		return []json.RawMessage{loop.Placeholder(id, name.Name)}, nil
+		return []json.RawMessage{history.Placeholder(id, name.Name)}, nil
 	})
 }
 

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 	"github.com/valyala/fastjson"
 )
@@ -57,13 +57,13 @@ type Response struct {
 // compacts them), and so are the output items the encoder writes.
 func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = loop.AppendJSONString(dst, r.ID)
+	dst = chunk.AppendJSONString(dst, r.ID)
 	dst = append(dst, `,"object":`...)
-	dst = loop.AppendJSONString(dst, r.Object)
+	dst = chunk.AppendJSONString(dst, r.Object)
 	dst = append(dst, `,"created_at":`...)
 	dst = strconv.AppendInt(dst, r.CreatedAt, 10)
 	dst = append(dst, `,"status":`...)
-	dst = loop.AppendJSONString(dst, r.Status)
+	dst = chunk.AppendJSONString(dst, r.Status)
 	dst = append(dst, `,"background":`...)
 	dst = strconv.AppendBool(dst, r.Background)
 	dst = r.appendEnd(dst)
@@ -74,7 +74,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"max_tool_calls":`...)
 	dst = appendOptInt(dst, r.MaxToolCalls)
 	dst = append(dst, `,"model":`...)
-	dst = loop.AppendJSONString(dst, r.Model)
+	dst = chunk.AppendJSONString(dst, r.Model)
 	dst = append(dst, `,"output":`...)
 	dst = chatbody.AppendRawArray(dst, r.Output)
 	dst = append(dst, `,"parallel_tool_calls":`...)
@@ -84,7 +84,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"reasoning":`...)
 	dst = appendRaw(dst, r.Reasoning)
 	dst = append(dst, `,"service_tier":`...)
-	dst = loop.AppendJSONString(dst, r.ServiceTier)
+	dst = chunk.AppendJSONString(dst, r.ServiceTier)
 	dst = append(dst, `,"store":`...)
 	dst = strconv.AppendBool(dst, r.Store)
 	dst = append(dst, `,"temperature":`...)
@@ -98,7 +98,7 @@ func (r *Response) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"top_p":`...)
 	dst = appendRaw(dst, r.TopP)
 	dst = append(dst, `,"truncation":`...)
-	dst = loop.AppendJSONString(dst, r.Truncation)
+	dst = chunk.AppendJSONString(dst, r.Truncation)
 	dst = append(dst, `,"usage":`...)
 	dst = r.Usage.appendJSON(dst)
 	dst = append(dst, `,"user":`...)
@@ -114,9 +114,9 @@ func (r *Response) appendEnd(dst []byte) []byte {
 	dst = append(dst, `,"error":`...)
 	if e := r.Error; e != nil {
 		dst = append(dst, `{"code":`...)
-		dst = loop.AppendJSONString(dst, e.Code)
+		dst = chunk.AppendJSONString(dst, e.Code)
 		dst = append(dst, `,"message":`...)
-		dst = loop.AppendJSONString(dst, e.Message)
+		dst = chunk.AppendJSONString(dst, e.Message)
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
@@ -124,7 +124,7 @@ func (r *Response) appendEnd(dst []byte) []byte {
 	dst = append(dst, `,"incomplete_details":`...)
 	if d := r.IncompleteDetails; d != nil {
 		dst = append(dst, `{"reason":`...)
-		dst = loop.AppendJSONString(dst, d.Reason)
+		dst = chunk.AppendJSONString(dst, d.Reason)
 		return append(dst, '}')
 	}
 	return append(dst, "null"...)
@@ -152,7 +152,7 @@ func appendOptString(dst []byte, s *string) []byte {
 	if s == nil {
 		return append(dst, "null"...)
 	}
-	return loop.AppendJSONString(dst, *s)
+	return chunk.AppendJSONString(dst, *s)
 }
 
 func appendOptInt(dst []byte, n *int) []byte {

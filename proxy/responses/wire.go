@@ -3,7 +3,7 @@ package responses
 import (
 	"strconv"
 
-	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/chunk"
 )
 
 // The events a response streams, one struct per shape. Each starts with
@@ -143,7 +143,7 @@ func appendDeltaDigits(dst []byte, k *deltaKind, framed bool, seq []byte, ref st
 	dst = append(dst, head...)
 	dst = append(dst, seq...)
 	dst = append(dst, ref...)
-	dst = loop.AppendJSONString(dst, delta)
+	dst = chunk.AppendJSONString(dst, delta)
 	return append(dst, tail...)
 }
 
@@ -175,7 +175,7 @@ func appendHead(dst []byte, typ string, seq int) []byte {
 // output_index, and content_index 0 when content is set.
 func appendItemRef(dst []byte, itemID string, index int, content bool) []byte {
 	dst = append(dst, `,"item_id":`...)
-	dst = loop.AppendJSONString(dst, itemID)
+	dst = chunk.AppendJSONString(dst, itemID)
 	dst = append(dst, `,"output_index":`...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
 	if content {
@@ -197,7 +197,7 @@ func appendRaw(dst []byte, raw []byte) []byte {
 // appendOutputText appends an output_text content part (outputText).
 func appendOutputText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"output_text","text":`...)
-	dst = loop.AppendJSONString(dst, text)
+	dst = chunk.AppendJSONString(dst, text)
 	return append(dst, `,"annotations":[],"logprobs":[]}`...)
 }
 
@@ -216,9 +216,9 @@ func appendMessageItem(dst []byte, id, status string, part bool, text string) []
 // part.
 func appendMessageHead(dst []byte, id, status string) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = loop.AppendJSONString(dst, id)
+	dst = chunk.AppendJSONString(dst, id)
 	dst = append(dst, `,"type":"message","status":`...)
-	dst = loop.AppendJSONString(dst, status)
+	dst = chunk.AppendJSONString(dst, status)
 	return append(dst, `,"role":"assistant","content":[`...)
 }
 
@@ -236,7 +236,7 @@ func newDoneMessage(id, text string) doneMessage {
 	part := len(b)
 	b = append(b, `{"type":"output_text","text":`...)
 	start := len(b)
-	b = loop.AppendJSONString(b, text)
+	b = chunk.AppendJSONString(b, text)
 	end := len(b)
 	b = append(b, `,"annotations":[],"logprobs":[]}`...)
 	partEnd := len(b)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/mcp"
@@ -29,7 +30,7 @@ var (
 	_ proxy.Approvals    = (*toolhost.Host)(nil)
 	_ proxy.RuntimeTools = (*toolhost.Host)(nil)
 	_ loop.ModeMemory    = store.ModeStore(nil)
-	_ loop.HistoryStore  = (*store.Conversations)(nil)
+	_ history.Store      = (*store.Conversations)(nil)
 	_ proxy.Responses    = (*store.Conversations)(nil)
 	_ proxy.Records      = store.Store(nil)
 	_ proxy.KeyStore     = store.KeyStore(nil)

@@ -18,7 +18,7 @@ type TurnRecord struct {
 	// fingerprint of the text the client received), "<scope>/call:<call
 	// id>" (a call the client saw, e.g. on a markdown card), where the
 	// scope is a digest of the client key's id and the conversation
-	// (loop.Scope). To the store they are opaque text. Never a secret.
+	// (history.Scope). To the store they are opaque text. Never a secret.
 	Keys []string `json:"keys"`
 	// Messages are the turn's full assistant side as the upstream must see
 	// it again: the model's text with its tool markup or native calls, and

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/loop/jsonread"
 )
 
@@ -45,7 +45,7 @@ func (c *Request) Encode() ([]byte, error) {
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"model":`...)
-	b = loop.AppendJSONString(b, c.Model)
+	b = chunk.AppendJSONString(b, c.Model)
 	b = append(b, `,"messages":`...)
 	b = AppendRawArray(b, c.Messages)
 	if len(c.Tools) > 0 {
@@ -70,16 +70,16 @@ func (c *Request) Encode() ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = loop.AppendJSONString(b, s)
+			b = chunk.AppendJSONString(b, s)
 		}
 		b = append(b, ']')
 	}
 	b = appendRawField(b, `,"response_format":`, c.ResponseFormat)
 	if c.ReasoningEffort != "" {
-		b = loop.AppendJSONString(append(b, `,"reasoning_effort":`...), c.ReasoningEffort)
+		b = chunk.AppendJSONString(append(b, `,"reasoning_effort":`...), c.ReasoningEffort)
 	}
 	if c.User != "" {
-		b = loop.AppendJSONString(append(b, `,"user":`...), c.User)
+		b = chunk.AppendJSONString(append(b, `,"user":`...), c.User)
 	}
 	if c.Stream {
 		b = append(b, `,"stream":true`...)
@@ -102,9 +102,9 @@ func EncodeMessage(m *Message) (json.RawMessage, error) {
 	}
 	b := make([]byte, 0, len(m.Role)+len(text)+32)
 	b = append(b, `{"role":`...)
-	b = loop.AppendJSONString(b, m.Role)
+	b = chunk.AppendJSONString(b, m.Role)
 	b = append(b, `,"content":`...)
-	b = loop.AppendJSONString(b, text)
+	b = chunk.AppendJSONString(b, text)
 	return append(b, '}'), nil
 }
 

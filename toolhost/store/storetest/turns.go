@@ -60,7 +60,7 @@ func testTurns(t *testing.T, open opener) {
 	})
 	parallel(t, open, "ScopedKeys", func(t *testing.T, s store.Store) {
 		// History stitching prefixes every key with its key's and
-		// conversation's scope (loop.Scope): the same text and call id
+		// conversation's scope (history.Scope): the same text and call id
 		// in two scopes are two turns' keys, and neither is found by
 		// the key without its scope.
 		scopeA, scopeB := strings.Repeat("a", 64)+"/", strings.Repeat("b", 64)+"/"

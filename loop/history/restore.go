@@ -1,4 +1,4 @@
-package loop
+package history
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 // FindCall looks up the stored turn that made the call callID, within
 // scope: the client key's, after the messages that come before the answer
 // holding the call ([Anchor.Scope]).
-func FindCall(ctx context.Context, history HistoryStore, scope Scope, callID string) (store.TurnRecord, bool, error) {
-	return history.FindTurn(ctx, scope.key("call:"+callID))
+func FindCall(ctx context.Context, history Store, scope Scope, callID string) (store.TurnRecord, bool, error) {
+	return history.FindTurn(ctx, scope.callKey(callID))
 }
 
 // Placeholder is an assistant message that [Stitch] replaces with the
@@ -30,7 +30,7 @@ func FindCall(ctx context.Context, history HistoryStore, scope Scope, callID str
 //
 //	{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"create_task","arguments":"{}"}}]}
 func Placeholder(callID, name string) json.RawMessage {
-	b, _ := json.Marshal(nativeMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: callID, Type: openai.ToolTypeFunction,
+	b, _ := json.Marshal(Message{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: callID, Type: openai.ToolTypeFunction,
 		Function: openai.FunctionCall{Name: name, Arguments: "{}"}}}})
 	return b
 }

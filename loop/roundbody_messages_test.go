@@ -33,7 +33,7 @@ func TestBodyKeepsMessages(t *testing.T) {
 			}
 			tr := newTurnRun(&Runner{}, &Turn{Request: req, Format: "hermes", Tools: tools, Mode: mode}, newStream(&recordSink{}, "m", nil, nil))
 			tr.base = req.Body
-			// Text mode's rewrite of the client's tool calls (textHistory)
+			// Text mode's rewrite of the client's tool calls (history.TextFrames)
 			// is not what is tested: the round's own handling is.
 			tr.native, tr.framed = mode == config.ToolModeNative, true
 			out, err := tr.body(false)

@@ -1,4 +1,4 @@
-package loop
+package chunk
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ const (
 	thinkClose = "</think>"
 )
 
-// Where a reply stands for [thinkSplit].
+// Where a reply stands for [ThinkSplit].
 const (
 	// thinkStart: nothing but blanks and a prefix of "<think>" yet.
 	thinkStart = iota
@@ -25,7 +25,7 @@ const (
 	thinkAsIs
 )
 
-// thinkSplit separates the implicit reasoning of one reply (docs/tool-calls.md,
+// ThinkSplit separates the implicit reasoning of one reply (docs/tool-calls.md,
 // upstreams[].implicit_think). Chat templates of Qwen3 thinking models,
 // DeepSeek-R1 distills and QwQ end the prompt with "<think>\n", so the
 // reply writes its reasoning straight away and only the closing tag:
@@ -45,7 +45,7 @@ const (
 // held back. A reply that opens "<think>" itself is left as it is (the
 // detectors show it and run nothing inside), and so is one whose upstream
 // already sends reasoning_content: that server has a reasoning parser.
-type thinkSplit struct {
+type ThinkSplit struct {
 	st int
 	// held are bytes that may still be the start of "<think>" (thinkStart)
 	// or of "</think>" (thinkReasoning).
@@ -57,9 +57,9 @@ type thinkSplit struct {
 	written strings.Builder
 }
 
-// feed takes the next piece of the reply's content and returns what of it
+// Feed takes the next piece of the reply's content and returns what of it
 // is reasoning and what is content.
-func (t *thinkSplit) feed(s string) (reasoning, content string) {
+func (t *ThinkSplit) Feed(s string) (reasoning, content string) {
 	switch t.st {
 	case thinkAsIs:
 		return "", s
@@ -99,9 +99,9 @@ func (t *thinkSplit) feed(s string) (reasoning, content string) {
 	return s, ""
 }
 
-// end is called once the reply is over and returns the reasoning still
+// End is called once the reply is over and returns the reasoning still
 // held back.
-func (t *thinkSplit) end() (reasoning string) {
+func (t *ThinkSplit) End() (reasoning string) {
 	if t.st != thinkStart && t.st != thinkReasoning {
 		return ""
 	}
@@ -111,17 +111,17 @@ func (t *thinkSplit) end() (reasoning string) {
 	return r
 }
 
-// upstreamSplits is told that the upstream sent a reasoning field of its
+// UpstreamSplits is told that the upstream sent a reasoning field of its
 // own: before any content, that means it parses reasoning itself, and its
 // content is content.
-func (t *thinkSplit) upstreamSplits() {
+func (t *ThinkSplit) UpstreamSplits() {
 	if t.st == thinkStart && t.held == "" {
 		t.st = thinkAsIs
 	}
 }
 
 // trimLead drops the newlines that follow "</think>".
-func (t *thinkSplit) trimLead(s string) string {
+func (t *ThinkSplit) trimLead(s string) string {
 	if !t.trim {
 		return s
 	}
@@ -132,21 +132,21 @@ func (t *thinkSplit) trimLead(s string) string {
 	return s
 }
 
-// thought returns the reply as written up to and including its
+// Thought returns the reply as written up to and including its
 // "</think>" (all of it read so far when there was none), or "" when the
 // reply had no implicit reasoning.
-func (t *thinkSplit) thought() string {
+func (t *ThinkSplit) Thought() string {
 	if t.st == thinkAsIs {
 		return ""
 	}
 	return t.written.String()
 }
 
-// hasReasoning reports whether delta carries a reasoning field of its
+// HasReasoning reports whether delta carries a reasoning field of its
 // own, non-empty. It reads raw JSON: asking fastjson for the type or value
 // of a string unescapes it in place, and these fields pass through as
 // they came.
-func hasReasoning(delta *fastjson.Value) bool {
+func HasReasoning(delta *fastjson.Value) bool {
 	var raw []byte
 	for _, k := range [...]string{"reasoning_content", "reasoning"} {
 		if v := delta.Get(k); v != nil {
@@ -162,7 +162,7 @@ func hasReasoning(delta *fastjson.Value) bool {
 // ThinkAnswer applies implicit_think to a whole chat.completion (a client
 // that does not stream, in a turn without server tools): in each choice,
 // the message's content up to its first </think> becomes reasoning_content,
-// as [thinkSplit] does for a stream. A body it cannot read, or whose
+// as [ThinkSplit] does for a stream. A body it cannot read, or whose
 // upstream already split reasoning out, is returned as it is.
 func ThinkAnswer(body []byte) []byte {
 	var p fastjson.Parser
@@ -175,22 +175,22 @@ func ThinkAnswer(body []byte) []byte {
 	for _, c := range v.GetArray("choices") {
 		msg := c.Get("message")
 		content := msg.Get("content")
-		if content == nil || content.Type() != fastjson.TypeString || hasReasoning(msg) {
+		if content == nil || content.Type() != fastjson.TypeString || HasReasoning(msg) {
 			continue
 		}
-		var th thinkSplit
-		r, rest := th.feed(string(content.GetStringBytes()))
-		r += th.end()
+		var th ThinkSplit
+		r, rest := th.Feed(string(content.GetStringBytes()))
+		r += th.End()
 		if th.st == thinkAsIs {
-			msg.Set("content", rawValue(&a, string(AppendJSONString(nil, rest))))
+			msg.Set("content", RawValue(&a, string(AppendJSONString(nil, rest))))
 			continue
 		}
 		if rest == "" {
 			msg.Set("content", a.NewNull())
 		} else {
-			msg.Set("content", rawValue(&a, string(AppendJSONString(nil, rest))))
+			msg.Set("content", RawValue(&a, string(AppendJSONString(nil, rest))))
 		}
-		msg.Set("reasoning_content", rawValue(&a, string(AppendJSONString(nil, r))))
+		msg.Set("reasoning_content", RawValue(&a, string(AppendJSONString(nil, r))))
 		changed = true
 	}
 	if !changed {

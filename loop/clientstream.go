@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop/chunk"
 )
 
 // chunkObject is the "object" of every streamed chunk.
@@ -248,7 +250,7 @@ func (s *stream) fixRole(a *fastjson.Arena, delta *fastjson.Value) bool {
 func (s *stream) finish() error {
 	if h := s.usage.take(); h != nil {
 		if sum, ok := s.usage.sum(); ok {
-			h.v.Set("usage", rawValue(h.a, sum))
+			h.v.Set("usage", chunk.RawValue(h.a, sum))
 			h.edited = true
 		}
 		if err := s.sendHeld(h); err != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -40,7 +40,7 @@ type turnRun struct {
 	clientTools map[string]bool
 	clientDefs  []toolhost.Tool
 	// framed says base's tool traffic is in the text format's frames
-	// (see textHistory); a fallback upstream reads base afresh.
+	// (see history.TextFrames); a fallback upstream reads base afresh.
 	framed bool
 	// visible is everything the client read as content this turn: its
 	// fingerprint finds the turn again in a later request (docs/operations.md).
@@ -140,43 +140,15 @@ func (tr *turnRun) toolTurn() {
 func (tr *turnRun) run(ctx context.Context) (Report, error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.rememberedText(ctx)
-	if err := tr.chooseMode(ctx); err != nil {
+	if err := tr.begin(ctx); err != nil {
 		return tr.rep, err
 	}
-	body := tr.t.Request.Body
-	if tr.plain {
-		body = tr.plainBody()
-	}
-	base, err := tr.stitch(ctx, body)
-	if err != nil {
-		return tr.rep, err
-	}
-	tr.base = base
-	tr.startSearch()
 	again := false // the round is tried again on a fallback upstream
 	for n := 1; ; n++ {
 		final := tr.plain || n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
-		// A plain turn sends the client's body as it came (history
-		// stitched in, toolstream's field out): parsed and written again
-		// it would lose its spacing, and cost a parse for nothing.
-		body := tr.base
-		if n > 1 && !again && tr.t.BeforeRound != nil {
-			// Between rounds, not before the first: what the caller checks
-			// (a key revoked meanwhile) was checked when the turn began.
-			if err := tr.t.BeforeRound(n); err != nil {
-				return tr.rep, err
-			}
-		}
-		if !tr.plain {
-			if body, err = tr.body(final); err != nil {
-				return tr.rep, err
-			}
-		}
-		if n > 1 && !again {
-			if err := tr.event(roundStarted(n)); err != nil {
-				return tr.rep, err
-			}
+		body, err := tr.roundBody(n, final, again)
+		if err != nil {
+			return tr.rep, err
 		}
 		again = false
 		tr.rep.Rounds = n
@@ -186,61 +158,142 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 		endRoundSpan(span, obs, tr.roundUsage, err)
 		tr.countRound()
 		if err != nil {
-			resend, rerr := tr.usageRefused(ctx, err)
-			if rerr != nil {
-				return tr.rep, rerr
-			}
-			if resend {
-				n-- // the same round, not asking for usage
+			next, err := tr.recoverRound(ctx, n, err)
+			switch next {
+			case sameRound:
+				n-- // the same round, on the fallback or not asking for usage
 				again = true
 				continue
-			}
-			moved, ferr := tr.fallBackUpstream(ctx, n, err)
-			if ferr != nil {
-				return tr.rep, ferr
-			}
-			if moved {
-				n-- // the same round, on the fallback
-				again = true
-				continue
-			}
-			if n == 1 && tr.clientText(err) {
-				if err := tr.fallBack(ctx, err); err != nil {
-					return tr.rep, err
-				}
-				if tr.base, err = tr.stitch(ctx, tr.t.Request.Body); err != nil {
-					return tr.rep, err
-				}
-				n = 0 // the turn starts over in text mode
-				continue
-			}
-			if n == 1 && tr.native && rejectsTools(err) {
-				if !tr.auto {
-					return tr.rep, &ToolsRejectedError{Upstream: tr.t.UpstreamName, Err: err}
-				}
-				if err := tr.fallBack(ctx, err); err != nil {
-					return tr.rep, err
-				}
+			case startOver:
 				n = 0 // the turn starts over in text mode
 				continue
 			}
 			return tr.rep, err
 		}
-		switch {
-		case ro.finish == "length" && (tr.native || ro.native.named()):
-			// Cut off by max_tokens: surfaced as it is, no native call half
-			// written is run (docs/tool-calls.md). In text mode a block left
-			// open is a PARSE_ERROR the next round reads, like any other.
-			return tr.rep, tr.finish(ctx, ro, "")
-		case ro.clientCalls > 0:
-			// The client runs its calls; its next request brings their
-			// results (and history stitching the server calls').
-			return tr.rep, tr.finish(ctx, ro, "tool_calls")
-		case len(ro.calls) == 0 || final:
-			return tr.rep, tr.finish(ctx, ro, "")
+		if over, err := tr.ended(ctx, ro, final); over {
+			return tr.rep, err
 		}
 		tr.history = append(tr.history, tr.record(ro))
 	}
+}
+
+// begin readies the turn for its first round: the text remembered from
+// earlier turns, the tool mode, the client's body with its history
+// stitched in, and the tool search.
+func (tr *turnRun) begin(ctx context.Context) error {
+	tr.rememberedText(ctx)
+	if err := tr.chooseMode(ctx); err != nil {
+		return err
+	}
+	body := tr.t.Request.Body
+	if tr.plain {
+		body = tr.plainBody()
+	}
+	base, err := tr.stitch(ctx, body)
+	if err != nil {
+		return err
+	}
+	tr.base = base
+	tr.startSearch()
+	return nil
+}
+
+// roundBody is round n's request body. again says round n is tried a
+// second time: it is not checked or announced again.
+func (tr *turnRun) roundBody(n int, final, again bool) ([]byte, error) {
+	// A plain turn sends the client's body as it came (history
+	// stitched in, toolstream's field out): parsed and written again
+	// it would lose its spacing, and cost a parse for nothing.
+	body := tr.base
+	if n > 1 && !again && tr.t.BeforeRound != nil {
+		// Between rounds, not before the first: what the caller checks
+		// (a key revoked meanwhile) was checked when the turn began.
+		if err := tr.t.BeforeRound(n); err != nil {
+			return nil, err
+		}
+	}
+	if !tr.plain {
+		var err error
+		if body, err = tr.body(final); err != nil {
+			return nil, err
+		}
+	}
+	if n > 1 && !again {
+		if err := tr.event(roundStarted(n)); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+// recovery is how a turn goes on after a round failed.
+type recovery int
+
+const (
+	// giveUp ends the turn with the error.
+	giveUp recovery = iota
+	// sameRound runs the round again: on a fallback upstream, or without
+	// asking for usage.
+	sameRound
+	// startOver starts the turn over in text mode.
+	startOver
+)
+
+// recoverRound decides what a failed round n leads to. A recovery that
+// itself fails gives up with its own error.
+func (tr *turnRun) recoverRound(ctx context.Context, n int, err error) (recovery, error) {
+	resend, rerr := tr.usageRefused(ctx, err)
+	if rerr != nil {
+		return giveUp, rerr
+	}
+	if resend {
+		return sameRound, nil
+	}
+	moved, ferr := tr.fallBackUpstream(ctx, n, err)
+	if ferr != nil {
+		return giveUp, ferr
+	}
+	if moved {
+		return sameRound, nil
+	}
+	if n == 1 && tr.clientText(err) {
+		if err := tr.fallBack(ctx, err); err != nil {
+			return giveUp, err
+		}
+		if tr.base, err = tr.stitch(ctx, tr.t.Request.Body); err != nil {
+			return giveUp, err
+		}
+		return startOver, nil
+	}
+	if n == 1 && tr.native && rejectsTools(err) {
+		if !tr.auto {
+			return giveUp, &ToolsRejectedError{Upstream: tr.t.UpstreamName, Err: err}
+		}
+		if err := tr.fallBack(ctx, err); err != nil {
+			return giveUp, err
+		}
+		return startOver, nil
+	}
+	return giveUp, err
+}
+
+// ended reports whether the turn is over after round ro, and finishes it
+// if so; otherwise the round's calls go to the next round.
+func (tr *turnRun) ended(ctx context.Context, ro *roundOutcome, final bool) (bool, error) {
+	switch {
+	case ro.finish == "length" && (tr.native || ro.native.named()):
+		// Cut off by max_tokens: surfaced as it is, no native call half
+		// written is run (docs/tool-calls.md). In text mode a block left
+		// open is a PARSE_ERROR the next round reads, like any other.
+		return true, tr.finish(ctx, ro, "")
+	case ro.clientCalls > 0:
+		// The client runs its calls; its next request brings their
+		// results (and history stitching the server calls').
+		return true, tr.finish(ctx, ro, "tool_calls")
+	case len(ro.calls) == 0 || final:
+		return true, tr.finish(ctx, ro, "")
+	}
+	return false, nil
 }
 
 // record turns a finished round into history for the next round.
@@ -263,7 +316,7 @@ func (tr *turnRun) record(ro *roundOutcome) roundRecord {
 		// on. Qwen3's keeps the reasoning of the rounds after the last user
 		// message (multi-step tool calls think on from there); DeepSeek-R1's
 		// and QwQ's drop it. Stripped here, Qwen3 would lose it.
-		rec.visible = ro.think.thought() + rec.visible
+		rec.visible = ro.think.Thought() + rec.visible
 	}
 	malformed := false
 	for _, p := range ro.calls {
@@ -276,43 +329,6 @@ func (tr *turnRun) record(ro *roundOutcome) roundRecord {
 		tr.parseRounds++
 	}
 	return rec
-}
-
-// chooseMode resolves the turn's tool mode: auto is native unless this
-// upstream and model are remembered to reject native tools.
-func (tr *turnRun) chooseMode(ctx context.Context) error {
-	if tr.plain {
-		return nil
-	}
-	tr.native, tr.auto = false, false // again for a fallback upstream
-	switch tr.t.Mode {
-	case config.ToolModeNative:
-		tr.native = true
-	case config.ToolModeAuto:
-		tr.native, tr.auto = true, true
-		if tr.t.Modes != nil {
-			text, err := tr.t.Modes.TextFallback(ctx, tr.t.UpstreamName, tr.t.Request.Model)
-			if err != nil {
-				tr.r.log().Warn("reading the remembered tool mode", "upstream", tr.t.UpstreamName, "error", err)
-			}
-			tr.native = !text
-		}
-	}
-	return nil
-}
-
-// fallBack switches an auto turn to text mode after the upstream rejected
-// native tools: remembered for this upstream and model, and told to the
-// client with a mode.fallback event.
-func (tr *turnRun) fallBack(ctx context.Context, cause error) error {
-	tr.native = false
-	tr.r.log().Info("tool mode fallback", "upstream", tr.t.UpstreamName, "model", tr.t.Request.Model, "reason", cause.Error())
-	if tr.t.Modes != nil {
-		if err := tr.t.Modes.RememberTextFallback(ctx, tr.t.UpstreamName, tr.t.Request.Model); err != nil {
-			tr.r.log().Warn("remembering the tool mode", "upstream", tr.t.UpstreamName, "error", err)
-		}
-	}
-	return tr.event(Event{Event: "mode.fallback", Round: 1, From: config.ToolModeNative, To: config.ToolModeText, Reason: upstreamMessage(cause)})
 }
 
 // finish ends the turn after its last round: the finish chunk (reason, when
@@ -359,7 +375,7 @@ func (tr *turnRun) finish(ctx context.Context, ro *roundOutcome, reason string) 
 func (tr *turnRun) forwardFinish(h *held, reason string) error {
 	s := tr.s
 	if sum, ok := s.usage.inlineSum(); ok {
-		h.v.Set("usage", rawValue(h.a, sum))
+		h.v.Set("usage", chunk.RawValue(h.a, sum))
 		h.edited = true
 	}
 	if c := h.v.GetArray("choices"); len(c) > 0 {

@@ -5,26 +5,20 @@ import (
 	"unsafe"
 
 	"github.com/valyala/fastjson"
-)
 
-// rawValue returns a fastjson value that marshals as the JSON text raw,
-// verbatim. fastjson has no constructor for a pre-encoded string, but a
-// number value is written out as its text, so one serves; the value is only
-// ever marshalled, never read. raw must stay valid until then.
-func rawValue(a *fastjson.Arena, raw string) *fastjson.Value {
-	return a.NewNumberString(raw)
-}
+	"github.com/toolstream/toolstream/loop/chunk"
+)
 
 // envelope is the start of every chunk toolstream writes itself, up to and
 // excluding "choices": the turn's id, object, created and model.
 func (s *stream) envelope(dst []byte) []byte {
 	s.ensureStarted()
 	dst = append(dst, `{"id":`...)
-	dst = AppendJSONString(dst, s.id)
+	dst = chunk.AppendJSONString(dst, s.id)
 	dst = append(dst, `,"object":"chat.completion.chunk","created":`...)
 	dst = strconv.AppendInt(dst, s.created, 10)
 	dst = append(dst, `,"model":`...)
-	dst = AppendJSONString(dst, s.model)
+	dst = chunk.AppendJSONString(dst, s.model)
 	return dst
 }
 
@@ -53,7 +47,7 @@ func (s *stream) sendText(field, text string) error {
 	b = append(b, '"')
 	b = append(b, field...)
 	b = append(b, `":`...)
-	b = AppendJSONString(b, text)
+	b = chunk.AppendJSONString(b, text)
 	b = append(b, `},"finish_reason":null}]}`...)
 	s.buf = b
 	return s.out.Send(b)
@@ -68,7 +62,7 @@ func (s *stream) sendFinish(reason string) error {
 		b = append(b, `"role":"assistant"`...)
 	}
 	b = append(b, `},"finish_reason":`...)
-	b = AppendJSONString(b, reason)
+	b = chunk.AppendJSONString(b, reason)
 	b = append(b, `}]}`...)
 	s.buf = b
 	return s.out.Send(b)
@@ -110,7 +104,7 @@ func (s *stream) sendToolCalls(frags string) error {
 // returns a view of it, valid until the next chunk.
 func (s *stream) quote(text string) string {
 	start := len(s.qbuf)
-	s.qbuf = AppendJSONString(s.qbuf, text)
+	s.qbuf = chunk.AppendJSONString(s.qbuf, text)
 	q := s.qbuf[start:]
 	return unsafe.String(unsafe.SliceData(q), len(q))
 }

@@ -1,4 +1,4 @@
-package loop
+package history
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/toolstream/toolstream/loop/detect"
 )
 
-// FuzzTextHistory feeds the text-mode history rewrite arbitrary client
+// FuzzTextHistory feeds the text-mode history rewrite ([TextFrames]) arbitrary client
 // bodies: it never panics, what it returns for a JSON body is JSON, and a
 // rewritten body keeps no "tool" message and no tool_calls for a model
 // that knows neither.
@@ -24,7 +24,7 @@ func FuzzTextHistory(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, fm := range []detect.Format{detect.Hermes, detect.XML, detect.Mistral} {
-			out, err := textHistory(body, body, fm, "user")
+			out, err := TextFrames(body, body, fm, "user")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,8 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/loop/chunk"
+	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/loop/textmode"
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -15,12 +17,6 @@ import (
 // lastRoundNote is added to the last results message when the next round
 // is sent without tools (max_rounds or parse_retries reached).
 const lastRoundNote = "You cannot call tools any more in this reply. Answer the user now with what you have."
-
-// message is a chat message toolstream adds to a round's history.
-type message struct {
-	Role    string `json:"role"`
-	Content any    `json:"content"`
-}
 
 // body builds one round's request from the client's: the client's body
 // stays a fastjson tree, so its unknown fields and zero values survive
@@ -42,19 +38,13 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		a.Reset()
 		arenaPool.Put(a)
 	}()
-	if !tr.native && !tr.framed {
-		// Once per turn (and per fallback upstream): the client's tool
-		// calls and results in the text format's syntax and frames.
-		framed, err := textHistory(tr.base, tr.t.Request.Body, tr.t.Format, tr.t.Loop.ResultRole)
-		if err != nil {
-			return nil, err
-		}
-		tr.base, tr.framed = framed, true
+	if err := tr.frameHistory(); err != nil {
+		return nil, err
 	}
 	// The messages stay as written, apart from the body parsed: a tree
 	// of every message, built again each round, cost hundreds of bytes
 	// per message of a long conversation.
-	skel, msgs, err := messagesApart(tr.base)
+	skel, msgs, err := history.Apart(tr.base)
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
@@ -62,6 +52,68 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
+	tr.upstreamFields(v, a)
+	prompt, quoted := tr.prompt(final)
+	if !final && tr.native && len(tr.t.Tools) > 0 {
+		// Not with none to add: "tools": [] is refused by some servers
+		// (OpenAI's among them) where no tools field is fine.
+		if err := tr.addServerTools(v, a); err != nil {
+			return nil, err
+		}
+	}
+	sys, first, merged, err := history.PlacePrompt(fp, a, msgs, prompt, quoted)
+	if err != nil {
+		return nil, err
+	}
+	// What toolstream adds is encoded by encoding/json (fastjson's own
+	// escaping is not JSON for control characters) and parsed once.
+	var add []any
+	if merged != nil {
+		add = append(add, merged)
+	}
+	for i, rec := range tr.history {
+		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
+	}
+	var added []*fastjson.Value
+	enc := []byte(nil)
+	if len(add) > 0 {
+		if enc, err = json.Marshal(add); err != nil {
+			return nil, err
+		}
+		av, err := ap.ParseBytes(enc)
+		if err != nil {
+			return nil, err
+		}
+		added = av.GetArray()
+	}
+	if merged != nil {
+		first.Set("content", added[0].Get("content"))
+		added = added[1:]
+	}
+	// Sized for the request and what was added, so the body is written
+	// in one allocation rather than grown.
+	return history.Join(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
+}
+
+// frameHistory puts the client's tool calls and results in the text
+// format's syntax and frames, once per turn (and per fallback upstream).
+// A native round reads them as they are.
+func (tr *turnRun) frameHistory() error {
+	if tr.native || tr.framed {
+		return nil
+	}
+	framed, err := history.TextFrames(tr.base, tr.t.Request.Body, tr.t.Format, tr.t.Loop.ResultRole)
+	if err != nil {
+		return err
+	}
+	tr.base, tr.framed = framed, true
+	return nil
+}
+
+// upstreamFields edits the fields of the request's skeleton that are
+// toolstream's to set: its own extension out, stream on, usage asked, and
+// in text mode the client's tools out.
+func (tr *turnRun) upstreamFields(v *fastjson.Value, a *fastjson.Arena) {
 	v.Del("toolstream")
 	if !tr.native {
 		// The client's tools are taught, not sent: a text-mode upstream
@@ -74,15 +126,19 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	// Every round's usage is counted, whether or not the client asked
 	// for it; a non-streaming client's answer carries it.
 	tr.usageOptions(v, a)
+}
 
-	// What toolstream adds is encoded by encoding/json (fastjson's own
-	// escaping is not JSON for control characters) and parsed once.
-	var add []any
-	prompt, quoted := "", ""
-	if !final && !tr.native {
+// prompt is the system prompt toolstream adds to a round, and its JSON
+// string: the taught tools in text mode, and why the server tools cannot
+// run when none can. The last round (final) teaches nothing.
+func (tr *turnRun) prompt(final bool) (prompt, quoted string) {
+	if final {
+		return "", ""
+	}
+	if !tr.native {
 		prompt, quoted = textmode.PromptJSON(tr.t.Format, tr.taught())
 	}
-	if !final && len(tr.t.Tools) == 0 && len(tr.t.Unavailable) > 0 {
+	if len(tr.t.Tools) == 0 && len(tr.t.Unavailable) > 0 {
 		// Every server tool is unavailable now: the model hears why, in
 		// any mode, instead of being left to call a tool it knows from
 		// earlier turns.
@@ -94,66 +150,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		q, _ := json.Marshal(prompt) // a string always encodes
 		quoted = string(q)
 	}
-	if !final && tr.native && len(tr.t.Tools) > 0 {
-		// Not with none to add: "tools": [] is refused by some servers
-		// (OpenAI's among them) where no tools field is fine.
-		if err := tr.addServerTools(v, a); err != nil {
-			return nil, err
-		}
-	}
-	// The prompt goes in the client's system message, or in one of its
-	// own before the others: built from the prompt's remembered JSON, not
-	// encoded again for every request.
-	var (
-		sys   *fastjson.Value // a system message of toolstream's own, first
-		first *fastjson.Value // the client's first message, when changed
-	)
-	sysIdx := -1
-	if prompt != "" {
-		var m0 *fastjson.Value
-		if len(msgs) > 0 {
-			if m0, err = fp.ParseBytes(msgs[0]); err != nil {
-				return nil, fmt.Errorf("re-reading the request: %w", err)
-			}
-		}
-		switch {
-		case m0 == nil || !isSystem(m0):
-			sys = a.NewObject()
-			sys.Set("role", a.NewString("system"))
-			sys.Set("content", rawValue(a, quoted))
-		case isString(m0.Get("content")):
-			c := string(m0.GetStringBytes("content"))
-			m0.Set("content", rawValue(a, joinQuoted(c, quoted)))
-			first = m0
-		default:
-			sysIdx = 0
-			add = append(add, mergedSystem(m0, prompt))
-			first = m0
-		}
-	}
-	for i, rec := range tr.history {
-		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
-	}
-	var added []*fastjson.Value
-	enc := []byte(nil)
-	if len(add) > 0 {
-		var err error
-		if enc, err = json.Marshal(add); err != nil {
-			return nil, err
-		}
-		av, err := ap.ParseBytes(enc)
-		if err != nil {
-			return nil, err
-		}
-		added = av.GetArray()
-	}
-	if sysIdx == 0 {
-		first.Set("content", added[0].Get("content"))
-		added = added[1:]
-	}
-	// Sized for the request and what was added, so the body is written
-	// in one allocation rather than grown.
-	return joinMessages(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
+	return prompt, quoted
 }
 
 // unavailableNote is the system-prompt section of a turn whose server
@@ -200,16 +197,6 @@ func joinSections(a, b string) string {
 	return a + "\n\n" + b
 }
 
-func isString(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeString }
-
-// joinQuoted is the JSON string of content + "\n\n" + the prompt whose JSON
-// string is quoted, as encoding/json writes it: its escaping is the same
-// character by character, so the two encodings join.
-func joinQuoted(content, quoted string) string {
-	c, _ := json.Marshal(content) // a string always encodes
-	return string(c[:len(c)-1]) + `\n\n` + quoted[1:]
-}
-
 // messages renders a finished round for the upstream. Text mode: the
 // model's text as written, then one result_role message with every result
 // (docs/tool-calls.md); lastNote adds that no tools are left. Native mode: the
@@ -221,9 +208,9 @@ func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 		if lastNote {
 			fb += "\n\n" + lastRoundNote
 		}
-		return []any{message{Role: "assistant", Content: rec.text}, message{Role: tr.t.Loop.ResultRole, Content: fb}}
+		return []any{history.Message{Role: "assistant", Content: rec.text}, history.Message{Role: tr.t.Loop.ResultRole, Content: fb}}
 	}
-	am := nativeMessage{Role: "assistant"}
+	am := history.Message{Role: "assistant"}
 	if rec.visible != "" || len(rec.calls) == 0 {
 		am.Content = rec.visible // null only beside tool_calls
 	}
@@ -233,23 +220,9 @@ func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 	}
 	out := []any{am}
 	for _, r := range rec.results {
-		out = append(out, nativeMessage{Role: "tool", ToolCallID: r.CallID, Content: toolContent(r)})
+		out = append(out, history.Message{Role: "tool", ToolCallID: r.CallID, Content: toolContent(r)})
 	}
 	return out
-}
-
-// nativeMessage is an assistant or tool message of a native history. Unlike
-// go-openai's message type it writes "content": null next to tool_calls,
-// which some local servers require, and never drops an empty content.
-type nativeMessage struct {
-	Role       string            `json:"role"`
-	Content    any               `json:"content"`
-	ToolCalls  []openai.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string            `json:"tool_call_id,omitempty"`
-	// Name is the tool of a "tool" message that a text-mode turn stores
-	// (see lastMessages): its call is in the model's text, not in a
-	// tool_calls list the name could be found in.
-	Name string `json:"name,omitempty"`
 }
 
 // ToolContent is a server result as the model reads it back in a role
@@ -297,31 +270,6 @@ func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
 		n++
 	}
 	// The tree is marshalled before p is used again or dropped.
-	v.Set("tools", rawValue(a, string(out.MarshalTo(nil))))
+	v.Set("tools", chunk.RawValue(a, string(out.MarshalTo(nil))))
 	return nil
-}
-
-func isSystem(m *fastjson.Value) bool {
-	r := rawString(m.Get("role"))
-	return r == "system" || r == "developer"
-}
-
-// mergedSystem returns the client's system message with the tools section
-// appended: to its text, or as one more text part when its content is an
-// array of parts.
-func mergedSystem(m *fastjson.Value, prompt string) message {
-	role := rawString(m.Get("role"))
-	c := m.Get("content")
-	switch {
-	case c != nil && c.Type() == fastjson.TypeString:
-		return message{Role: role, Content: string(c.GetStringBytes()) + "\n\n" + prompt}
-	case c != nil && c.Type() == fastjson.TypeArray:
-		parts := []json.RawMessage{}
-		for _, part := range c.GetArray() {
-			parts = append(parts, json.RawMessage(part.MarshalTo(nil)))
-		}
-		tp, _ := json.Marshal(map[string]string{"type": "text", "text": prompt})
-		return message{Role: role, Content: append(parts, tp)}
-	}
-	return message{Role: role, Content: prompt}
 }

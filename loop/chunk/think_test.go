@@ -1,4 +1,4 @@
-package loop
+package chunk
 
 import (
 	"strconv"
@@ -10,7 +10,7 @@ import (
 	"github.com/toolstream/toolstream/loop/detect"
 )
 
-// thinkStep is one piece fed to a thinkSplit and what it must give back
+// thinkStep is one piece fed to a ThinkSplit and what it must give back
 // at once: the step tables pin how little is held back.
 type thinkStep struct{ in, reasoning, content string }
 
@@ -101,14 +101,14 @@ func TestThinkSplitSteps(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var th thinkSplit
+			var th ThinkSplit
 			for i, st := range tt.steps {
-				r, c := th.feed(st.in)
+				r, c := th.Feed(st.in)
 				if r != st.reasoning || c != st.content {
 					t.Errorf("step %d feed(%q) = (%q, %q), want (%q, %q)", i, st.in, r, c, st.reasoning, st.content)
 				}
 			}
-			if got := th.end(); got != tt.end {
+			if got := th.End(); got != tt.end {
 				t.Errorf("end() = %q, want %q", got, tt.end)
 			}
 		})
@@ -134,15 +134,15 @@ func TestThinkSplitAnywhere(t *testing.T) {
 	for _, tt := range tests {
 		check := func(how string, pieces []string) {
 			t.Helper()
-			var th thinkSplit
+			var th ThinkSplit
 			var r, c string
 			for _, p := range pieces {
-				pr, pc := th.feed(p)
+				pr, pc := th.Feed(p)
 				r, c = r+pr, c+pc
 			}
-			r += th.end()
-			if r != tt.reasoning || c != tt.content || th.thought() != tt.thought {
-				t.Errorf("%q %s: reasoning %q content %q thought %q, want %q %q %q", tt.reply, how, r, c, th.thought(), tt.reasoning, tt.content, tt.thought)
+			r += th.End()
+			if r != tt.reasoning || c != tt.content || th.Thought() != tt.thought {
+				t.Errorf("%q %s: reasoning %q content %q thought %q, want %q %q %q", tt.reply, how, r, c, th.Thought(), tt.reasoning, tt.content, tt.thought)
 			}
 		}
 		for i := 0; i <= len(tt.reply); i++ {
@@ -173,14 +173,14 @@ func TestThinkSplitUpstreamReasoning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := hasReasoning(v); got != tt.has {
-			t.Errorf("hasReasoning(%s) = %v, want %v", tt.delta, got, tt.has)
+		if got := HasReasoning(v); got != tt.has {
+			t.Errorf("HasReasoning(%s) = %v, want %v", tt.delta, got, tt.has)
 		}
 	}
 	// A server with its own reasoning parser: content stays content.
-	var th thinkSplit
-	th.upstreamSplits()
-	r, c := th.feed("answer</think>")
+	var th ThinkSplit
+	th.UpstreamSplits()
+	r, c := th.Feed("answer</think>")
 	if diff := cmp.Diff([2]string{"", "answer</think>"}, [2]string{r, c}); diff != "" {
 		t.Errorf("after upstreamSplits (-want +got):\n%s", diff)
 	}
@@ -195,12 +195,12 @@ func TestThinkSplitBeforeDetectors(t *testing.T) {
 		"Adding it.\n<tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}\n</tool_call>"
 	known := func(name string) bool { return name == "create_task" || name == "list_tasks" }
 	for cut := 0; cut <= len(reply); cut++ {
-		var th thinkSplit
+		var th ThinkSplit
 		det := detect.New(detect.Options{Taught: detect.Hermes, Known: known})
 		var reasoning, visible string
 		var names []string
 		for _, piece := range []string{reply[:cut], reply[cut:]} {
-			r, c := th.feed(piece)
+			r, c := th.Feed(piece)
 			reasoning += r
 			v, calls := det.Feed(c)
 			visible += v
@@ -208,7 +208,7 @@ func TestThinkSplitBeforeDetectors(t *testing.T) {
 				names = append(names, call.Name)
 			}
 		}
-		reasoning += th.end()
+		reasoning += th.End()
 		v, calls := det.End()
 		visible += v
 		for _, call := range calls {

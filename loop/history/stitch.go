@@ -1,4 +1,11 @@
-package loop
+// Package history puts a conversation back together for the upstream:
+// the turns a client saw only in part are stored under keys of their
+// scope ([Keys]), found again and stitched in whole ([Stitch], [Anchor],
+// [FindCall], [Placeholder]); a round's request is written from the
+// client's messages as written ([Apart], [PlacePrompt], [Join]); and a
+// text-mode model reads tool traffic in the frames it was taught
+// ([TextFrames]).
+package history
 
 import (
 	"bytes"
@@ -8,16 +15,15 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
-// HistoryStore keeps finished turns so that a later request's history can
-// be put back together (docs/operations.md). Every [store.Store] implements it.
-type HistoryStore interface {
+// Store keeps finished turns so that a later request's history can be
+// put back together (docs/operations.md). Every [store.Store] implements it.
+type Store interface {
 	SaveTurn(ctx context.Context, rec store.TurnRecord) error
 	FindTurn(ctx context.Context, key string) (store.TurnRecord, bool, error)
 }
@@ -32,10 +38,6 @@ type HistoryStore interface {
 // When a later request of that key holds such an assistant message after
 // those same messages, it is replaced by the stored messages before going
 // upstream. A message that matches nothing is forwarded as it is.
-
-// storeTimeout bounds bookkeeping writes that must finish even when the
-// client is gone.
-const storeTimeout = 5 * time.Second
 
 // fingerprint identifies the text a client received. Clients trim what they
 // store, so the fingerprint does too.
@@ -56,7 +58,7 @@ var cardID = regexp.MustCompile(`<details type="tool_calls"[^>]*?\sid="([^"]+)"`
 // It returns body itself when nothing was recognised. Only the turns of
 // the client key keyID (store.KeyID; empty without keys) are recognised,
 // each only after the messages its own request held (see [Scope]).
-func Stitch(ctx context.Context, history HistoryStore, keyID string, body []byte) ([]byte, error) {
+func Stitch(ctx context.Context, history Store, keyID string, body []byte) ([]byte, error) {
 	// The first message of a conversation has no history to stitch: no
 	// parse for it. (A body that spells the role with escapes is parsed
 	// below only if it also says "assistant" plainly; a miss only means
@@ -115,26 +117,21 @@ func Stitch(ctx context.Context, history HistoryStore, keyID string, body []byte
 	return v.MarshalTo(nil), nil
 }
 
-// stitch is [Stitch] with the turn's history and client key.
-func (tr *turnRun) stitch(ctx context.Context, body []byte) ([]byte, error) {
-	return Stitch(ctx, tr.t.History, tr.t.KeyID, body)
-}
-
 // findTurn looks an assistant message up by its calls' ids, its cards' call
 // ids and the fingerprint of its text, in that order, within scope.
-func findTurn(ctx context.Context, history HistoryStore, scope Scope, m *fastjson.Value) (store.TurnRecord, bool, error) {
+func findTurn(ctx context.Context, history Store, scope Scope, m *fastjson.Value) (store.TurnRecord, bool, error) {
 	var keys []string
 	for _, tc := range m.GetArray("tool_calls") {
 		if id := rawString(tc.Get("id")); id != "" {
-			keys = append(keys, scope.key("call:"+id))
+			keys = append(keys, scope.callKey(id))
 		}
 	}
 	text := messageText(m.Get("content"))
 	for _, c := range cardID.FindAllStringSubmatch(text, -1) {
-		keys = append(keys, scope.key("call:"+c[1]))
+		keys = append(keys, scope.callKey(c[1]))
 	}
-	if fp := fingerprint(text); fp != "" {
-		keys = append(keys, scope.key(fp))
+	if k := scope.textKey(text); k != "" {
+		keys = append(keys, k)
 	}
 	for _, k := range keys {
 		rec, ok, err := history.FindTurn(ctx, k)
@@ -180,86 +177,4 @@ func joinRaw(ms []json.RawMessage) string {
 		b.Write(m)
 	}
 	return b.String()
-}
-
-// save stores a turn that had tool activity, so its history can be
-// stitched back later, and hands the turn's rounds to a [Transcriber]. It
-// runs before [DONE]: a client may send its next request the moment it
-// reads it. A failed write is logged, not fatal: the client already has
-// its answer.
-func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
-	tx, _ := tr.s.out.events.(Transcriber)
-	if tr.plain {
-		tx = nil // no rounds of its own: the client read what the model wrote
-	}
-	keep := tr.t.History != nil && (tr.rep.ToolCalls > 0 || len(tr.clientCallIDs) > 0)
-	if !keep && tx == nil {
-		return
-	}
-	var msgs []any
-	for _, rec := range tr.history {
-		msgs = append(msgs, tr.messages(rec, false)...)
-	}
-	msgs = append(msgs, tr.lastMessages(last)...)
-	// CreatedAt is left to the store's clock: the record's expiry counts
-	// from it, and the runner's clock may be pinned (tests).
-	rec := store.TurnRecord{ID: tr.id}
-	for _, m := range msgs {
-		b, err := json.Marshal(m)
-		if err != nil {
-			return
-		}
-		rec.Messages = append(rec.Messages, b)
-	}
-	if tx != nil {
-		tx.Transcript(rec.Messages)
-	}
-	if !keep {
-		return
-	}
-	// The request as the client sent it: the next request holds these
-	// messages before the answer (docs/tool-calls.md).
-	scope, ok := conversationScope(tr.t.Request.Body, tr.t.KeyID)
-	if !ok {
-		return // cannot happen: ParseRequest parsed it
-	}
-	if fp := fingerprint(tr.visible.String()); fp != "" {
-		rec.Keys = append(rec.Keys, scope.key(fp))
-	}
-	for _, id := range tr.clientCallIDs {
-		rec.Keys = append(rec.Keys, scope.key("call:"+id))
-	}
-	for _, rr := range append(tr.history, roundRecord{calls: last.order}) {
-		for _, c := range rr.calls {
-			if c.p != nil {
-				rec.Keys = append(rec.Keys, scope.key("call:"+c.id))
-			}
-		}
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-	defer cancel()
-	if err := tr.t.History.SaveTurn(sctx, rec); err != nil {
-		tr.r.log().Warn("saving the turn for history stitching", "turn_id", rec.ID, "error", err)
-	}
-}
-
-// lastMessages renders the turn's last round: the model's final text (text
-// mode), or the assistant message with the calls it handed out and the
-// results of the server calls that ran beside them (native, and a
-// text-mode round with native calls: see record).
-func (tr *turnRun) lastMessages(ro *roundOutcome) []any {
-	if !tr.native && !ro.native.named() {
-		out := []any{message{Role: "assistant", Content: ro.text}}
-		if ro.clientCalls > 0 {
-			// Server calls ran beside the client's: their results are
-			// kept as "tool" messages, which textHistory frames together
-			// with the client's results when they come.
-			for _, p := range ro.calls {
-				out = append(out, nativeMessage{Role: "tool", ToolCallID: p.call.ID, Name: p.call.Name, Content: toolContent(p.result)})
-			}
-		}
-		return out
-	}
-	rec := tr.record(ro)
-	return tr.messages(rec, false)
 }

@@ -1,4 +1,4 @@
-package loop
+package history
 
 import (
 	"bytes"
@@ -10,13 +10,13 @@ import (
 	"github.com/toolstream/toolstream/loop/jsonread"
 )
 
-// messagesApart splits a request body into its skeleton — the body with
+// Apart splits a request body into its skeleton — the body with
 // its messages array replaced by 0, small however long the conversation
 // — and its messages as written, views of body. A round parses the
 // skeleton and the one message it may change, not the body: a tree of
 // every message, built again each round, cost some hundreds of bytes per
 // message.
-func messagesApart(body []byte) (skeleton []byte, msgs []json.RawMessage, err error) {
+func Apart(body []byte) (skeleton []byte, msgs []json.RawMessage, err error) {
 	start, end, ok := jsonread.Span(body, "messages")
 	if !ok {
 		return nil, nil, errors.New("the request has no messages")
@@ -30,14 +30,14 @@ func messagesApart(body []byte) (skeleton []byte, msgs []json.RawMessage, err er
 	return append(skeleton, body[end:]...), msgs, nil
 }
 
-// joinMessages writes the round's request: head, the skeleton as the
+// Join writes the round's request: head, the skeleton as the
 // round changed it, with its messages in place of the 0 — sys (a system
 // message of toolstream's own) when not nil, the client's messages, the
 // first one as first when the round changed it, then added. The client's
 // messages are compacted as they are copied, as fastjson would write
 // them. extra is at least what the round adds to the messages (its
 // prompt, its messages), so that the body is written in one allocation.
-func joinMessages(head []byte, sys, first *fastjson.Value, msgs []json.RawMessage, added []*fastjson.Value, extra int) ([]byte, error) {
+func Join(head []byte, sys, first *fastjson.Value, msgs []json.RawMessage, added []*fastjson.Value, extra int) ([]byte, error) {
 	start, end, ok := jsonread.Span(head, "messages")
 	if !ok {
 		return nil, errors.New("re-reading the request: its messages are lost")

@@ -1,4 +1,4 @@
-package loop
+package history
 
 import (
 	"encoding/json"
@@ -6,12 +6,13 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/loop/textmode"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// textHistory rewrites the tool traffic in a text-mode turn's history
+// TextFrames rewrites the tool traffic in a text-mode turn's history
 // (docs/tool-calls.md, client tools in text mode): an assistant message
 // with tool_calls becomes the model's text followed by its calls in format
 // f's syntax, and each run of role "tool" messages becomes one resultRole
@@ -21,12 +22,12 @@ import (
 //
 // base is the body after stitching; a stitched turn's stored messages
 // already hold the model's text as written, and the results of the server
-// calls that ran beside the client's (see lastMessages) as "tool"
+// calls that ran beside the client's (loop's lastMessages) as "tool"
 // messages with a name, which frame together with the client's. original
 // is the client's body, whose tool_calls name the calls that stitching
 // replaced: a result's frame names its tool. base is returned as it is
 // when it holds no tool traffic.
-func textHistory(base, original []byte, f detect.Format, resultRole string) ([]byte, error) {
+func TextFrames(base, original []byte, f detect.Format, resultRole string) ([]byte, error) {
 	if !strings.Contains(string(base), `"tool`) {
 		return base, nil // neither "tool" nor "tool_calls" appears
 	}
@@ -90,7 +91,7 @@ func textHistory(base, original []byte, f detect.Format, resultRole string) ([]b
 
 // toolResult is a "tool" message's content as a result to frame: JSON
 // stays JSON, and {"error": {"code": …, "message": …}} — how a failed
-// call's result is written back (toolContent) — is framed as the error it
+// call's result is written back (loop's toolContent) — is framed as the error it
 // is.
 func toolResult(id, name, content string) toolhost.Result {
 	r := toolhost.Result{CallID: id, Name: name, Content: content}
@@ -136,18 +137,6 @@ func assistantText(m *fastjson.Value, f detect.Format) string {
 // encoded by encoding/json (fastjson's own escaping is not JSON for
 // control characters).
 func textMessage(a *fastjson.Arena, role, content string) *fastjson.Value {
-	b, _ := json.Marshal(message{Role: role, Content: content}) // strings always encode
-	return rawValue(a, string(b))
-}
-
-// rawString decodes a string value from its raw JSON, leaving the tree as
-// it was (see messageText); anything else is "".
-func rawString(v *fastjson.Value) string {
-	if v == nil {
-		return ""
-	}
-	// Not v.Type(): it unescapes a string in place.
-	var s string
-	_ = json.Unmarshal(v.MarshalTo(nil), &s)
-	return s
+	b, _ := json.Marshal(Message{Role: role, Content: content}) // strings always encode
+	return chunk.RawValue(a, string(b))
 }

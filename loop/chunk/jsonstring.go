@@ -1,6 +1,16 @@
-package loop
+// Package chunk reads and writes the pieces of chat-completion chunks
+// that a turn handles without building a tree: JSON strings appended as
+// encoding/json writes them ([AppendJSONString]) and values set from
+// pre-encoded JSON ([RawValue]), the implicit reasoning of a reply split
+// off its content ([ThinkSplit], [ThinkAnswer]), and usage objects summed
+// over rounds or read from a whole answer ([SumUsage], [AnswerUsage]).
+package chunk
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -101,4 +111,12 @@ func AppendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// RawValue returns a fastjson value that marshals as the JSON text raw,
+// verbatim. fastjson has no constructor for a pre-encoded string, but a
+// number value is written out as its text, so one serves; the value is only
+// ever marshalled, never read. raw must stay valid until then.
+func RawValue(a *fastjson.Arena, raw string) *fastjson.Value {
+	return a.NewNumberString(raw)
 }

@@ -1,4 +1,4 @@
-package loop
+package history
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func TestStitchScoped(t *testing.T) {
 	h := memHistory{}
 	scope := scopeOf("key_a", asked)
 	h.SaveTurn(context.Background(), store.TurnRecord{ID: "t1",
-		Keys:     []string{scope.key(fingerprint("Done.")), scope.key("call:call_7")},
+		Keys:     []string{scope.textKey("Done."), scope.callKey("call_7")},
 		Messages: []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"<tool_call>secret</tool_call>"}`)}})
 	for _, tt := range []struct {
 		name, key, msgs string

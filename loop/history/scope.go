@@ -1,4 +1,4 @@
-package loop
+package history
 
 import (
 	"bytes"
@@ -34,6 +34,19 @@ type Scope string
 
 // key returns the store's lookup key for k ("fp:…", "call:…") within s.
 func (s Scope) key(k string) string { return string(s) + "/" + k }
+
+// callKey is the lookup key, within s, of the turn that made the call id.
+func (s Scope) callKey(id string) string { return s.key("call:" + id) }
+
+// textKey is the lookup key, within s, of the turn whose answer the
+// client read as text; "" when the text is blank and finds nothing.
+func (s Scope) textKey(text string) string {
+	fp := fingerprint(text)
+	if fp == "" {
+		return ""
+	}
+	return s.key(fp)
+}
 
 // Anchor fingerprints a conversation one message at a time, so that the
 // scope of every assistant message in a request costs one pass over it.
@@ -123,8 +136,32 @@ func appendField[T string | []byte](b []byte, s T) []byte {
 	return append(b, s...)
 }
 
+// parserPool holds the parsers of whole request bodies.
+var parserPool fastjson.ParserPool
+
+// Keys are the lookup keys a turn is stored under (see [Store]): the
+// fingerprint of text, its answer as the client read it, and one key per
+// call the client saw (callIDs), all within the scope of the turn's
+// request body for the client key keyID. It reports false when body is no
+// JSON.
+func Keys(body []byte, keyID, text string, callIDs []string) ([]string, bool) {
+	scope, ok := conversationScope(body, keyID)
+	if !ok {
+		return nil, false
+	}
+	var keys []string
+	if k := scope.textKey(text); k != "" {
+		keys = append(keys, k)
+	}
+	for _, id := range callIDs {
+		keys = append(keys, scope.callKey(id))
+	}
+	return keys, true
+}
+
 // conversationScope is the scope of an answer to body's messages: the
-// scope the next request finds that answer in.
+// scope the next request finds that answer in. It reports false when body
+// is no JSON.
 func conversationScope(body []byte, keyID string) (Scope, bool) {
 	p := parserPool.Get()
 	defer parserPool.Put(p)

@@ -1,0 +1,68 @@
+// Package loop runs one turn: the rounds against an upstream, the detectors
+// watching the model's text, the feedback of tool results, and the stream
+// contract the client relies on (docs/stream.md: one id, one role, one finish,
+// one [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
+// to open rounds on, an [Executor] to run server tools with, and a [Sink] to
+// write to.
+//
+// # File map
+//
+// In the order a reader needs them. The API a caller sees:
+//
+//   - turn.go: [Runner], [Turn], [Report], [Runner.Run]; what a turn is
+//     given and what it reports.
+//   - request.go, overrides.go: [ParseRequest] reads the client's chat
+//     body once; [Overrides] are its per-request settings.
+//   - upstream.go, fallback.go: [Upstream] and [Stream], the upstream's
+//     errors, and the [Fallback] upstream a round moves to.
+//   - sink.go: [Sink], what the client is written to, and the turn's own
+//     wrapper of it.
+//   - id.go, report.go: [NewID]; the calls a [Report] lists.
+//
+// One turn, top to bottom:
+//
+//   - turnrun.go: turnRun, the state of one turn, and its rounds loop
+//     (begin, a round's body, recovery from a failed round, the round kept
+//     as history, the finish).
+//   - mode.go: native or text mode, chosen per upstream and fallen back
+//     from when the upstream rejects tools.
+//   - round.go: one round's story: its calls, detector and outcome, the
+//     upstream opened and read, the end of its text, its calls awaited.
+//   - chunkstep.go: step, the one path every upstream chunk takes: usage,
+//     delta, finish, send.
+//   - roundbody.go: the request body of each round of a turn with tools
+//     (the client's messages, the taught prompt or the server tools, the
+//     earlier rounds in the tool mode's shape).
+//   - startcalls.go: a found call started, refused, or handed to the
+//     client; calls.go: the calls' goroutines and their results.
+//   - nativecalls.go: the native tool calls of a round, server calls
+//     taken out and client calls re-indexed.
+//   - clienttools.go, findtools.go: the client's own tools in text mode;
+//     find_tools when the server tools are many.
+//   - saveturn.go: the turn's side of history stitching: stitched before
+//     its first round, stored after its last.
+//
+// The stream the client reads:
+//
+//   - clientstream.go: the client's stream: one id, one role, chunks sent
+//     as read or re-encoded, held chunks, the finish.
+//   - ownchunks.go: the chunks toolstream writes itself (content,
+//     reasoning, finish, tool-call deltas, extensions).
+//   - usage_tally.go, usage_count.go, usage_ask.go: the usage chunk held to
+//     the end and summed over rounds; the turn's token counts; asking the
+//     upstream for usage, and working around one that refuses.
+//   - display.go, progress.go: tool events and cards ([Event]), approval
+//     and progress events.
+//   - eventsink.go, collector.go: [Events] turns the chunks into typed
+//     events for the other protocols' encoders; [Collector] gathers them
+//     into a non-streaming answer.
+//   - turnlock.go: the turn's lock and the writers that borrow it while the
+//     turn waits (approval events, keepalives).
+//   - trace.go: OpenTelemetry spans of the turn, its rounds and its calls.
+//
+// Sub-packages hold what has its own vocabulary: chunk (JSON strings,
+// the think split, usage sums), history (stitching, scopes, a round's
+// messages, text frames), detect (the text-call detectors), textmode
+// (what text mode teaches and feeds back), toolsearch (find_tools'
+// ranking), jsonread (spans of raw JSON).
+package loop
