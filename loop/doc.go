@@ -2,8 +2,8 @@
 // watching the model's text, the feedback of tool results, and the stream
 // contract the client relies on (docs/stream.md: one id, one role, one finish,
 // one [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
-// to open rounds on, an [Executor] to run server tools with, and a [Sink] to
-// write to.
+// to open rounds on, an [Executor] to run server tools with, and an [Out]
+// to write to.
 //
 // # File map
 //
@@ -15,8 +15,10 @@
 //     body once; [Overrides] are its per-request settings.
 //   - upstream.go, fallback.go: [Upstream] and [Stream], the upstream's
 //     errors, and the [Fallback] upstream a round moves to.
-//   - sink.go: [Sink], what the client is written to, and the turn's own
-//     wrapper of it.
+//   - out.go: [Out], loop's only output: the turn as typed events, or as
+//     chat chunks through Raw; [Ignore], for an Out that wants only some.
+//   - sink.go: [Sink], the chunk writer chat's Out writes to, and the
+//     turn's own wrapper of its Out.
 //   - id.go, report.go: [NewID]; the calls a [Report] lists.
 //
 // One turn, top to bottom:
@@ -53,9 +55,9 @@
 //     upstream for usage, and working around one that refuses.
 //   - display.go, progress.go: tool events and cards ([Event]), approval
 //     and progress events.
-//   - eventsink.go, collector.go: [Events] turns the chunks into typed
-//     events for the other protocols' encoders; [Collector] gathers them
-//     into a non-streaming answer.
+//   - emit.go: each chunk as typed events, from what the turn made of it;
+//     collector.go: [Collector] gathers chat chunks into a non-streaming
+//     answer.
 //   - turnlock.go: the turn's lock and the writers that borrow it while the
 //     turn waits (approval events, keepalives).
 //   - trace.go: OpenTelemetry spans of the turn, its rounds and its calls.

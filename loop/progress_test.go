@@ -36,13 +36,16 @@ func (s stepper) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, e
 // chunkSink keeps the toolstream objects of the chat chunks it is sent,
 // and counts keepalives.
 type chunkSink struct {
+	loop.Ignore
 	mu         sync.Mutex
 	events     []string
 	content    strings.Builder
 	keepalives int
 }
 
-func (s *chunkSink) Send(b []byte) error {
+func (s *chunkSink) Takes() loop.Takes { return loop.Takes{Chunks: true} }
+
+func (s *chunkSink) Raw(b []byte) error {
 	var c struct {
 		Choices []struct {
 			Delta struct {
@@ -64,7 +67,7 @@ func (s *chunkSink) Send(b []byte) error {
 	}
 	return nil
 }
-func (s *chunkSink) Comment(string) error {
+func (s *chunkSink) Keepalive() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keepalives++

@@ -1,15 +1,12 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
-
-	"github.com/valyala/fastjson"
 )
 
-// Sink receives what the client sees of a turn as chat chunks. proxy
-// implements it over SSE; [Collector] gathers a non-streaming answer.
-// Sends happen from one goroutine, in order. [Events] makes a Sink of an
-// [EventSink], which gets the turn as typed events instead.
+// Sink is a writer of chat chunks: proxy's SSE stream, which chat's [Out]
+// writes its Raw chunks to. Sends happen from one goroutine, in order.
 type Sink interface {
 	// Send delivers one complete chat.completion.chunk JSON object. The
 	// slice is only valid during the call.
@@ -41,93 +38,51 @@ type Batcher interface {
 // error can still become an HTTP status); and a write that fails is marked
 // [ErrClientGone] here, once, rather than by every caller.
 type clientSink struct {
-	out Sink
-	// values is out when it takes chunks already parsed.
-	values valueSink
-	// events is the EventSink behind out, when the client reads events.
-	events EventSink
+	out Out
+	// takes is out's Takes, asked once.
+	takes Takes
 	// wrote is set by every write; the keepalive timer clears it.
 	// committed is set once anything reached the client.
 	wrote, committed bool
 }
 
-func (c *clientSink) Send(b []byte) error {
-	c.wrote, c.committed = true, true
-	return gone(c.out.Send(b))
+func newClientSink(out Out) clientSink {
+	return clientSink{out: out, takes: out.Takes()}
 }
 
-// sendValue hands the parsed chunk v, and what the turn found of it when
-// p is set, to a sink that takes values.
-func (c *clientSink) sendValue(v *fastjson.Value, p *parts) error {
+// chunks says the client reads chat chunks (Raw), not typed events.
+func (c *clientSink) chunks() bool { return c.takes.Chunks }
+
+// mark notes a write to the client that had nothing in it for the Out.
+func (c *clientSink) mark() { c.wrote, c.committed = true, true }
+
+// sent marks a write to the client and wraps its error.
+func (c *clientSink) sent(err error) error {
 	c.wrote, c.committed = true, true
-	return gone(c.values.sendValue(v, p))
+	return gone(err)
 }
 
-func (c *clientSink) Comment(text string) error {
-	c.wrote, c.committed = true, true
-	return gone(c.out.Comment(text))
-}
+func (c *clientSink) raw(b []byte) error             { return c.sent(c.out.Raw(b)) }
+func (c *clientSink) text(t string) error            { return c.sent(c.out.Text(t)) }
+func (c *clientSink) reasoning(t string) error       { return c.sent(c.out.Reasoning(t)) }
+func (c *clientSink) toolCall(f ToolCallDelta) error { return c.sent(c.out.ToolCall(f)) }
+func (c *clientSink) event(ev *Event) error          { return c.sent(c.out.Event(ev)) }
+func (c *clientSink) stopSequence(s string) error    { return c.sent(c.out.StopSequence(s)) }
+func (c *clientSink) finish(reason string) error     { return c.sent(c.out.Finish(reason)) }
+func (c *clientSink) usage(u json.RawMessage) error  { return c.sent(c.out.Usage(u)) }
+func (c *clientSink) keepalive() error               { return c.sent(c.out.Keepalive()) }
 
-func (c *clientSink) Done() error {
+func (c *clientSink) done() error {
 	c.wrote = true
 	return gone(c.out.Done())
 }
 
-// hold turns the underlying sink's holding on or off, when it can hold.
-func (c *clientSink) hold(on bool) {
-	if b, ok := c.out.(Batcher); ok {
-		b.Hold(on)
-	}
-}
+// hold turns the Out's holding on or off.
+func (c *clientSink) hold(on bool) { c.out.Hold(on) }
 
-// flush writes out what the underlying sink holds. An error is the client
-// gone; the next write reports it.
-func (c *clientSink) flush() {
-	if b, ok := c.out.(Batcher); ok {
-		b.Flush()
-	}
-}
-
-// valueSink is a Sink that takes the upstream's chunks as the turn parsed
-// and edited them: the [Collector], which would otherwise parse every
-// chunk a second time. Values the turn set are raw JSON (see [rawValue]),
-// which it reads as such.
-type valueSink interface {
-	sendValue(v *fastjson.Value, p *parts) error
-}
-
-// parts is what the turn found of a chunk on its way to the client, as the
-// client will read it: a sink that hands chunks on as events takes the
-// choice, delta, finish and usage from here rather than searching the
-// chunk for them again, on every token. The values are the chunk's, as
-// edited.
-type parts struct {
-	// c0 is the first choice, nil when there is none; delta is its
-	// delta, nil when that is no object.
-	c0, delta *fastjson.Value
-	// finish is c0's finish_reason as it goes out, "" when none.
-	finish string
-	// usage is the chunk's usage object, nil when it has none.
-	usage *fastjson.Value
-	// text is the delta's content as it goes out, when read says the
-	// turn read it: what it wrote back is then no second parse away.
-	text string
-	read bool
-}
-
-func newClientSink(out Sink) clientSink {
-	if a, ok := out.(*eventSink); ok {
-		return clientSink{out: a, values: a, events: a.out}
-	}
-	vs, _ := out.(valueSink)
-	return clientSink{out: out, values: vs}
-}
-
-// sendEvent hands ev to an EventSink as it is.
-func (c *clientSink) sendEvent(ev *Event) error {
-	c.wrote, c.committed = true, true
-	return gone(c.events.Event(ev))
-}
+// flush writes out what the Out holds. An error is the client gone; the
+// next write reports it.
+func (c *clientSink) flush() { c.out.Flush() }
 
 func gone(err error) error {
 	if err != nil {

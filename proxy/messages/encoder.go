@@ -43,7 +43,7 @@ type Options struct {
 // ServerName is the server_name of toolstream's own (webhook) tools.
 const ServerName = "toolstream"
 
-// Encoder is a turn's answer in the Messages API: a [loop.EventSink] that
+// Encoder is a turn's answer in the Messages API: a [loop.Out] that
 // writes Anthropic's stream to a [Writer] ([NewStream]), or gathers the
 // message object a client that did not stream reads ([NewMessage]).
 //
@@ -61,6 +61,9 @@ const ServerName = "toolstream"
 // Nothing is written before the turn's first event, so an error before it
 // can still be an HTTP status; message_start goes out with that event.
 type Encoder struct {
+	// Ignore takes what the Messages API has no form for: the turn's
+	// transcript, chat chunks.
+	loop.Ignore
 	w       Writer
 	frames  frameWriter // w, when it takes frames
 	opts    Options
@@ -134,7 +137,7 @@ func (e *Encoder) Started() bool { return e.started }
 // the tool blocks.
 func (e *Encoder) Text(s string) error {
 	if e.open != "text" && strings.TrimSpace(s) == "" {
-		// A copy: s is only valid during the call (loop.EventSink).
+		// A copy: s is only valid during the call (loop.Out).
 		e.space += strings.Clone(s)
 		return nil
 	}
@@ -344,6 +347,5 @@ func (e *Encoder) Flush() error {
 }
 
 var (
-	_ loop.EventSink     = (*Encoder)(nil)
-	_ loop.StopSequencer = (*Encoder)(nil)
+	_ loop.Out = (*Encoder)(nil)
 )

@@ -98,8 +98,8 @@ type Finished struct {
 }
 
 // Encoder turns a turn's events into a Responses API answer: the stream
-// of response.* events, or one response object. It is the loop.EventSink
-// of the route; one goroutine calls it, in order (see loop.EventSink).
+// of response.* events, or one response object. It is the [loop.Out] of
+// the route; one goroutine calls it, in order (see loop.Out).
 //
 // Output items follow the turn as it happened: reasoning, a message per
 // stretch of text between tool activity, an mcp_call per server-tool call
@@ -110,6 +110,9 @@ type Finished struct {
 // by failing the run; the mcp_call that follows carries its id in
 // approval_request_id.
 type Encoder struct {
+	// Ignore takes what the Responses API has no form for: stop
+	// sequences, chat chunks.
+	loop.Ignore
 	req   *Request
 	opts  Options
 	tools map[string]toolhost.Tool
@@ -373,8 +376,11 @@ func (e *Encoder) Keepalive() error {
 }
 
 // Transcript takes the turn's rounds as the model wrote them (see
-// loop.Transcriber): the stored conversation continues from them.
+// loop.Out.Transcript): the stored conversation continues from them.
 func (e *Encoder) Transcript(msgs []json.RawMessage) { e.transcript = msgs }
+
+// Takes asks for the turn as typed events, with its transcript.
+func (e *Encoder) Takes() loop.Takes { return loop.Takes{Transcript: true} }
 
 // Done ends a turn that finished: the open items are closed, the response
 // is kept (Options.Keep), and response.completed — or
@@ -492,5 +498,4 @@ func (e *Encoder) Flush() error {
 	return nil
 }
 
-var _ loop.EventSink = (*Encoder)(nil)
-var _ loop.Transcriber = (*Encoder)(nil)
+var _ loop.Out = (*Encoder)(nil)

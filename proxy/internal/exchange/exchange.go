@@ -82,7 +82,7 @@ type Turn interface {
 	// and gathered; w is the stream of a streamed answer, nil otherwise.
 	// Start may change t (Responses brings its conversation whole, and
 	// turns history stitching off).
-	Start(t *loop.Turn, w Writer) loop.Sink
+	Start(t *loop.Turn, w Writer) loop.Out
 	// Answer is the body of a non-streamed answer of a turn that ended
 	// well.
 	Answer() ([]byte, error)
