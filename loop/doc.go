@@ -55,9 +55,7 @@
 //     upstream for usage, and working around one that refuses.
 //   - display.go, progress.go: tool events and cards ([Event]), approval
 //     and progress events.
-//   - emit.go: each chunk as typed events, from what the turn made of it;
-//     collector.go: [Collector] gathers chat chunks into a non-streaming
-//     answer.
+//   - emit.go: each chunk as typed events, from what the turn made of it.
 //   - turnlock.go: the turn's lock and the writers that borrow it while the
 //     turn waits (approval events, keepalives).
 //   - trace.go: OpenTelemetry spans of the turn, its rounds and its calls.

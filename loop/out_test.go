@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -114,7 +115,7 @@ func TestEventsMatchChunks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			col := &loop.Collector{Events: true}
+			col := &chat.Collector{Events: true}
 			run(col)
 			rec := &recorder{}
 			run(rec)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -158,7 +159,7 @@ func TestToolProgressHidden(t *testing.T) {
 	}
 	t.Run("collected", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			col := &loop.Collector{Events: true}
+			col := &chat.Collector{Events: true}
 			if _, err := (&loop.Runner{}).Run(context.Background(), progressTurn(t, config.DisplayEvents), col); err != nil {
 				t.Fatal(err)
 			}

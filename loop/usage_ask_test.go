@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -219,7 +220,7 @@ func TestUsageCollector(t *testing.T) {
 	}
 	lc := config.Default().Loop
 	lc.Keepalive = 0
-	col := &loop.Collector{}
+	col := &chat.Collector{}
 	var r loop.Runner
 	rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
 		Tools: tools, Executor: fixedExec{}, Loop: lc, Mode: config.ToolModeText}, col)

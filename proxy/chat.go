@@ -35,7 +35,7 @@ func (chatProtocol) ErrorAnswer(_ error, ae exchange.Error) (int, []byte) {
 // chatAnswer is one chat request's side of its turn.
 type chatAnswer struct {
 	req *loop.Request
-	col *loop.Collector // a non-streamed answer
+	col *chat.Collector // a non-streamed answer
 }
 
 func (a *chatAnswer) Request() *loop.Request { return a.req }
@@ -48,7 +48,7 @@ func (a *chatAnswer) Start(t *loop.Turn, w exchange.Writer) loop.Out {
 	if w != nil {
 		return chat.NewStream(w)
 	}
-	a.col = &loop.Collector{Events: t.Loop.Display == config.DisplayEvents}
+	a.col = &chat.Collector{Events: t.Loop.Display == config.DisplayEvents}
 	return a.col
 }
 

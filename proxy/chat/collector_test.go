@@ -1,4 +1,4 @@
-package loop
+package chat
 
 import "testing"
 

@@ -1,14 +1,17 @@
-package loop
+package chat
 
 import (
 	"encoding/json"
 	"strings"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop"
 )
 
-// Collector is the [Out] of a chat client that did not ask to stream: it joins the
-// turn's chunks into one chat.completion (docs/stream.md): the joined content
+// Collector is the [loop.Out] of a chat client that did not ask to stream:
+// it joins the turn's chunks into one chat.completion (docs/stream.md): the
+// joined content
 // and reasoning, the client's tool calls, the final finish_reason, the usage
 // summed over rounds, and toolstream's events as a list.
 type Collector struct {
@@ -16,7 +19,7 @@ type Collector struct {
 	// (display: events), even when the list is empty.
 	Events bool
 
-	Ignore      // the typed events: a Collector reads the chunks
+	loop.Ignore // the typed events: a Collector reads the chunks
 	p           fastjson.Parser
 	id, model   string
 	created     int64
@@ -41,7 +44,7 @@ type collectedCall struct {
 
 // Takes says the Collector reads chat chunks, and no progress: a
 // non-streaming client would read a list of progress it never watched.
-func (c *Collector) Takes() Takes { return Takes{Chunks: true, NoProgress: true} }
+func (c *Collector) Takes() loop.Takes { return loop.Takes{Chunks: true, NoProgress: true} }
 
 // Raw takes one chunk.
 func (c *Collector) Raw(b []byte) error {
@@ -152,4 +155,4 @@ func (c *Collector) Completion() []byte {
 	return b
 }
 
-var _ Out = (*Collector)(nil)
+var _ loop.Out = (*Collector)(nil)
