@@ -256,7 +256,7 @@ func (s *stream) finish() error {
 }
 
 // s2b views a string as bytes without copying. The bytes must not be
-// modified; Sink.Send only reads them during the call.
+// modified; Out.Raw only reads them during the call.
 func s2b(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // b2s views bytes as a string without copying. The bytes must not change

@@ -17,8 +17,8 @@
 //     errors, and the [Fallback] upstream a round moves to.
 //   - out.go: [Out], loop's only output: the turn as typed events, or as
 //     chat chunks through Raw; [Ignore], for an Out that wants only some.
-//   - sink.go: [Sink], the chunk writer chat's Out writes to, and the
-//     turn's own wrapper of its Out.
+//   - clientsink.go: the turn's own wrapper of its Out, which knows when
+//     the client was last written to.
 //   - id.go, report.go: [NewID]; the calls a [Report] lists.
 //
 // One turn, top to bottom:

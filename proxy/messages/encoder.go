@@ -327,7 +327,7 @@ func (e *Encoder) stop() stopFields {
 }
 
 // Hold turns holding on or off, when the Writer holds (proxy's SSE
-// writer, a loop.Batcher): the turn holds while it forwards events it
+// writer): the turn holds while it forwards events it
 // already has, so the events of one read from the upstream leave in one
 // write and one flush, as a chat stream's chunks do.
 func (e *Encoder) Hold(on bool) error {

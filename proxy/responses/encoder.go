@@ -41,7 +41,7 @@ const ServerLabel = "toolstream"
 
 // Writer is where a streamed response goes, one SSE event at a time;
 // proxy's SSE writer implements it. A Writer that also has Hold and
-// Flush (loop.Batcher's) is held and flushed as the turn says.
+// Flush (as proxy's SSE writer has) is held and flushed as the turn says.
 type Writer interface {
 	// WriteEvent writes one event: "event: <name>" and its JSON on one
 	// "data:" line.
@@ -482,7 +482,7 @@ func (e *Encoder) Response() ([]byte, error) {
 	return e.resp.appendJSON(nil), nil
 }
 
-// Hold turns holding on or off, when the Writer holds (loop.Batcher).
+// Hold turns holding on or off, when the Writer holds.
 func (e *Encoder) Hold(on bool) error {
 	if e.holds != nil {
 		return e.holds.Hold(on)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 )
 
 // StatusClientClosed is nginx's and Caddy's status for a client that hung
@@ -40,7 +41,7 @@ type Input struct {
 // writer. Nothing reaches the client before its first write (the commit
 // point).
 type Writer interface {
-	loop.Batcher
+	chat.Writer
 	// WriteEvent writes one event with a name: "event: <name>" and its
 	// data.
 	WriteEvent(name string, data []byte) error
