@@ -123,6 +123,10 @@ func serverNames(tools []toolhost.Tool) map[string]string {
 	return m
 }
 
+// Takes asks for the turn as typed events; a message answered whole asks
+// for no progress, which it would only drop (it has no pings).
+func (e *Encoder) Takes() loop.Takes { return loop.Takes{NoProgress: e.w == nil} }
+
 // Started reports whether anything was written: after it, an error can
 // only be an error event.
 func (e *Encoder) Started() bool { return e.started }

@@ -196,6 +196,18 @@ func TestEncoderQuiet(t *testing.T) {
 	}
 }
 
+// TestEncoderTakes: a stream takes tool progress (its pings), a message
+// answered whole does not.
+func TestEncoderTakes(t *testing.T) {
+	t.Parallel()
+	if messages.NewStream(&events{}, opts).Takes().NoProgress {
+		t.Error("a stream asks for no progress")
+	}
+	if !messages.NewMessage(opts).Takes().NoProgress {
+		t.Error("a message answered whole asks for progress")
+	}
+}
+
 // TestEncoderApprovalWait sends the mcp_tool_use block of a call that
 // waits for approval at once, pings while it waits, and nothing of the
 // approval events themselves.

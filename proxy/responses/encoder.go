@@ -379,8 +379,12 @@ func (e *Encoder) Keepalive() error {
 // loop.Out.Transcript): the stored conversation continues from them.
 func (e *Encoder) Transcript(msgs []json.RawMessage) { e.transcript = msgs }
 
-// Takes asks for the turn as typed events, with its transcript.
-func (e *Encoder) Takes() loop.Takes { return loop.Takes{Transcript: true} }
+// Takes asks for the turn as typed events, with its transcript; a
+// response answered whole asks for no progress, of which its object keeps
+// nothing.
+func (e *Encoder) Takes() loop.Takes {
+	return loop.Takes{Transcript: true, NoProgress: e.opts.Writer == nil}
+}
 
 // Done ends a turn that finished: the open items are closed, the response
 // is kept (Options.Keep), and response.completed — or
