@@ -49,7 +49,8 @@
 //   - clientstream.go: the client's stream: one id, one role, chunks sent
 //     as read or re-encoded, held chunks, the finish.
 //   - ownchunks.go: the chunks toolstream writes itself (content,
-//     reasoning, finish, tool-call deltas, extensions).
+//     reasoning, finish, tool-call deltas, extensions), or to an Out of
+//     typed events the events they stand for.
 //   - usage_tally.go, usage_count.go, usage_ask.go: the usage chunk held to
 //     the end and summed over rounds; the turn's token counts; asking the
 //     upstream for usage, and working around one that refuses.
