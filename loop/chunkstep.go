@@ -38,8 +38,11 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 		return nil, nil
 	}
 	if len(choices) == 0 {
-		s.parts = parts{}
-		return nil, s.send(v, data, c.edited, &s.parts)
+		if !s.out.chunks() {
+			s.out.mark() // nothing in it for typed events
+			return nil, nil
+		}
+		return nil, s.send(v, data, c.edited)
 	}
 
 	c.c0 = choices[0]
@@ -104,6 +107,10 @@ type stepChunk struct {
 	visible, reasoning string
 	// calls are the text calls whose blocks closed in this chunk.
 	calls []detect.Call
+	// native says the delta's tool calls went through the round's native
+	// calls; frags are what of them the client sees.
+	native bool
+	frags  []clientFragment
 }
 
 // tallyUsage counts the chunk's usage, if it has any. It reports true when
@@ -173,8 +180,9 @@ func (tr *turnRun) readDelta(c *stepChunk, det *detect.Detector, ro *roundOutcom
 	if tc := delta.Get("tool_calls"); tc != nil && tc.Type() == fastjson.TypeArray {
 		if ro.native != nil {
 			// Server calls are taken out; client calls go on re-indexed.
-			if frags := ro.native.feed(tc.GetArray()); frags != "" {
-				delta.Set("tool_calls", chunk.RawValue(s.a, frags))
+			c.native, c.frags = true, ro.native.feed(tc.GetArray())
+			if len(c.frags) > 0 {
+				delta.Set("tool_calls", chunk.RawValue(s.a, encodeFragments(c.frags)))
 			} else {
 				delta.Del("tool_calls")
 			}
@@ -217,11 +225,23 @@ func (tr *turnRun) holdFinish(c *stepChunk) bool {
 	return false
 }
 
-// sendChunk sends the chunk: the upstream's bytes when nothing changed,
-// the edited value with its content written back otherwise, and to a sink
-// of values the parts it reads.
+// sendChunk sends the chunk: to an Out of chunks, the upstream's bytes
+// when nothing changed, the edited value with its content written back
+// otherwise; to one of typed events, what the turn made of it.
 func (tr *turnRun) sendChunk(c *stepChunk, ro *roundOutcome, inlineFinish bool) error {
 	s := tr.s
+	if !s.out.chunks() {
+		s.out.mark()
+		s.edits = edits{reasoning: c.reasoning, text: c.visible, read: c.read, native: c.native, frags: c.frags}
+		finish := ""
+		if inlineFinish {
+			finish = ro.finish // a finish held for later went out as null
+		}
+		if err := s.emitChoice(c.c0, c.delta, &s.edits, finish); err != nil {
+			return err
+		}
+		return s.emitUsage(c.u, "")
+	}
 	switch {
 	case c.read && c.visible == "" && c.reasoning != "":
 		c.delta.Del("content") // all of it was reasoning
@@ -229,13 +249,5 @@ func (tr *turnRun) sendChunk(c *stepChunk, ro *roundOutcome, inlineFinish bool) 
 		// Reading content unescaped it; write it back with JSON's escaping.
 		c.delta.Set("content", chunk.RawValue(s.a, s.quote(c.visible)))
 	}
-	if s.out.values == nil {
-		// A sink of chunks reads none of it.
-		return s.send(c.v, c.data, c.edited, nil)
-	}
-	s.parts = parts{c0: c.c0, delta: c.delta, text: c.visible, read: c.read, usage: c.u}
-	if inlineFinish {
-		s.parts.finish = ro.finish // a finish held for later went out as null
-	}
-	return s.send(c.v, c.data, c.edited, &s.parts)
+	return s.send(c.v, c.data, c.edited)
 }

@@ -26,11 +26,15 @@ func (u *memUpstream) Events() iter.Seq2[string, error] {
 	}
 }
 
-type discardSink struct{ bytes int }
+type discardSink struct {
+	Ignore
+	bytes int
+}
 
-func (d *discardSink) Send(b []byte) error    { d.bytes += len(b); return nil }
-func (d *discardSink) Comment(s string) error { return nil }
-func (d *discardSink) Done() error            { return nil }
+func (d *discardSink) Takes() Takes { return Takes{Chunks: true} }
+
+func (d *discardSink) Raw(b []byte) error { d.bytes += len(b); return nil }
+func (d *discardSink) Done() error        { return nil }
 
 // BenchmarkChunk measures the per-chunk path of a turn: parse the upstream
 // event with fastjson, check the envelope, forward. One op is one chunk.

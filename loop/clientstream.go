@@ -57,13 +57,13 @@ type stream struct {
 	fin *held
 	// toolCalls says a forwarded chunk carried a tool-call delta.
 	toolCalls bool
-	// parts is what step found of the chunk it sends (see send): kept
-	// here, not on step's stack, as a pointer to it passed to a sink
-	// would move it to the heap on every chunk.
-	parts parts
+	// edits is what step made of the chunk it emits: kept here, not on
+	// step's stack, as a pointer to it passed on would move it to the heap
+	// on every chunk.
+	edits edits
 }
 
-func newStream(out Sink, model string, now func() time.Time, newID func(string) string) *stream {
+func newStream(out Out, model string, now func() time.Time, newID func(string) string) *stream {
 	return &stream{
 		out:   newClientSink(out),
 		model: model,
@@ -113,18 +113,14 @@ func (s *stream) parse(upstream, data string) (*fastjson.Value, error) {
 	return v, nil
 }
 
-// send forwards chunk v, whose upstream text is data: those bytes
-// untouched when nothing was edited, v re-encoded otherwise. p is what
-// the turn found of v, for a sink that takes values.
-func (s *stream) send(v *fastjson.Value, data string, edited bool, p *parts) error {
-	if s.out.values != nil {
-		return s.out.sendValue(v, p)
-	}
+// send forwards chunk v, whose upstream text is data, to an Out of chunks:
+// those bytes untouched when nothing was edited, v re-encoded otherwise.
+func (s *stream) send(v *fastjson.Value, data string, edited bool) error {
 	if !edited {
-		return s.out.Send(s2b(data))
+		return s.out.raw(s2b(data))
 	}
 	s.buf = v.MarshalTo(s.buf[:0])
-	return s.out.Send(s.buf)
+	return s.out.raw(s.buf)
 }
 
 // held is an upstream chunk kept back to go out later — the usage-only
@@ -150,21 +146,23 @@ func (s *stream) keep(v *fastjson.Value, data string, edited bool) *held {
 	return h
 }
 
-// sendHeld sends h with the turn's envelope and frees it.
-func (s *stream) sendHeld(h *held) error {
+// sendHeld sends h with the turn's envelope and frees it. sum, when set,
+// is the turn's usage summed over its rounds, which h then carries.
+func (s *stream) sendHeld(h *held, sum string) error {
 	defer h.release()
 	if !s.started {
 		s.start(h.v)
 	}
 	edited := s.fixEnvelope(h.a, h.v) || h.edited
-	if s.out.values != nil {
-		return s.out.sendValue(h.v, nil)
+	if !s.out.chunks() {
+		s.out.mark()
+		return s.emitHeld(h.v, sum)
 	}
-	if !edited {
-		return s.out.Send(s2b(h.data))
+	if sum != "" {
+		h.v.Set("usage", chunk.RawValue(h.a, sum))
+		edited = true
 	}
-	s.buf = h.v.MarshalTo(s.buf[:0])
-	return s.out.Send(s.buf)
+	return s.send(h.v, h.data, edited)
 }
 
 // release gives h's parser and arena back; a nil h is nothing.
@@ -249,19 +247,16 @@ func (s *stream) fixRole(a *fastjson.Arena, delta *fastjson.Value) bool {
 // rounds when there was more than one — then [DONE].
 func (s *stream) finish() error {
 	if h := s.usage.take(); h != nil {
-		if sum, ok := s.usage.sum(); ok {
-			h.v.Set("usage", chunk.RawValue(h.a, sum))
-			h.edited = true
-		}
-		if err := s.sendHeld(h); err != nil {
+		sum, _ := s.usage.sum()
+		if err := s.sendHeld(h, sum); err != nil {
 			return err
 		}
 	}
-	return s.out.Done()
+	return s.out.done()
 }
 
 // s2b views a string as bytes without copying. The bytes must not be
-// modified; Sink.Send only reads them during the call.
+// modified; Out.Raw only reads them during the call.
 func s2b(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // b2s views bytes as a string without copying. The bytes must not change

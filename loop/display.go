@@ -34,7 +34,7 @@ type Event struct {
 	Error     *toolhost.ToolError `json:"error,omitempty"`
 	// DurationMS is the call's wall time (tool.finished).
 	DurationMS *int64 `json:"duration_ms,omitempty"`
-	// Full is the whole result (tool.finished), for an [EventSink]; chat
+	// Full is the whole result (tool.finished), for an [Out] of typed events; chat
 	// chunks carry the excerpt in Result.
 	Full *toolhost.Result `json:"-"`
 	// From, To and Reason describe a mode.fallback (the tool modes and the
@@ -109,8 +109,8 @@ func (tr *turnRun) event(ev Event) error {
 	if tr.t.Loop.Display != config.DisplayEvents {
 		return nil
 	}
-	if tr.s.out.events != nil {
-		return tr.s.out.sendEvent(&ev)
+	if !tr.s.out.chunks() {
+		return tr.s.out.event(&ev)
 	}
 	b, err := json.Marshal(ev)
 	if err != nil {

@@ -2,8 +2,8 @@
 // watching the model's text, the feedback of tool results, and the stream
 // contract the client relies on (docs/stream.md: one id, one role, one finish,
 // one [DONE]). It knows nothing of HTTP servers: proxy hands it an [Upstream]
-// to open rounds on, an [Executor] to run server tools with, and a [Sink] to
-// write to.
+// to open rounds on, an [Executor] to run server tools with, and an [Out]
+// to write to.
 //
 // # File map
 //
@@ -15,8 +15,10 @@
 //     body once; [Overrides] are its per-request settings.
 //   - upstream.go, fallback.go: [Upstream] and [Stream], the upstream's
 //     errors, and the [Fallback] upstream a round moves to.
-//   - sink.go: [Sink], what the client is written to, and the turn's own
-//     wrapper of it.
+//   - out.go: [Out], loop's only output: the turn as typed events, or as
+//     chat chunks through Raw; [Ignore], for an Out that wants only some.
+//   - clientsink.go: the turn's own wrapper of its Out, which knows when
+//     the client was last written to.
 //   - id.go, report.go: [NewID]; the calls a [Report] lists.
 //
 // One turn, top to bottom:
@@ -47,15 +49,14 @@
 //   - clientstream.go: the client's stream: one id, one role, chunks sent
 //     as read or re-encoded, held chunks, the finish.
 //   - ownchunks.go: the chunks toolstream writes itself (content,
-//     reasoning, finish, tool-call deltas, extensions).
+//     reasoning, finish, tool-call deltas, extensions), or to an Out of
+//     typed events the events they stand for.
 //   - usage_tally.go, usage_count.go, usage_ask.go: the usage chunk held to
 //     the end and summed over rounds; the turn's token counts; asking the
 //     upstream for usage, and working around one that refuses.
 //   - display.go, progress.go: tool events and cards ([Event]), approval
 //     and progress events.
-//   - eventsink.go, collector.go: [Events] turns the chunks into typed
-//     events for the other protocols' encoders; [Collector] gathers them
-//     into a non-streaming answer.
+//   - emit.go: each chunk as typed events, from what the turn made of it.
 //   - turnlock.go: the turn's lock and the writers that borrow it while the
 //     turn waits (approval events, keepalives).
 //   - trace.go: OpenTelemetry spans of the turn, its rounds and its calls.

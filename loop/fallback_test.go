@@ -40,12 +40,16 @@ func (u unsent) Error() string   { return "connection refused" }
 func (u unsent) Unstarted() bool { return bool(u) }
 
 // chunks records what a turn sends.
-type chunks struct{ sent []string }
+type chunks struct {
+	loop.Ignore
+	sent []string
+}
 
-func (c *chunks) Send(b []byte) error  { c.sent = append(c.sent, string(b)); return nil }
-func (c *chunks) Comment(string) error { return nil }
-func (c *chunks) Done() error          { c.sent = append(c.sent, "[DONE]"); return nil }
-func (c *chunks) all() string          { return strings.Join(c.sent, "\n") }
+func (c *chunks) Takes() loop.Takes { return loop.Takes{Chunks: true} }
+
+func (c *chunks) Raw(b []byte) error { c.sent = append(c.sent, string(b)); return nil }
+func (c *chunks) Done() error        { c.sent = append(c.sent, "[DONE]"); return nil }
+func (c *chunks) all() string        { return strings.Join(c.sent, "\n") }
 
 // TestUpstreamFallback: a round its upstream cannot start — nothing
 // written, or 429/5xx before any body — goes to the fallback, in the

@@ -54,9 +54,9 @@ func newNativeCalls(isServer func(string) bool, newID func() string) *nativeCall
 }
 
 // feed takes one chunk's delta.tool_calls and returns the fragments the
-// client must see, re-indexed contiguously from 0 over client calls only,
-// as a JSON array ("" when none). Server calls never reach the client.
-func (n *nativeCalls) feed(frags []*fastjson.Value) string {
+// client must see, re-indexed contiguously from 0 over client calls only
+// (none, nil). Server calls never reach the client.
+func (n *nativeCalls) feed(frags []*fastjson.Value) []clientFragment {
 	var out []clientFragment
 	for _, f := range frags {
 		idx := n.lastIdx
@@ -87,7 +87,7 @@ func (n *nativeCalls) feed(frags []*fastjson.Value) string {
 		}
 		out = n.appendArgs(out, c, idx, id, args)
 	}
-	return encodeFragments(out)
+	return out
 }
 
 // startsNew reports whether a fragment naming name, with arguments args,

@@ -29,15 +29,7 @@ func feedNative(t *testing.T, server map[string]bool, chunks []string) (client [
 		if err != nil {
 			t.Fatalf("chunk %s: %v", ch, err)
 		}
-		out := nc.feed(v.GetArray())
-		if out == "" {
-			continue
-		}
-		var frags []clientFragment
-		if err := json.Unmarshal([]byte(out), &frags); err != nil {
-			t.Fatalf("client fragments %s: %v", out, err)
-		}
-		for _, f := range frags {
+		for _, f := range nc.feed(v.GetArray()) {
 			// What the openai SDK's stream helper does: index is the key,
 			// the first id and name stick, arguments are joined.
 			for len(client) <= f.Index {

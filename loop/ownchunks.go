@@ -24,12 +24,24 @@ func (s *stream) envelope(dst []byte) []byte {
 
 // sendContent writes a chunk carrying only text.
 func (s *stream) sendContent(text string) error {
+	if !s.out.chunks() {
+		if text == "" {
+			return nil
+		}
+		return s.out.text(text)
+	}
 	return s.sendText("content", text)
 }
 
 // sendReasoning writes a chunk carrying only reasoning, as
 // delta.reasoning_content (DeepSeek's field, the one clients read).
 func (s *stream) sendReasoning(text string) error {
+	if !s.out.chunks() {
+		if text == "" {
+			return nil
+		}
+		return s.out.reasoning(text)
+	}
 	return s.sendText("reasoning_content", text)
 }
 
@@ -50,11 +62,14 @@ func (s *stream) sendText(field, text string) error {
 	b = chunk.AppendJSONString(b, text)
 	b = append(b, `},"finish_reason":null}]}`...)
 	s.buf = b
-	return s.out.Send(b)
+	return s.out.raw(b)
 }
 
 // sendFinish writes the turn's finish_reason on an otherwise empty chunk.
 func (s *stream) sendFinish(reason string) error {
+	if !s.out.chunks() {
+		return s.out.finish(reason)
+	}
 	b := s.envelope(s.buf[:0])
 	b = append(b, `,"choices":[{"index":0,"delta":{`...)
 	if !s.roleSent {
@@ -65,7 +80,7 @@ func (s *stream) sendFinish(reason string) error {
 	b = chunk.AppendJSONString(b, reason)
 	b = append(b, `}]}`...)
 	s.buf = b
-	return s.out.Send(b)
+	return s.out.raw(b)
 }
 
 // sendExtension writes a chunk with an empty delta and toolstream's
@@ -81,12 +96,16 @@ func (s *stream) sendExtension(ext []byte) error {
 	b = append(b, ext...)
 	b = append(b, '}')
 	s.buf = b
-	return s.out.Send(b)
+	return s.out.raw(b)
 }
 
 // sendToolCalls writes a chunk whose delta carries the tool-call fragments
-// frags (a JSON array).
-func (s *stream) sendToolCalls(frags string) error {
+// frags.
+func (s *stream) sendToolCalls(frags []clientFragment) error {
+	if !s.out.chunks() {
+		e := edits{native: true, frags: frags}
+		return s.emitToolCalls(nil, &e)
+	}
 	b := s.envelope(s.buf[:0])
 	b = append(b, `,"choices":[{"index":0,"delta":{`...)
 	if !s.roleSent {
@@ -94,10 +113,10 @@ func (s *stream) sendToolCalls(frags string) error {
 		b = append(b, `"role":"assistant",`...)
 	}
 	b = append(b, `"tool_calls":`...)
-	b = append(b, frags...)
+	b = append(b, encodeFragments(frags)...)
 	b = append(b, `},"finish_reason":null}]}`...)
 	s.buf = b
-	return s.out.Send(b)
+	return s.out.raw(b)
 }
 
 // quote encodes text as a JSON string into the stream's scratch buffer and

@@ -46,10 +46,7 @@ type callProgress struct {
 // no events: display markdown or none, or an answer collected whole (a
 // non-streaming client would read a list of progress it never watched).
 func (tr *turnRun) newProgressFeed() *progressFeed {
-	if tr.plain || tr.t.Loop.Display != config.DisplayEvents {
-		return nil
-	}
-	if _, ok := tr.s.out.out.(*Collector); ok {
+	if tr.plain || tr.t.Loop.Display != config.DisplayEvents || tr.s.out.takes.NoProgress {
 		return nil
 	}
 	return &progressFeed{tr: tr, calls: map[string]*callProgress{}}

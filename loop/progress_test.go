@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -36,13 +37,16 @@ func (s stepper) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, e
 // chunkSink keeps the toolstream objects of the chat chunks it is sent,
 // and counts keepalives.
 type chunkSink struct {
+	loop.Ignore
 	mu         sync.Mutex
 	events     []string
 	content    strings.Builder
 	keepalives int
 }
 
-func (s *chunkSink) Send(b []byte) error {
+func (s *chunkSink) Takes() loop.Takes { return loop.Takes{Chunks: true} }
+
+func (s *chunkSink) Raw(b []byte) error {
 	var c struct {
 		Choices []struct {
 			Delta struct {
@@ -64,7 +68,7 @@ func (s *chunkSink) Send(b []byte) error {
 	}
 	return nil
 }
-func (s *chunkSink) Comment(string) error {
+func (s *chunkSink) Keepalive() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keepalives++
@@ -155,7 +159,7 @@ func TestToolProgressHidden(t *testing.T) {
 	}
 	t.Run("collected", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			col := &loop.Collector{Events: true}
+			col := &chat.Collector{Events: true}
 			if _, err := (&loop.Runner{}).Run(context.Background(), progressTurn(t, config.DisplayEvents), col); err != nil {
 				t.Fatal(err)
 			}

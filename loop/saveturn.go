@@ -23,17 +23,16 @@ func (tr *turnRun) stitch(ctx context.Context, body []byte) ([]byte, error) {
 }
 
 // save stores a turn that had tool activity, so its history can be
-// stitched back later, and hands the turn's rounds to a [Transcriber]. It
+// stitched back later, and hands the turn's rounds to an [Out] that asked for them. It
 // runs before [DONE]: a client may send its next request the moment it
 // reads it. A failed write is logged, not fatal: the client already has
 // its answer.
 func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
-	tx, _ := tr.s.out.events.(Transcriber)
-	if tr.plain {
-		tx = nil // no rounds of its own: the client read what the model wrote
-	}
+	// A plain turn has no rounds of its own: the client read what the
+	// model wrote.
+	tx := tr.s.out.takes.Transcript && !tr.plain
 	keep := tr.t.History != nil && (tr.rep.ToolCalls > 0 || len(tr.clientCallIDs) > 0)
-	if !keep && tx == nil {
+	if !keep && !tx {
 		return
 	}
 	var msgs []any
@@ -51,8 +50,8 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 		}
 		rec.Messages = append(rec.Messages, b)
 	}
-	if tx != nil {
-		tx.Transcript(rec.Messages)
+	if tx {
+		tr.s.out.out.Transcript(rec.Messages)
 	}
 	if !keep {
 		return

@@ -167,6 +167,5 @@ func (tr *turnRun) toClient(ro *roundOutcome, id, name, args string) error {
 	ro.clientCalls++
 	tr.clientCallIDs = append(tr.clientCallIDs, id)
 	tr.found = append(tr.found, foundCall{name: name})
-	frag := encodeFragments([]clientFragment{{Index: idx, ID: id, Type: "function", Function: fragmentFunction{Name: name, Arguments: args}}})
-	return tr.s.sendToolCalls(frag)
+	return tr.s.sendToolCalls([]clientFragment{{Index: idx, ID: id, Type: "function", Function: fragmentFunction{Name: name, Arguments: args}}})
 }

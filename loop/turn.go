@@ -183,13 +183,13 @@ type Report struct {
 // Run runs t and writes what the client sees to out. An error returned
 // before out received anything may still become an HTTP status; after that
 // the caller ends the stream with an error event (docs/http-api.md).
-func (r *Runner) Run(ctx context.Context, t *Turn, out Sink) (Report, error) {
+func (r *Runner) Run(ctx context.Context, t *Turn, out Out) (Report, error) {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
 	defer s.release()
 	// Usage is asked for every turn, but a streaming chat client reads
 	// the usage chunk only if it asked; a non-streaming one's answer and
 	// the other protocols' encoders carry usage of their own accord.
-	s.relayUsage = !t.Request.Stream || t.Request.IncludeUsage || s.out.events != nil
+	s.relayUsage = !t.Request.Stream || t.Request.IncludeUsage || !s.out.chunks()
 	// Rounds hold what they write while their stream can say when it
 	// waits (see runRound); the end of the turn — its finish, usage and
 	// [DONE] — leaves in one write.

@@ -55,11 +55,12 @@ func (s *scriptedStream) Events() iter.Seq2[string, error] {
 
 func (s *scriptedStream) Close() error { return nil }
 
-type discard struct{}
+type discard struct{ loop.Ignore }
 
-func (discard) Send([]byte) error    { return nil }
-func (discard) Comment(string) error { return nil }
-func (discard) Done() error          { return nil }
+func (discard) Takes() loop.Takes { return loop.Takes{Chunks: true} }
+
+func (discard) Raw([]byte) error { return nil }
+func (discard) Done() error      { return nil }
 
 func chunk(delta, finish string) string {
 	f := "null"

@@ -71,7 +71,7 @@ func (tr *turnRun) startKeepalive() (stop func()) {
 func (tr *turnRun) keepalive() error {
 	out := &tr.s.out
 	if out.committed && !out.wrote {
-		if err := out.Comment("keepalive"); err != nil {
+		if err := out.keepalive(); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolstream/toolstream/loop/chunk"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -374,10 +373,7 @@ func (tr *turnRun) finish(ctx context.Context, ro *roundOutcome, reason string) 
 // the upstream puts usage there.
 func (tr *turnRun) forwardFinish(h *held, reason string) error {
 	s := tr.s
-	if sum, ok := s.usage.inlineSum(); ok {
-		h.v.Set("usage", chunk.RawValue(h.a, sum))
-		h.edited = true
-	}
+	sum, _ := s.usage.inlineSum()
 	if c := h.v.GetArray("choices"); len(c) > 0 {
 		if d := c[0].Get("delta"); d != nil && s.fixRole(h.a, d) {
 			h.edited = true
@@ -387,5 +383,5 @@ func (tr *turnRun) forwardFinish(h *held, reason string) error {
 			h.edited = true
 		}
 	}
-	return s.sendHeld(h)
+	return s.sendHeld(h, sum)
 }

@@ -103,7 +103,7 @@ func (tr *turnRun) asksUsage() bool {
 // wrote the chat request (Responses, Messages) and asked for usage itself.
 func (tr *turnRun) ownsStreamOptions() bool {
 	r := tr.t.Request
-	return !r.streamOptions || !r.Stream || tr.s.out.events != nil
+	return !r.streamOptions || !r.Stream || !tr.s.out.chunks()
 }
 
 // clientAskedUsage reports whether the usage ask is the client's own: a

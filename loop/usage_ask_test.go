@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -95,15 +96,15 @@ func TestUsageCountedNotRelayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out recordSink
+	var out chunks
 	var hook roundUsage
 	var r loop.Runner
 	rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", OnRoundUsage: hook.hook}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := append(events[:3:3], "[DONE]"); !cmp.Equal(out.chunks, want) {
-		t.Errorf("client read\n%s\nwant the upstream's chunks as they came, without the usage chunk\n%s", strings.Join(out.chunks, "\n"), strings.Join(want, "\n"))
+	if want := append(events[:3:3], "[DONE]"); !cmp.Equal(out.sent, want) {
+		t.Errorf("client read\n%s\nwant the upstream's chunks as they came, without the usage chunk\n%s", strings.Join(out.sent, "\n"), strings.Join(want, "\n"))
 	}
 	if b := up.sent(); len(b) != 1 || !asksUsage(t, b[0]) {
 		t.Errorf("upstream bodies %q, want one that asks for usage", b)
@@ -127,14 +128,14 @@ func TestUsageRelayedWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out recordSink
+	var out chunks
 	var r loop.Runner
 	rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem"}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cmp.Equal(out.chunks, events) {
-		t.Errorf("client read\n%s\nwant\n%s", strings.Join(out.chunks, "\n"), strings.Join(events, "\n"))
+	if !cmp.Equal(out.sent, events) {
+		t.Errorf("client read\n%s\nwant\n%s", strings.Join(out.sent, "\n"), strings.Join(events, "\n"))
 	}
 	if b := up.sent(); len(b) != 1 || b[0] != body {
 		t.Errorf("upstream bodies %q, want the client's bytes", b)
@@ -169,7 +170,7 @@ func TestUsageToolTurnSums(t *testing.T) {
 			lc := config.Default().Loop
 			lc.Keepalive = 0
 			up := &askRecorder{rounds: rounds()}
-			var out recordSink
+			var out chunks
 			var hook roundUsage
 			r := loop.Runner{NewID: func(p string) string { return p + "1" }}
 			rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
@@ -193,7 +194,7 @@ func TestUsageToolTurnSums(t *testing.T) {
 				t.Errorf("OnRoundUsage got %v, want one call per round %v", hook.calls, want)
 			}
 			var usage []string
-			for _, c := range out.chunks {
+			for _, c := range out.sent {
 				if strings.Contains(c, `"usage"`) {
 					usage = append(usage, c)
 				}
@@ -219,7 +220,7 @@ func TestUsageCollector(t *testing.T) {
 	}
 	lc := config.Default().Loop
 	lc.Keepalive = 0
-	col := &loop.Collector{}
+	col := &chat.Collector{}
 	var r loop.Runner
 	rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
 		Tools: tools, Executor: fixedExec{}, Loop: lc, Mode: config.ToolModeText}, col)
@@ -271,7 +272,7 @@ func TestUsageRefused(t *testing.T) {
 					tools = tc.tools
 				}
 				var hook roundUsage
-				var out recordSink
+				var out chunks
 				rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
 					Tools: tools, Executor: fixedExec{}, Loop: lc, Mode: config.ToolModeText, OnRoundUsage: hook.hook}, &out)
 				if err != nil {
@@ -289,7 +290,7 @@ func TestUsageRefused(t *testing.T) {
 				if rep.UsageKnown || len(hook.calls) > 0 {
 					t.Errorf("turn %d: usage known %v, hook %v; want unknown", turn+1, rep.UsageKnown, hook.calls)
 				}
-				if last := out.chunks[len(out.chunks)-1]; last != "[DONE]" {
+				if last := out.sent[len(out.sent)-1]; last != "[DONE]" {
 					t.Errorf("turn %d ended with %s", turn+1, last)
 				}
 			}
@@ -306,7 +307,7 @@ func TestUsageRefusedClientAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r loop.Runner
-	_, err = r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem"}, &recordSink{})
+	_, err = r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem"}, &chunks{})
 	var ue *loop.UpstreamError
 	if !errors.As(err, &ue) || ue.Status != http.StatusUnprocessableEntity {
 		t.Errorf("error %v, want the upstream's 422", err)
@@ -315,10 +316,3 @@ func TestUsageRefusedClientAsked(t *testing.T) {
 		t.Errorf("%d requests, want 1", n)
 	}
 }
-
-// recordSink keeps every chunk it is sent.
-type recordSink struct{ chunks []string }
-
-func (r *recordSink) Send(b []byte) error  { r.chunks = append(r.chunks, string(b)); return nil }
-func (r *recordSink) Comment(string) error { return nil }
-func (r *recordSink) Done() error          { r.chunks = append(r.chunks, "[DONE]"); return nil }

@@ -9,11 +9,15 @@ import (
 )
 
 // recordSink keeps every chunk it is sent.
-type recordSink struct{ chunks []string }
+type recordSink struct {
+	Ignore
+	chunks []string
+}
 
-func (r *recordSink) Send(b []byte) error  { r.chunks = append(r.chunks, string(b)); return nil }
-func (r *recordSink) Comment(string) error { return nil }
-func (r *recordSink) Done() error          { r.chunks = append(r.chunks, "[DONE]"); return nil }
+func (r *recordSink) Takes() Takes { return Takes{Chunks: true} }
+
+func (r *recordSink) Raw(b []byte) error { r.chunks = append(r.chunks, string(b)); return nil }
+func (r *recordSink) Done() error        { r.chunks = append(r.chunks, "[DONE]"); return nil }
 
 // TestUsageTally: a round's usage counts only once the round is kept; the
 // held chunk goes out as it came after one round and summed after more;

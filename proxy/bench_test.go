@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/proxy/upstream"
 )
 
@@ -78,7 +79,7 @@ func BenchmarkChunkPath(b *testing.B) {
 			b.SetBytes(int64(len(chunk)))
 			b.ReportAllocs()
 			b.ResetTimer()
-			if _, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: memOpener{body}, UpstreamName: "mem"}, sink); err != nil {
+			if _, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: memOpener{body}, UpstreamName: "mem"}, chat.NewStream(sink)); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
 )
 
@@ -34,7 +35,7 @@ func (chatProtocol) ErrorAnswer(_ error, ae exchange.Error) (int, []byte) {
 // chatAnswer is one chat request's side of its turn.
 type chatAnswer struct {
 	req *loop.Request
-	col *loop.Collector // a non-streamed answer
+	col *chat.Collector // a non-streamed answer
 }
 
 func (a *chatAnswer) Request() *loop.Request { return a.req }
@@ -43,11 +44,11 @@ func (a *chatAnswer) Relay() bool            { return true }
 
 // Start gives the turn the stream itself, or a Collector of one
 // chat.completion when w is nil.
-func (a *chatAnswer) Start(t *loop.Turn, w exchange.Writer) loop.Sink {
+func (a *chatAnswer) Start(t *loop.Turn, w exchange.Writer) loop.Out {
 	if w != nil {
-		return w
+		return chat.NewStream(w)
 	}
-	a.col = &loop.Collector{Events: t.Loop.Display == config.DisplayEvents}
+	a.col = &chat.Collector{Events: t.Loop.Display == config.DisplayEvents}
 	return a.col
 }
 

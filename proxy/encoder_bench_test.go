@@ -24,7 +24,7 @@ func BenchmarkResponsesChunkPath(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	encoderChunkPath(b, "/v1/responses", r.Chat, func(sink *sseSink) loop.EventSink {
+	encoderChunkPath(b, "/v1/responses", r.Chat, func(sink *sseSink) loop.Out {
 		return responses.NewEncoder(r, responses.Options{ID: "resp_1", Writer: sink})
 	})
 }
@@ -36,14 +36,14 @@ func BenchmarkMessagesChunkPath(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	encoderChunkPath(b, "/v1/messages", m.Chat, func(sink *sseSink) loop.EventSink {
+	encoderChunkPath(b, "/v1/messages", m.Chat, func(sink *sseSink) loop.Out {
 		return messages.NewStream(sink, messages.Options{ID: "msg_1", Model: "m"})
 	})
 }
 
 // encoderChunkPath runs one turn of b.N content chunks, as chat would
 // forward them, through the encoder newEnc makes on an SSE sink.
-func encoderChunkPath(b *testing.B, path string, chat []byte, newEnc func(*sseSink) loop.EventSink) {
+func encoderChunkPath(b *testing.B, path string, chat []byte, newEnc func(*sseSink) loop.Out) {
 	const chunk = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":" token"},"logprobs":null,"finish_reason":null}]}`
 	const finish = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
 	req, err := loop.ParseRequest(chat)
@@ -62,7 +62,7 @@ func encoderChunkPath(b *testing.B, path string, chat []byte, newEnc func(*sseSi
 	b.SetBytes(int64(len(chunk)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	if _, err := run.Run(context.Background(), &loop.Turn{Request: req, Upstream: memOpener{body}, UpstreamName: "mem"}, loop.Events(enc)); err != nil {
+	if _, err := run.Run(context.Background(), &loop.Turn{Request: req, Upstream: memOpener{body}, UpstreamName: "mem"}, enc); err != nil {
 		b.Fatal(err)
 	}
 }

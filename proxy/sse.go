@@ -8,7 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 )
 
 // sseSink writes a turn to the client as server-sent events. Nothing
@@ -38,7 +38,7 @@ type sseSink struct {
 	// deadlineSet is when the write deadline was last pushed forward.
 	deadlineSet time.Time
 	// hold says events are written without a flush each (see
-	// [loop.Batcher]); held says some are waiting for one. err is the
+	// [chat.Writer]); held says some are waiting for one. err is the
 	// first write error: a flush done from the stream's reader cannot
 	// return it, so the next send does.
 	hold, held bool
@@ -216,4 +216,4 @@ func lineBreak(b []byte) int {
 	return i
 }
 
-var _ loop.Batcher = (*sseSink)(nil)
+var _ chat.Writer = (*sseSink)(nil)

@@ -11,7 +11,7 @@ import (
 )
 
 // TestEncoderTextBorrowed: text is only valid during the call
-// (loop.EventSink), so what the encoder holds back — blank space before a
+// (loop.Out), so what the encoder holds back — blank space before a
 // text block — is a copy, streamed or gathered.
 func TestEncoderTextBorrowed(t *testing.T) {
 	texts := []string{"\n\n", " ", "Hi", " there.\n", "\n"}

@@ -43,7 +43,7 @@ type Options struct {
 // ServerName is the server_name of toolstream's own (webhook) tools.
 const ServerName = "toolstream"
 
-// Encoder is a turn's answer in the Messages API: a [loop.EventSink] that
+// Encoder is a turn's answer in the Messages API: a [loop.Out] that
 // writes Anthropic's stream to a [Writer] ([NewStream]), or gathers the
 // message object a client that did not stream reads ([NewMessage]).
 //
@@ -61,6 +61,9 @@ const ServerName = "toolstream"
 // Nothing is written before the turn's first event, so an error before it
 // can still be an HTTP status; message_start goes out with that event.
 type Encoder struct {
+	// Ignore takes what the Messages API has no form for: the turn's
+	// transcript, chat chunks.
+	loop.Ignore
 	w       Writer
 	frames  frameWriter // w, when it takes frames
 	opts    Options
@@ -120,6 +123,10 @@ func serverNames(tools []toolhost.Tool) map[string]string {
 	return m
 }
 
+// Takes asks for the turn as typed events; a message answered whole asks
+// for no progress, which it would only drop (it has no pings).
+func (e *Encoder) Takes() loop.Takes { return loop.Takes{NoProgress: e.w == nil} }
+
 // Started reports whether anything was written: after it, an error can
 // only be an error event.
 func (e *Encoder) Started() bool { return e.started }
@@ -134,7 +141,7 @@ func (e *Encoder) Started() bool { return e.started }
 // the tool blocks.
 func (e *Encoder) Text(s string) error {
 	if e.open != "text" && strings.TrimSpace(s) == "" {
-		// A copy: s is only valid during the call (loop.EventSink).
+		// A copy: s is only valid during the call (loop.Out).
 		e.space += strings.Clone(s)
 		return nil
 	}
@@ -324,7 +331,7 @@ func (e *Encoder) stop() stopFields {
 }
 
 // Hold turns holding on or off, when the Writer holds (proxy's SSE
-// writer, a loop.Batcher): the turn holds while it forwards events it
+// writer): the turn holds while it forwards events it
 // already has, so the events of one read from the upstream leave in one
 // write and one flush, as a chat stream's chunks do.
 func (e *Encoder) Hold(on bool) error {
@@ -344,6 +351,5 @@ func (e *Encoder) Flush() error {
 }
 
 var (
-	_ loop.EventSink     = (*Encoder)(nil)
-	_ loop.StopSequencer = (*Encoder)(nil)
+	_ loop.Out = (*Encoder)(nil)
 )

@@ -31,21 +31,21 @@ func (w *events) WriteEvent(name string, data []byte) error {
 	return nil
 }
 
-// step is one call on an EventSink.
-type step func(loop.EventSink) error
+// step is one call on an Out.
+type step func(loop.Out) error
 
-func text(s string) step      { return func(e loop.EventSink) error { return e.Text(s) } }
-func reasoning(s string) step { return func(e loop.EventSink) error { return e.Reasoning(s) } }
+func text(s string) step      { return func(e loop.Out) error { return e.Text(s) } }
+func reasoning(s string) step { return func(e loop.Out) error { return e.Reasoning(s) } }
 func call(i int, id, name, args string) step {
-	return func(e loop.EventSink) error {
+	return func(e loop.Out) error {
 		return e.ToolCall(loop.ToolCallDelta{Index: i, ID: id, Name: name, Arguments: args})
 	}
 }
-func ev(x loop.Event) step { return func(e loop.EventSink) error { return e.Event(&x) } }
-func finish(r string) step { return func(e loop.EventSink) error { return e.Finish(r) } }
-func usage(u string) step  { return func(e loop.EventSink) error { return e.Usage(json.RawMessage(u)) } }
-func ping() step           { return func(e loop.EventSink) error { return e.Keepalive() } }
-func done() step           { return func(e loop.EventSink) error { return e.Done() } }
+func ev(x loop.Event) step { return func(e loop.Out) error { return e.Event(&x) } }
+func finish(r string) step { return func(e loop.Out) error { return e.Finish(r) } }
+func usage(u string) step  { return func(e loop.Out) error { return e.Usage(json.RawMessage(u)) } }
+func ping() step           { return func(e loop.Out) error { return e.Keepalive() } }
+func done() step           { return func(e loop.Out) error { return e.Done() } }
 func started(id, name, args string) step {
 	return ev(loop.Event{Event: "tool.started", CallID: id, Name: name, Arguments: json.RawMessage(args), Round: 1})
 }
@@ -130,7 +130,7 @@ func TestEncoderStream(t *testing.T) {
 			`message_delta {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":0,"output_tokens":0}}`,
 			`message_stop {"type":"message_stop"}`,
 		}},
-		{"stop sequence", []step{text("1, 2"), finish("stop"), func(e loop.EventSink) error {
+		{"stop sequence", []step{text("1, 2"), finish("stop"), func(e loop.Out) error {
 			return e.(interface{ StopSequence(string) error }).StopSequence("3")
 		}, done()}, []string{
 			start,
@@ -193,6 +193,18 @@ func TestEncoderQuiet(t *testing.T) {
 	enc.Keepalive()
 	if !enc.Started() || len(w.lines) != 2 || !strings.HasPrefix(w.lines[0], "message_start ") {
 		t.Errorf("a ping first: %q, want message_start then ping", w.lines)
+	}
+}
+
+// TestEncoderTakes: a stream takes tool progress (its pings), a message
+// answered whole does not.
+func TestEncoderTakes(t *testing.T) {
+	t.Parallel()
+	if messages.NewStream(&events{}, opts).Takes().NoProgress {
+		t.Error("a stream asks for no progress")
+	}
+	if !messages.NewMessage(opts).Takes().NoProgress {
+		t.Error("a message answered whole asks for progress")
 	}
 }
 

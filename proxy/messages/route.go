@@ -104,14 +104,14 @@ func (a *answer) Relay() bool            { return false }
 
 // Start makes the encoder: streaming events to w, or building one message
 // object when w is nil.
-func (a *answer) Start(lt *loop.Turn, w exchange.Writer) loop.Sink {
+func (a *answer) Start(lt *loop.Turn, w exchange.Writer) loop.Out {
 	opts := Options{ID: a.p.NewID("msg_"), Model: a.mreq.Model, Tools: lt.Tools}
 	if w == nil {
 		a.enc = NewMessage(opts)
 	} else {
 		a.enc = NewStream(w, opts)
 	}
-	return loop.Events(a.enc)
+	return a.enc
 }
 
 // Answer is the message object of a turn that was not streamed.

@@ -20,7 +20,7 @@ func (w *recorded) WriteEvent(name string, data []byte) error {
 func (w *recorded) Comment(string) error { return nil }
 
 // TestEncoderTextBorrowed: text and reasoning are only valid during the
-// call (loop.EventSink), so what the encoder keeps — the items' text,
+// call (loop.Out), so what the encoder keeps — the items' text,
 // blank space held back until text follows — is a copy.
 func TestEncoderTextBorrowed(t *testing.T) {
 	thinking := []string{"Hm", ", ok.\n"}

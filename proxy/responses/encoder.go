@@ -41,7 +41,7 @@ const ServerLabel = "toolstream"
 
 // Writer is where a streamed response goes, one SSE event at a time;
 // proxy's SSE writer implements it. A Writer that also has Hold and
-// Flush (loop.Batcher's) is held and flushed as the turn says.
+// Flush (as proxy's SSE writer has) is held and flushed as the turn says.
 type Writer interface {
 	// WriteEvent writes one event: "event: <name>" and its JSON on one
 	// "data:" line.
@@ -98,8 +98,8 @@ type Finished struct {
 }
 
 // Encoder turns a turn's events into a Responses API answer: the stream
-// of response.* events, or one response object. It is the loop.EventSink
-// of the route; one goroutine calls it, in order (see loop.EventSink).
+// of response.* events, or one response object. It is the [loop.Out] of
+// the route; one goroutine calls it, in order (see loop.Out).
 //
 // Output items follow the turn as it happened: reasoning, a message per
 // stretch of text between tool activity, an mcp_call per server-tool call
@@ -110,6 +110,9 @@ type Finished struct {
 // by failing the run; the mcp_call that follows carries its id in
 // approval_request_id.
 type Encoder struct {
+	// Ignore takes what the Responses API has no form for: stop
+	// sequences, chat chunks.
+	loop.Ignore
 	req   *Request
 	opts  Options
 	tools map[string]toolhost.Tool
@@ -373,8 +376,15 @@ func (e *Encoder) Keepalive() error {
 }
 
 // Transcript takes the turn's rounds as the model wrote them (see
-// loop.Transcriber): the stored conversation continues from them.
+// loop.Out.Transcript): the stored conversation continues from them.
 func (e *Encoder) Transcript(msgs []json.RawMessage) { e.transcript = msgs }
+
+// Takes asks for the turn as typed events, with its transcript; a
+// response answered whole asks for no progress, of which its object keeps
+// nothing.
+func (e *Encoder) Takes() loop.Takes {
+	return loop.Takes{Transcript: true, NoProgress: e.opts.Writer == nil}
+}
 
 // Done ends a turn that finished: the open items are closed, the response
 // is kept (Options.Keep), and response.completed — or
@@ -476,7 +486,7 @@ func (e *Encoder) Response() ([]byte, error) {
 	return e.resp.appendJSON(nil), nil
 }
 
-// Hold turns holding on or off, when the Writer holds (loop.Batcher).
+// Hold turns holding on or off, when the Writer holds.
 func (e *Encoder) Hold(on bool) error {
 	if e.holds != nil {
 		return e.holds.Hold(on)
@@ -492,5 +502,4 @@ func (e *Encoder) Flush() error {
 	return nil
 }
 
-var _ loop.EventSink = (*Encoder)(nil)
-var _ loop.Transcriber = (*Encoder)(nil)
+var _ loop.Out = (*Encoder)(nil)

@@ -26,6 +26,15 @@ func newEncoder(t *testing.T, body string, tools []toolhost.Tool, keep *response
 		Keep:  func(f responses.Finished) { *keep = f }})
 }
 
+// TestEncoderTakes: a response answered whole asks for its transcript and
+// no progress.
+func TestEncoderTakes(t *testing.T) {
+	var keep responses.Finished
+	if got := newEncoder(t, `{"model":"m","input":"hi"}`, nil, &keep).Takes(); !got.Transcript || !got.NoProgress {
+		t.Errorf("Takes() = %+v", got)
+	}
+}
+
 // output decodes a response object's output items.
 func output(t *testing.T, e *responses.Encoder) []map[string]any {
 	t.Helper()

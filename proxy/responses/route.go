@@ -169,7 +169,7 @@ func (a *answer) Relay() bool            { return false }
 // from a stored response, or from items restored one by one, so history
 // stitching, which would expand a call it recognises into its whole turn
 // a second time, is off.
-func (a *answer) Start(t *loop.Turn, w exchange.Writer) loop.Sink {
+func (a *answer) Start(t *loop.Turn, w exchange.Writer) loop.Out {
 	t.History = nil
 	opts := Options{ID: a.p.NewID("resp_"), Created: a.p.Now().Unix(), NewID: a.p.NewID, Tools: t.Tools}
 	if a.r.Store && a.p.Store != nil {
@@ -182,7 +182,7 @@ func (a *answer) Start(t *loop.Turn, w exchange.Writer) loop.Sink {
 		opts.Writer = w
 	}
 	a.enc = NewEncoder(a.r, opts)
-	return loop.Events(a.enc)
+	return a.enc
 }
 
 // Answer is the response object of a turn that was not streamed.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 )
 
 // StatusClientClosed is nginx's and Caddy's status for a client that hung
@@ -40,7 +41,7 @@ type Input struct {
 // writer. Nothing reaches the client before its first write (the commit
 // point).
 type Writer interface {
-	loop.Batcher
+	chat.Writer
 	// WriteEvent writes one event with a name: "event: <name>" and its
 	// data.
 	WriteEvent(name string, data []byte) error
@@ -82,7 +83,7 @@ type Turn interface {
 	// and gathered; w is the stream of a streamed answer, nil otherwise.
 	// Start may change t (Responses brings its conversation whole, and
 	// turns history stitching off).
-	Start(t *loop.Turn, w Writer) loop.Sink
+	Start(t *loop.Turn, w Writer) loop.Out
 	// Answer is the body of a non-streamed answer of a turn that ended
 	// well.
 	Answer() ([]byte, error)

@@ -1,4 +1,4 @@
-package loop
+package chat
 
 import "testing"
 
@@ -14,7 +14,7 @@ func TestCollector(t *testing.T) {
 		`{"id":"x1","object":"chat.completion.chunk","created":5,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
 		`{"id":"x1","object":"chat.completion.chunk","created":5,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`,
 	} {
-		if err := c.Send([]byte(ch)); err != nil {
+		if err := c.Raw([]byte(ch)); err != nil {
 			t.Fatal(err)
 		}
 	}

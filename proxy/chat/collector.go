@@ -1,14 +1,17 @@
-package loop
+package chat
 
 import (
 	"encoding/json"
 	"strings"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/toolstream/toolstream/loop"
 )
 
-// Collector is the [Sink] of a client that did not ask to stream: it joins the
-// turn's chunks into one chat.completion (docs/stream.md): the joined content
+// Collector is the [loop.Out] of a chat client that did not ask to stream:
+// it joins the turn's chunks into one chat.completion (docs/stream.md): the
+// joined content
 // and reasoning, the client's tool calls, the final finish_reason, the usage
 // summed over rounds, and toolstream's events as a list.
 type Collector struct {
@@ -16,9 +19,8 @@ type Collector struct {
 	// (display: events), even when the list is empty.
 	Events bool
 
+	loop.Ignore // the typed events: a Collector reads the chunks
 	p           fastjson.Parser
-	rp          fastjson.Parser // for values set as raw JSON
-	raw         []byte
 	id, model   string
 	created     int64
 	fingerprint string
@@ -40,19 +42,16 @@ type collectedCall struct {
 	} `json:"function"`
 }
 
-// Send takes one chunk.
-func (c *Collector) Send(b []byte) error {
+// Takes says the Collector reads chat chunks, and no progress: a
+// non-streaming client would read a list of progress it never watched.
+func (c *Collector) Takes() loop.Takes { return loop.Takes{Chunks: true, NoProgress: true} }
+
+// Raw takes one chunk.
+func (c *Collector) Raw(b []byte) error {
 	v, err := c.p.ParseBytes(b)
 	if err != nil {
 		return err
 	}
-	return c.sendValue(v, nil)
-}
-
-// sendValue takes one chunk as the turn parsed it: the upstream's chunks
-// are not parsed twice. It reads v itself, once per chunk of an answer
-// that is not streamed, and has no use for p.
-func (c *Collector) sendValue(v *fastjson.Value, _ *parts) error {
 	if c.id == "" {
 		c.id = string(v.GetStringBytes("id"))
 		c.model = string(v.GetStringBytes("model"))
@@ -61,7 +60,7 @@ func (c *Collector) sendValue(v *fastjson.Value, _ *parts) error {
 	if fp := v.GetStringBytes("system_fingerprint"); len(fp) > 0 && c.fingerprint == "" {
 		c.fingerprint = string(fp)
 	}
-	if u := c.resolve(v.Get("usage")); u != nil && u.Type() == fastjson.TypeObject {
+	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 		c.usage = json.RawMessage(u.MarshalTo(nil))
 	}
 	if ev := v.Get("toolstream"); ev != nil && ev.Type() == fastjson.TypeObject {
@@ -79,12 +78,12 @@ func (c *Collector) sendValue(v *fastjson.Value, _ *parts) error {
 	if delta == nil {
 		return nil
 	}
-	if s := c.resolve(delta.Get("content")); s != nil && s.Type() == fastjson.TypeString {
+	if s := (delta.Get("content")); s != nil && s.Type() == fastjson.TypeString {
 		c.content.Write(s.GetStringBytes())
 		c.hasContent = true
 	}
 	for _, k := range []string{"reasoning_content", "reasoning"} {
-		if s := c.resolve(delta.Get(k)); s != nil && s.Type() == fastjson.TypeString {
+		if s := (delta.Get(k)); s != nil && s.Type() == fastjson.TypeString {
 			if c.reasoning == nil {
 				c.reasoning = map[string]*strings.Builder{}
 			}
@@ -94,7 +93,7 @@ func (c *Collector) sendValue(v *fastjson.Value, _ *parts) error {
 			c.reasoning[k].Write(s.GetStringBytes())
 		}
 	}
-	tcs := c.resolve(delta.Get("tool_calls"))
+	tcs := (delta.Get("tool_calls"))
 	if tcs == nil || tcs.Type() != fastjson.TypeArray {
 		return nil
 	}
@@ -115,27 +114,6 @@ func (c *Collector) sendValue(v *fastjson.Value, _ *parts) error {
 	}
 	return nil
 }
-
-// resolve reads a value the turn set as raw JSON ([rawValue], which looks
-// like a number) as the value it encodes; others are returned as they are.
-// What it returns is valid until the next call.
-func (c *Collector) resolve(v *fastjson.Value) *fastjson.Value {
-	if v == nil || v.Type() != fastjson.TypeNumber {
-		return v
-	}
-	c.raw = v.MarshalTo(c.raw[:0])
-	if len(c.raw) == 0 || c.raw[0] != '"' && c.raw[0] != '[' && c.raw[0] != '{' {
-		return v // a number
-	}
-	r, err := c.rp.ParseBytes(c.raw)
-	if err != nil {
-		return nil
-	}
-	return r
-}
-
-// Comment ignores keepalives: there is no stream to keep alive.
-func (c *Collector) Comment(string) error { return nil }
 
 // Done marks the end of the turn.
 func (c *Collector) Done() error { return nil }
@@ -177,7 +155,4 @@ func (c *Collector) Completion() []byte {
 	return b
 }
 
-var (
-	_ Sink      = (*Collector)(nil)
-	_ valueSink = (*Collector)(nil)
-)
+var _ loop.Out = (*Collector)(nil)

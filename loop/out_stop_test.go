@@ -16,7 +16,7 @@ type stopRecorder struct {
 
 func (r *stopRecorder) StopSequence(s string) error { r.seqs = append(r.seqs, s); return nil }
 
-// TestEventsStopSequence tells a StopSequencer the stop sequence an
+// TestEventsStopSequence tells an Out the stop sequence an
 // upstream names (vLLM's stop_reason, SGLang's matched_stop) once, before
 // the finish; a stop token's id or a finish other than stop says nothing.
 func TestEventsStopSequence(t *testing.T) {
@@ -41,7 +41,7 @@ func TestEventsStopSequence(t *testing.T) {
 			turn := &loop.Turn{Request: req, Upstream: &scripted{rounds: [][]string{{chunk(`{"role":"assistant","content":"1 2"}`, ""), tt.last, "[DONE]"}}, mark: -1},
 				UpstreamName: "mem", Format: "hermes", Loop: lc, Mode: config.ToolModeText}
 			rec := &stopRecorder{}
-			if _, err := (&loop.Runner{}).Run(context.Background(), turn, loop.Events(rec)); err != nil {
+			if _, err := (&loop.Runner{}).Run(context.Background(), turn, rec); err != nil {
 				t.Fatal(err)
 			}
 			if len(rec.seqs) != len(tt.want) || len(tt.want) > 0 && rec.seqs[0] != tt.want[0] {

@@ -10,11 +10,13 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// recorder is an EventSink that rebuilds what a client reads.
+// recorder is an Out of typed events that rebuilds what a client reads.
 type recorder struct {
+	loop.Ignore
 	text, reasoning strings.Builder
 	calls           map[int]*loop.ToolCallDelta
 	events          []string
@@ -95,7 +97,7 @@ func TestEventsMatchChunks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := func(out loop.Sink) {
+			run := func(out loop.Out) {
 				t.Helper()
 				req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"go"}]` + tt.extra + `}`))
 				if err != nil {
@@ -113,10 +115,10 @@ func TestEventsMatchChunks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			col := &loop.Collector{Events: true}
+			col := &chat.Collector{Events: true}
 			run(col)
 			rec := &recorder{}
-			run(loop.Events(rec))
+			run(rec)
 
 			var want struct {
 				Choices []struct {
@@ -182,12 +184,14 @@ type transcriber struct {
 	done  bool // Done had been called when the transcript came
 }
 
+func (r *transcriber) Takes() loop.Takes { return loop.Takes{Transcript: true} }
+
 func (r *transcriber) Transcript(msgs []json.RawMessage) {
 	r.msgs, r.done = msgs, r.recorder.done
 	r.calls++
 }
 
-// TestEventsTranscript: a turn with tools hands an EventSink that keeps
+// TestEventsTranscript: a turn with tools hands an Out that keeps
 // conversations its rounds as the model wrote them — the tool markup and
 // the results frame included, which the client never read — once, before
 // Done; a plain turn hands none.
@@ -207,7 +211,7 @@ func TestEventsTranscript(t *testing.T) {
 			turn.Executor = fixedExec{}
 		}
 		rec := &transcriber{}
-		if _, err := (&loop.Runner{NewID: func(p string) string { return p + "1" }}).Run(context.Background(), turn, loop.Events(rec)); err != nil {
+		if _, err := (&loop.Runner{NewID: func(p string) string { return p + "1" }}).Run(context.Background(), turn, rec); err != nil {
 			t.Fatal(err)
 		}
 		return rec

@@ -1,0 +1,119 @@
+package loop
+
+import "encoding/json"
+
+// Out is where a turn goes: loop's only output. The turn hands it typed
+// events — text, reasoning, the client's tool calls, toolstream's events,
+// one finish, the turn's usage — and each client protocol's encoder writes
+// them in its own shape (proxy/chat, proxy/responses, proxy/messages). An
+// encoder that has no use for an event ignores it: embed [Ignore] and
+// write only the methods wanted.
+//
+// Chat is the one protocol whose wire is the upstream's own: an Out whose
+// [Takes] has Chunks set gets the turn as chat.completion.chunk objects
+// through Raw instead of the typed events for text, reasoning, tool calls,
+// events, finish and usage — an upstream chunk the turn did not change
+// byte for byte, the others as the turn encoded them.
+//
+// Calls come from one goroutine, in order. An error ends the turn as a
+// client gone ([ErrClientGone]).
+type Out interface {
+	// Takes says how the Out reads the turn; it is asked once, at the
+	// turn's start.
+	Takes() Takes
+	// Raw is one complete chat.completion.chunk JSON object, only for an
+	// Out that takes chunks. The slice is valid only during the call.
+	Raw(chunk []byte) error
+	// Text is visible assistant text. text is valid only during the call:
+	// it is read in place from the parsed chunk, and an Out that keeps any
+	// of it copies it.
+	Text(text string) error
+	// Reasoning is the model's reasoning (reasoning_content, reasoning, or
+	// an implicit <think> split off), valid only during the call as
+	// Text's is.
+	Reasoning(text string) error
+	// ToolCall is a fragment of a call of one of the client's own tools,
+	// as a chat stream carries it: the first fragment of a call has its
+	// ID and Name, later ones add to Arguments.
+	ToolCall(f ToolCallDelta) error
+	// Event is tool activity: tool.started, tool.progress, tool.finished
+	// (with the whole result in Event.Full), approval.requested,
+	// approval.resolved, round.started, mode.fallback, upstream.fallback.
+	// Only with display: events.
+	Event(ev *Event) error
+	// StopSequence is the client's stop sequence that ended the answer,
+	// when the upstream names it (vLLM's choices say it in "stop_reason",
+	// SGLang's in "matched_stop"); it comes before Finish.
+	StopSequence(s string) error
+	// Finish is the turn's finish_reason, once.
+	Finish(reason string) error
+	// Usage is the turn's usage, summed over its rounds (its raw JSON, as
+	// the upstream named the fields), when the upstream reported any.
+	Usage(u json.RawMessage) error
+	// Keepalive says the turn is alive but has had nothing to send for
+	// loop.keepalive.
+	Keepalive() error
+	// Transcript is called once, before Done, when a turn with tools
+	// finished and [Takes] asked for it: msgs are its assistant side as
+	// chat messages (JSON), the messages history stitching stores — the
+	// model's own rounds, tool markup or native calls included, and every
+	// server result. A protocol that stores conversations (the Responses
+	// API's previous_response_id) continues one from them. msgs are the
+	// Out's to keep.
+	Transcript(msgs []json.RawMessage)
+	// Hold turns holding on or off: while on, what is written may wait to
+	// be flushed, so that events which arrived from the upstream together
+	// leave in one write. The turn holds only while it forwards events it
+	// already has, and flushes before it waits for anything. Turning it
+	// off flushes.
+	Hold(on bool) error
+	// Flush writes out what is held.
+	Flush() error
+	// Done ends a turn that finished.
+	Done() error
+}
+
+// Takes is how an [Out] reads a turn.
+type Takes struct {
+	// Chunks: the turn as chat chunks through Raw, not as typed events
+	// (chat's own wire).
+	Chunks bool
+	// NoProgress: no tool.progress events, and no timers to throttle
+	// them — an answer collected whole, whose reader never watched it
+	// move.
+	NoProgress bool
+	// Transcript: the turn's rounds as the upstream must read them again
+	// (see Out.Transcript).
+	Transcript bool
+}
+
+// ToolCallDelta is one fragment of a client tool call.
+type ToolCallDelta struct {
+	// Index is the call's place among the turn's client calls, from 0.
+	Index int
+	// ID and Name are set on a call's first fragment.
+	ID, Name string
+	// Arguments is the next piece of the call's arguments (JSON text).
+	Arguments string
+}
+
+// Ignore is an [Out] that ignores everything and takes typed events: an
+// encoder embeds it and writes the methods of the events it wants.
+type Ignore struct{}
+
+func (Ignore) Takes() Takes                 { return Takes{} }
+func (Ignore) Raw([]byte) error             { return nil }
+func (Ignore) Text(string) error            { return nil }
+func (Ignore) Reasoning(string) error       { return nil }
+func (Ignore) ToolCall(ToolCallDelta) error { return nil }
+func (Ignore) Event(*Event) error           { return nil }
+func (Ignore) StopSequence(string) error    { return nil }
+func (Ignore) Finish(string) error          { return nil }
+func (Ignore) Usage(json.RawMessage) error  { return nil }
+func (Ignore) Keepalive() error             { return nil }
+func (Ignore) Transcript([]json.RawMessage) {}
+func (Ignore) Hold(bool) error              { return nil }
+func (Ignore) Flush() error                 { return nil }
+func (Ignore) Done() error                  { return nil }
+
+var _ Out = Ignore{}

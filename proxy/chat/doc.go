@@ -1,0 +1,8 @@
+// Package chat encodes a turn for a chat-completions client: the turn's
+// chat chunks streamed as they come ([Stream]), or gathered into one
+// chat.completion for a client that did not ask to stream ([Collector]).
+// Each is chat's [loop.Out], beside the encoders of proxy/responses and
+// proxy/messages. Unlike theirs, chat's wire is the upstream's own, so it
+// takes the turn as chunks (loop.Takes.Chunks): an upstream chunk the turn
+// did not change goes out byte for byte.
+package chat
