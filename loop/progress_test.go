@@ -14,7 +14,6 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
-	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -141,8 +140,8 @@ func jsonNum(f float64) string {
 	return string(b)
 }
 
-// TestToolProgressHidden: with display markdown or none, and for a client
-// that reads one answer, progress shows nothing.
+// TestToolProgressHidden: with display markdown or none, progress shows
+// nothing.
 func TestToolProgressHidden(t *testing.T) {
 	for _, display := range []string{config.DisplayMarkdown, config.DisplayNone} {
 		t.Run(display, func(t *testing.T) {
@@ -157,18 +156,6 @@ func TestToolProgressHidden(t *testing.T) {
 			})
 		})
 	}
-	t.Run("collected", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			col := &chat.Collector{Events: true}
-			if _, err := (&loop.Runner{}).Run(context.Background(), progressTurn(t, config.DisplayEvents), col); err != nil {
-				t.Fatal(err)
-			}
-			b := col.Completion()
-			if strings.Contains(string(b), "tool.progress") || !strings.Contains(string(b), "tool.finished") {
-				t.Errorf("collected answer: %s", b)
-			}
-		})
-	})
 }
 
 // slowStepper reports progress every 200ms for 3s.
