@@ -33,8 +33,9 @@ func (s stepper) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, e
 	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: `{"ok":true}`, IsJSON: true, Status: toolhost.StatusOK}, nil
 }
 
-// chunkSink keeps the toolstream objects of the chat chunks it is sent,
-// and counts keepalives.
+// chunkSink takes chat chunks and keeps the turn's events and content —
+// those in the chunks and those the turn hands on itself — and counts
+// keepalives.
 type chunkSink struct {
 	loop.Ignore
 	mu         sync.Mutex
@@ -65,6 +66,22 @@ func (s *chunkSink) Raw(b []byte) error {
 	if len(c.Choices) > 0 {
 		s.content.WriteString(c.Choices[0].Delta.Content)
 	}
+	return nil
+}
+func (s *chunkSink) Text(t string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.content.WriteString(t)
+	return nil
+}
+func (s *chunkSink) Event(ev *loop.Event) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, string(b))
 	return nil
 }
 func (s *chunkSink) Keepalive() error {
