@@ -2,6 +2,7 @@ package loop
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/valyala/fastjson"
 
@@ -251,3 +252,44 @@ func (tr *turnRun) sendChunk(c *stepChunk, ro *roundOutcome, inlineFinish bool) 
 	}
 	return s.send(c.v, c.data, c.edited)
 }
+
+// quote encodes text as a JSON string into the stream's scratch buffer and
+// returns a view of it, valid until the next chunk.
+func (s *stream) quote(text string) string {
+	start := len(s.qbuf)
+	s.qbuf = chunk.AppendJSONString(s.qbuf, text)
+	q := s.qbuf[start:]
+	return unsafe.String(unsafe.SliceData(q), len(q))
+}
+
+// blank reports whether a delta carries nothing to show: its visible
+// content is empty and every other field is null or "" (DeepSeek ends with
+// {"content":"","reasoning_content":null}). It looks at each field's raw
+// JSON: asking fastjson for a string's type or value unescapes it in place,
+// and a field the proxy does not own must go out as it came.
+func blank(delta *fastjson.Value, visible string) bool {
+	if visible != "" {
+		return false
+	}
+	if delta == nil {
+		return true
+	}
+	o, err := delta.Object()
+	if err != nil {
+		return true
+	}
+	ok := true
+	var raw []byte
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		if string(k) == "content" {
+			return
+		}
+		raw = v.MarshalTo(raw[:0])
+		if s := string(raw); s != "null" && s != `""` {
+			ok = false
+		}
+	})
+	return ok
+}
+
+func isNull(v *fastjson.Value) bool { return v == nil || v.Type() == fastjson.TypeNull }

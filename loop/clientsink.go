@@ -35,6 +35,11 @@ func (c *clientSink) sent(err error) error {
 	return gone(err)
 }
 
+// begin and opened write nothing: they tell the Out what its own chunks
+// need.
+func (c *clientSink) begin(b Begin) { c.out.Begin(b) }
+func (c *clientSink) opened()       { c.out.Opened() }
+
 func (c *clientSink) raw(b []byte) error             { return c.sent(c.out.Raw(b)) }
 func (c *clientSink) text(t string) error            { return c.sent(c.out.Text(t)) }
 func (c *clientSink) reasoning(t string) error       { return c.sent(c.out.Reasoning(t)) }

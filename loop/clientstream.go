@@ -41,9 +41,11 @@ type stream struct {
 	qbuf []byte
 
 	// id and created are fixed by the turn's first chunk.
-	id       string
-	created  int64
-	started  bool
+	id      string
+	created int64
+	started bool
+	// roleSent says the answer opened: a forwarded chunk or one of the
+	// turn's own carried the role (see fixRole and own).
 	roleSent bool
 
 	// usage is the turn's usage: held back so it goes out after the last
@@ -180,6 +182,7 @@ func (s *stream) ensureStarted() {
 		s.started = true
 		s.id = s.newID("chatcmpl-")
 		s.created = s.now().Unix()
+		s.out.begin(Begin{ID: s.id, Created: s.created, Model: s.model})
 	}
 }
 
@@ -197,6 +200,7 @@ func (s *stream) start(v *fastjson.Value) {
 	} else {
 		s.created = s.now().Unix()
 	}
+	s.out.begin(Begin{ID: s.id, Created: s.created, Model: s.model})
 }
 
 // fixEnvelope sets id, object, created and model where the chunk differs
@@ -230,6 +234,7 @@ func (s *stream) fixRole(a *fastjson.Arena, delta *fastjson.Value) bool {
 	has := delta.Exists("role")
 	if !s.roleSent {
 		s.roleSent = true
+		s.out.opened()
 		if !has {
 			delta.Set("role", a.NewString("assistant"))
 			return true

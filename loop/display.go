@@ -104,19 +104,12 @@ func (tr *turnRun) approvalEvent(n *approvalNote) error {
 
 func roundStarted(n int) Event { return Event{Event: "round.started", Round: n} }
 
-// event sends ev as an extension chunk when the turn displays events.
+// event hands ev to the Out when the turn displays events.
 func (tr *turnRun) event(ev Event) error {
 	if tr.t.Loop.Display != config.DisplayEvents {
 		return nil
 	}
-	if !tr.s.out.chunks() {
-		return tr.s.out.event(&ev)
-	}
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	return tr.s.sendExtension(b)
+	return tr.s.sendEvent(&ev)
 }
 
 // showFinished tells the client a call finished: a tool.finished event, or

@@ -48,9 +48,9 @@
 //
 //   - clientstream.go: the client's stream: one id, one role, chunks sent
 //     as read or re-encoded, held chunks, the finish.
-//   - ownchunks.go: the chunks toolstream writes itself (content,
-//     reasoning, finish, tool-call deltas, extensions), or to an Out of
-//     typed events the events they stand for.
+//   - ownevents.go: the turn's own output (its text, reasoning, finish,
+//     client calls found in text, events) as typed events to every Out;
+//     chat's Out builds chunks of them.
 //   - usage_tally.go, usage_count.go, usage_ask.go: the usage chunk held to
 //     the end and summed over rounds; the turn's token counts; asking the
 //     upstream for usage, and working around one that refuses.

@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ type unsent bool
 func (u unsent) Error() string   { return "connection refused" }
 func (u unsent) Unstarted() bool { return bool(u) }
 
-// chunks records what a turn sends.
+// chunks records what a turn sends: chunks, and its own text and events.
 type chunks struct {
 	loop.Ignore
 	sent []string
@@ -47,9 +48,15 @@ type chunks struct {
 
 func (c *chunks) Takes() loop.Takes { return loop.Takes{Chunks: true} }
 
-func (c *chunks) Raw(b []byte) error { c.sent = append(c.sent, string(b)); return nil }
-func (c *chunks) Done() error        { c.sent = append(c.sent, "[DONE]"); return nil }
-func (c *chunks) all() string        { return strings.Join(c.sent, "\n") }
+func (c *chunks) Raw(b []byte) error  { c.sent = append(c.sent, string(b)); return nil }
+func (c *chunks) Done() error         { c.sent = append(c.sent, "[DONE]"); return nil }
+func (c *chunks) Text(t string) error { c.sent = append(c.sent, "text "+t); return nil }
+func (c *chunks) Event(ev *loop.Event) error {
+	b, err := json.Marshal(ev)
+	c.sent = append(c.sent, "event "+string(b))
+	return err
+}
+func (c *chunks) all() string { return strings.Join(c.sent, "\n") }
 
 // TestUpstreamFallback: a round its upstream cannot start — nothing
 // written, or 429/5xx before any body — goes to the fallback, in the

@@ -10,10 +10,13 @@ import "encoding/json"
 // write only the methods wanted.
 //
 // Chat is the one protocol whose wire is the upstream's own: an Out whose
-// [Takes] has Chunks set gets the turn as chat.completion.chunk objects
-// through Raw instead of the typed events for text, reasoning, tool calls,
-// events, finish and usage — an upstream chunk the turn did not change
-// byte for byte, the others as the turn encoded them.
+// [Takes] has Chunks set gets the upstream's chunks through Raw instead
+// of the typed events read from them — a chunk the turn did not change
+// byte for byte, the others as the turn edited them — and the turn's own
+// output (text it writes itself, reasoning the think split still held,
+// client calls found in text, toolstream's events, a finish it decided)
+// as typed events, from which it builds chunks of its own (see Begin and
+// Opened).
 //
 // Calls come from one goroutine, in order. An error ends the turn as a
 // client gone ([ErrClientGone]).
@@ -21,9 +24,18 @@ type Out interface {
 	// Takes says how the Out reads the turn; it is asked once, at the
 	// turn's start.
 	Takes() Takes
+	// Begin gives the turn's id and created time and the model the client
+	// named, once, before anything the turn writes itself: an Out that
+	// builds chat chunks puts them on each. An Out of typed events has no
+	// use for it.
+	Begin(b Begin)
 	// Raw is one complete chat.completion.chunk JSON object, only for an
 	// Out that takes chunks. The slice is valid only during the call.
 	Raw(chunk []byte) error
+	// Opened says an upstream chunk opened the answer: it carries the
+	// role, which goes on the answer's first delta only, so no chunk the
+	// Out builds after it may. Only for an Out that takes chunks.
+	Opened()
 	// Text is visible assistant text. text is valid only during the call:
 	// it is read in place from the parsed chunk, and an Out that keeps any
 	// of it copies it.
@@ -75,8 +87,8 @@ type Out interface {
 
 // Takes is how an [Out] reads a turn.
 type Takes struct {
-	// Chunks: the turn as chat chunks through Raw, not as typed events
-	// (chat's own wire).
+	// Chunks: the upstream's chunks through Raw, not as typed events
+	// (chat's own wire); the turn's own output still comes typed.
 	Chunks bool
 	// NoProgress: no tool.progress events, and no timers to throttle
 	// them — an answer collected whole, whose reader never watched it
@@ -85,6 +97,16 @@ type Takes struct {
 	// Transcript: the turn's rounds as the upstream must read them again
 	// (see Out.Transcript).
 	Transcript bool
+}
+
+// Begin is a turn's identity on chat's wire.
+type Begin struct {
+	// ID and Created are the upstream's first chunk's, or the turn's own
+	// when it writes before any chunk came.
+	ID      string
+	Created int64
+	// Model is the model the client named.
+	Model string
 }
 
 // ToolCallDelta is one fragment of a client tool call.
@@ -102,7 +124,9 @@ type ToolCallDelta struct {
 type Ignore struct{}
 
 func (Ignore) Takes() Takes                 { return Takes{} }
+func (Ignore) Begin(Begin)                  {}
 func (Ignore) Raw([]byte) error             { return nil }
+func (Ignore) Opened()                      {}
 func (Ignore) Text(string) error            { return nil }
 func (Ignore) Reasoning(string) error       { return nil }
 func (Ignore) ToolCall(ToolCallDelta) error { return nil }

@@ -6,11 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
-	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -62,118 +59,6 @@ type fixedExec struct{}
 
 func (fixedExec) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, error) {
 	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: `{"ok":true}`, IsJSON: true, Status: toolhost.StatusOK}, nil
-}
-
-// TestEventsMatchChunks runs each turn twice, once read as chat chunks by
-// the Collector and once as events, and requires the same answer from
-// both: the text, the reasoning, the client's calls, toolstream's events,
-// one finish and the usage. The event path is the chunk path, read
-// differently; nothing a chat client reads may be missing from it.
-func TestEventsMatchChunks(t *testing.T) {
-	usage := `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`
-	tools := []toolhost.Tool{{Name: "create_task", Parameters: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)}}
-	client := `,"tools":[{"type":"function","function":{"name":"get_location","parameters":{"type":"object"}}}]`
-	tests := []struct {
-		name   string
-		mode   string
-		tools  []toolhost.Tool
-		extra  string
-		rounds [][]string
-	}{
-		{"plain", config.ToolModeText, nil, "", [][]string{{
-			chunk(`{"role":"assistant","content":"Hel"}`, ""), chunk(`{"content":"lo.","reasoning_content":null}`, ""), chunk(`{}`, "stop"), usage, "[DONE]"}}},
-		{"plain reasoning", config.ToolModeNative, nil, "", [][]string{{
-			chunk(`{"role":"assistant","reasoning_content":"Think."}`, ""), chunk(`{"content":"Done."}`, "stop"), "[DONE]"}}},
-		{"text tool round", config.ToolModeText, tools, "", [][]string{
-			{chunk(`{"role":"assistant","content":"Adding it. <tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}"}`, ""),
-				chunk(`{"content":"\n</tool_call>"}`, ""), chunk(`{}`, "stop"), usage, "[DONE]"},
-			{chunk(`{"role":"assistant","content":"Done \u003c3"}`, ""), chunk(`{}`, "stop"), usage, "[DONE]"}}},
-		{"text client call", config.ToolModeText, tools, client, [][]string{
-			{chunk(`{"role":"assistant","content":"Where? <tool_call>{\"name\": \"get_location\", \"arguments\": {}}</tool_call>"}`, ""), chunk(`{}`, "stop"), "[DONE]"}}},
-		{"native mixed", config.ToolModeNative, tools, client, [][]string{
-			{chunk(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"s1","type":"function","function":{"name":"create_task","arguments":"{\"title\":\"Gym\"}"}}]}`, ""),
-				chunk(`{"tool_calls":[{"index":1,"id":"c1","type":"function","function":{"name":"get_location","arguments":""}}]}`, ""),
-				chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]}`, ""), chunk(`{}`, "tool_calls"), usage, "[DONE]"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			run := func(out loop.Out) {
-				t.Helper()
-				req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"go"}]` + tt.extra + `}`))
-				if err != nil {
-					t.Fatal(err)
-				}
-				lc := config.Default().Loop
-				lc.Keepalive = 0
-				r := loop.Runner{NewID: func(p string) string { return p + "1" }}
-				turn := &loop.Turn{Request: req, Upstream: &scripted{rounds: tt.rounds, mark: -1}, UpstreamName: "mem", Format: "hermes",
-					Tools: tt.tools, Loop: lc, Mode: tt.mode}
-				if len(tt.tools) > 0 {
-					turn.Executor = fixedExec{}
-				}
-				if _, err := r.Run(context.Background(), turn, out); err != nil {
-					t.Fatal(err)
-				}
-			}
-			col := &chat.Collector{Events: true}
-			run(col)
-			rec := &recorder{}
-			run(rec)
-
-			var want struct {
-				Choices []struct {
-					Message struct {
-						Content   *string `json:"content"`
-						Reasoning string  `json:"reasoning_content"`
-						ToolCalls []struct {
-							ID       string `json:"id"`
-							Function struct{ Name, Arguments string }
-						} `json:"tool_calls"`
-					} `json:"message"`
-					FinishReason string `json:"finish_reason"`
-				} `json:"choices"`
-				Usage      json.RawMessage `json:"usage"`
-				Toolstream struct {
-					Events []json.RawMessage `json:"events"`
-				} `json:"toolstream"`
-			}
-			if err := json.Unmarshal(col.Completion(), &want); err != nil {
-				t.Fatal(err)
-			}
-			m := want.Choices[0].Message
-			if m.Content != nil && rec.text.String() != *m.Content || m.Content == nil && rec.text.Len() > 0 {
-				t.Errorf("text %q, chunks read %v", rec.text.String(), m.Content)
-			}
-			if rec.reasoning.String() != m.Reasoning {
-				t.Errorf("reasoning %q, chunks read %q", rec.reasoning.String(), m.Reasoning)
-			}
-			if len(rec.calls) != len(m.ToolCalls) {
-				t.Fatalf("%d client calls, chunks read %d", len(rec.calls), len(m.ToolCalls))
-			}
-			for i, c := range m.ToolCalls {
-				got := rec.calls[i]
-				if got == nil || got.ID != c.ID || got.Name != c.Function.Name || got.Arguments != c.Function.Arguments {
-					t.Errorf("call %d = %+v, chunks read %+v", i, got, c)
-				}
-			}
-			var events []string
-			for _, e := range want.Toolstream.Events {
-				events = append(events, string(e))
-			}
-			if !cmp.Equal(rec.events, events) {
-				t.Errorf("events differ (-events +chunks):\n%s", cmp.Diff(rec.events, events))
-			}
-			if rec.finishes != 1 || rec.finish != want.Choices[0].FinishReason {
-				t.Errorf("finish %q ×%d, chunks read %q once", rec.finish, rec.finishes, want.Choices[0].FinishReason)
-			}
-			if string(rec.usage) != string(want.Usage) {
-				t.Errorf("usage %s, chunks read %s", rec.usage, want.Usage)
-			}
-			if !rec.done {
-				t.Error("no Done")
-			}
-		})
-	}
 }
 
 // transcriber is a recorder that also takes the turn's transcript.

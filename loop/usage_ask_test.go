@@ -14,7 +14,6 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
-	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
@@ -206,32 +205,6 @@ func TestUsageToolTurnSums(t *testing.T) {
 				t.Errorf("the client asked and read %q, want one usage chunk with the sum", usage)
 			}
 		})
-	}
-}
-
-// TestUsageCollector: a non-streaming client's answer carries the usage,
-// which its turn asked for.
-func TestUsageCollector(t *testing.T) {
-	tools := []toolhost.Tool{{Name: "create_task", Parameters: json.RawMessage(`{"type":"object"}`)}}
-	up := &askRecorder{rounds: [][]string{{chunk(`{"role":"assistant","content":"Hi."}`, ""), chunk(`{}`, "stop"), usageChunk(9, 1), "[DONE]"}}}
-	req, err := loop.ParseRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc := config.Default().Loop
-	lc.Keepalive = 0
-	col := &chat.Collector{}
-	var r loop.Runner
-	rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
-		Tools: tools, Executor: fixedExec{}, Loop: lc, Mode: config.ToolModeText}, col)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(col.Completion()), `"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}`) {
-		t.Errorf("answer %s lacks the usage", col.Completion())
-	}
-	if !rep.UsageKnown || rep.PromptTokens != 9 {
-		t.Errorf("report usage %d known %v, want 9", rep.PromptTokens, rep.UsageKnown)
 	}
 }
 

@@ -10,16 +10,16 @@ import (
 )
 
 // Collector is the [loop.Out] of a chat client that did not ask to stream:
-// it joins the turn's chunks into one chat.completion (docs/stream.md): the
-// joined content
-// and reasoning, the client's tool calls, the final finish_reason, the usage
-// summed over rounds, and toolstream's events as a list.
+// it joins the turn — the upstream's chunks and the turn's own output — into
+// one chat.completion (docs/stream.md): the joined content and reasoning,
+// the client's tool calls, the final finish_reason, the usage summed over
+// rounds, and toolstream's events as a list.
 type Collector struct {
 	// Events makes the answer carry "toolstream": {"events": [...]}
 	// (display: events), even when the list is empty.
 	Events bool
 
-	loop.Ignore // the typed events: a Collector reads the chunks
+	loop.Ignore // usage and stop sequences travel in the chunks
 	p           fastjson.Parser
 	id, model   string
 	created     int64
@@ -84,13 +84,7 @@ func (c *Collector) Raw(b []byte) error {
 	}
 	for _, k := range []string{"reasoning_content", "reasoning"} {
 		if s := (delta.Get(k)); s != nil && s.Type() == fastjson.TypeString {
-			if c.reasoning == nil {
-				c.reasoning = map[string]*strings.Builder{}
-			}
-			if c.reasoning[k] == nil {
-				c.reasoning[k] = &strings.Builder{}
-			}
-			c.reasoning[k].Write(s.GetStringBytes())
+			c.addReasoning(k, string(s.GetStringBytes()))
 		}
 	}
 	tcs := (delta.Get("tool_calls"))
@@ -98,21 +92,82 @@ func (c *Collector) Raw(b []byte) error {
 		return nil
 	}
 	for _, tc := range tcs.GetArray() {
-		i := tc.GetInt("index")
-		if i < 0 || i > 1024 {
-			continue
-		}
-		for len(c.toolCalls) <= i {
-			c.toolCalls = append(c.toolCalls, &collectedCall{Type: "function"})
-		}
-		k := c.toolCalls[i]
-		if id := tc.GetStringBytes("id"); len(id) > 0 {
-			k.ID = string(id)
-		}
-		k.Function.Name += string(tc.GetStringBytes("function", "name"))
-		k.Function.Arguments += string(tc.GetStringBytes("function", "arguments"))
+		c.addCall(tc.GetInt("index"), string(tc.GetStringBytes("id")),
+			string(tc.GetStringBytes("function", "name")), string(tc.GetStringBytes("function", "arguments")))
 	}
 	return nil
+}
+
+// Begin takes the turn's identity.
+func (c *Collector) Begin(b loop.Begin) {
+	if c.id == "" {
+		c.id, c.model, c.created = b.ID, b.Model, b.Created
+	}
+}
+
+// Text takes text the turn wrote itself.
+func (c *Collector) Text(text string) error {
+	c.content.WriteString(text)
+	c.hasContent = true
+	return nil
+}
+
+// Reasoning takes reasoning the turn split off itself; it joins the
+// reasoning_content a chat stream would have carried it in.
+func (c *Collector) Reasoning(text string) error {
+	c.addReasoning("reasoning_content", text)
+	return nil
+}
+
+// ToolCall takes a fragment of a client call the turn found in text.
+func (c *Collector) ToolCall(f loop.ToolCallDelta) error {
+	c.addCall(f.Index, f.ID, f.Name, f.Arguments)
+	return nil
+}
+
+// Event takes one of toolstream's events.
+func (c *Collector) Event(ev *loop.Event) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	c.events = append(c.events, b)
+	return nil
+}
+
+// Finish takes the finish_reason the turn decided.
+func (c *Collector) Finish(reason string) error {
+	if reason != "" {
+		c.finish = reason
+	}
+	return nil
+}
+
+func (c *Collector) addReasoning(k, text string) {
+	if c.reasoning == nil {
+		c.reasoning = map[string]*strings.Builder{}
+	}
+	if c.reasoning[k] == nil {
+		c.reasoning[k] = &strings.Builder{}
+	}
+	c.reasoning[k].WriteString(text)
+}
+
+// addCall adds a fragment to the call at index i; an index out of
+// bounds is none of the answer's.
+func (c *Collector) addCall(i int, id, name, args string) {
+	if i < 0 || i > 1024 {
+		return
+	}
+	for len(c.toolCalls) <= i {
+		c.toolCalls = append(c.toolCalls, &collectedCall{Type: "function"})
+	}
+	k := c.toolCalls[i]
+	if id != "" {
+		k.ID = id
+	}
+	k.Function.Name += name
+	k.Function.Arguments += args
 }
 
 // Done marks the end of the turn.

@@ -3,6 +3,7 @@
 // chat.completion for a client that did not ask to stream ([Collector]).
 // Each is chat's [loop.Out], beside the encoders of proxy/responses and
 // proxy/messages. Unlike theirs, chat's wire is the upstream's own, so it
-// takes the turn as chunks (loop.Takes.Chunks): an upstream chunk the turn
-// did not change goes out byte for byte.
+// takes the upstream's chunks as chunks (loop.Takes.Chunks): one the turn
+// did not change goes out byte for byte. The turn's own output comes as
+// typed events, of which the Stream builds chunks itself (ownchunks.go).
 package chat

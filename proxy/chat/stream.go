@@ -2,12 +2,21 @@ package chat
 
 import "github.com/toolstream/toolstream/loop"
 
-// Stream is a streamed chat answer: the turn's chunks written to w as SSE
-// data events as they come, keepalives as SSE comments, and [DONE].
+// Stream is a streamed chat answer: the upstream's chunks as the turn
+// passes them and chunks of its own for the turn's own output, written to
+// w as SSE data events as they come, keepalives as SSE comments, and
+// [DONE].
 type Stream struct {
-	// Ignore takes the typed events: a chat stream reads the chunks.
+	// Ignore takes the events a chat stream has no use for: the usage and
+	// the stop sequence travel in the upstream's chunks.
 	loop.Ignore
 	w Writer
+
+	// begin is the turn's identity, for the chunks the Stream builds;
+	// roleSent says the answer's first delta went out (see ownchunks.go).
+	begin    loop.Begin
+	roleSent bool
+	buf      []byte
 }
 
 // Writer is the stream a chat answer is written to: proxy's SSE writer.

@@ -1,0 +1,284 @@
+package chat_test
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/chat"
+	"github.com/toolstream/toolstream/toolhost"
+)
+
+// The tests here run whole turns into chat's Outs: what a chat client
+// reads of a turn is chat's to answer for, and loop's own tests import
+// nothing above loop.
+
+// scripted is an in-memory upstream: round i yields rounds[i].
+type scripted struct {
+	rounds [][]string
+	n      int
+}
+
+func (s *scripted) Open(context.Context, []byte) (loop.Stream, error) {
+	r := s.rounds[s.n%len(s.rounds)]
+	s.n++
+	return scriptedStream(r), nil
+}
+
+type scriptedStream []string
+
+func (s scriptedStream) Events() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for _, ev := range s {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (scriptedStream) Close() error { return nil }
+
+func chunk(delta, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}`
+}
+
+type fixedExec struct{}
+
+func (fixedExec) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, error) {
+	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: `{"ok":true}`, IsJSON: true, Status: toolhost.StatusOK}, nil
+}
+
+// recorder is an Out of typed events that rebuilds what a client reads.
+type recorder struct {
+	loop.Ignore
+	text, reasoning strings.Builder
+	calls           map[int]*loop.ToolCallDelta
+	events          []string
+	finish          string
+	finishes        int
+	usage           json.RawMessage
+	done            bool
+}
+
+func (r *recorder) Text(s string) error      { r.text.WriteString(s); return nil }
+func (r *recorder) Reasoning(s string) error { r.reasoning.WriteString(s); return nil }
+func (r *recorder) ToolCall(f loop.ToolCallDelta) error {
+	if r.calls == nil {
+		r.calls = map[int]*loop.ToolCallDelta{}
+	}
+	c := r.calls[f.Index]
+	if c == nil {
+		c = &loop.ToolCallDelta{Index: f.Index}
+		r.calls[f.Index] = c
+	}
+	c.ID += f.ID
+	c.Name += f.Name
+	c.Arguments += f.Arguments
+	return nil
+}
+func (r *recorder) Event(ev *loop.Event) error {
+	if ev.Event == "tool.finished" && (ev.Full == nil || ev.Full.CallID != ev.CallID) {
+		return nil // leaves it out, so the comparison fails
+	}
+	b, _ := json.Marshal(ev)
+	r.events = append(r.events, string(b))
+	return nil
+}
+func (r *recorder) Finish(reason string) error { r.finish = reason; r.finishes++; return nil }
+func (r *recorder) Usage(u json.RawMessage) error {
+	r.usage = u
+	return nil
+}
+func (r *recorder) Done() error { r.done = true; return nil }
+
+// TestEventsMatchChunks runs each turn twice, once read as chat chunks by
+// the Collector and once as events, and requires the same answer from
+// both: the text, the reasoning, the client's calls, toolstream's events,
+// one finish and the usage. The event path is the chunk path, read
+// differently; nothing a chat client reads may be missing from it.
+func TestEventsMatchChunks(t *testing.T) {
+	usage := `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`
+	tools := []toolhost.Tool{{Name: "create_task", Parameters: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)}}
+	client := `,"tools":[{"type":"function","function":{"name":"get_location","parameters":{"type":"object"}}}]`
+	tests := []struct {
+		name   string
+		mode   string
+		tools  []toolhost.Tool
+		extra  string
+		rounds [][]string
+	}{
+		{"plain", config.ToolModeText, nil, "", [][]string{{
+			chunk(`{"role":"assistant","content":"Hel"}`, ""), chunk(`{"content":"lo.","reasoning_content":null}`, ""), chunk(`{}`, "stop"), usage, "[DONE]"}}},
+		{"plain reasoning", config.ToolModeNative, nil, "", [][]string{{
+			chunk(`{"role":"assistant","reasoning_content":"Think."}`, ""), chunk(`{"content":"Done."}`, "stop"), "[DONE]"}}},
+		{"text tool round", config.ToolModeText, tools, "", [][]string{
+			{chunk(`{"role":"assistant","content":"Adding it. <tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"Gym\"}}"}`, ""),
+				chunk(`{"content":"\n</tool_call>"}`, ""), chunk(`{}`, "stop"), usage, "[DONE]"},
+			{chunk(`{"role":"assistant","content":"Done \u003c3"}`, ""), chunk(`{}`, "stop"), usage, "[DONE]"}}},
+		{"text client call", config.ToolModeText, tools, client, [][]string{
+			{chunk(`{"role":"assistant","content":"Where? <tool_call>{\"name\": \"get_location\", \"arguments\": {}}</tool_call>"}`, ""), chunk(`{}`, "stop"), "[DONE]"}}},
+		{"native mixed", config.ToolModeNative, tools, client, [][]string{
+			{chunk(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"s1","type":"function","function":{"name":"create_task","arguments":"{\"title\":\"Gym\"}"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":1,"id":"c1","type":"function","function":{"name":"get_location","arguments":""}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]}`, ""), chunk(`{}`, "tool_calls"), usage, "[DONE]"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func(out loop.Out) {
+				t.Helper()
+				req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"go"}]` + tt.extra + `}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				lc := config.Default().Loop
+				lc.Keepalive = 0
+				r := loop.Runner{NewID: func(p string) string { return p + "1" }}
+				turn := &loop.Turn{Request: req, Upstream: &scripted{rounds: tt.rounds}, UpstreamName: "mem", Format: "hermes",
+					Tools: tt.tools, Loop: lc, Mode: tt.mode}
+				if len(tt.tools) > 0 {
+					turn.Executor = fixedExec{}
+				}
+				if _, err := r.Run(context.Background(), turn, out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			col := &chat.Collector{Events: true}
+			run(col)
+			rec := &recorder{}
+			run(rec)
+
+			var want struct {
+				Choices []struct {
+					Message struct {
+						Content   *string `json:"content"`
+						Reasoning string  `json:"reasoning_content"`
+						ToolCalls []struct {
+							ID       string `json:"id"`
+							Function struct{ Name, Arguments string }
+						} `json:"tool_calls"`
+					} `json:"message"`
+					FinishReason string `json:"finish_reason"`
+				} `json:"choices"`
+				Usage      json.RawMessage `json:"usage"`
+				Toolstream struct {
+					Events []json.RawMessage `json:"events"`
+				} `json:"toolstream"`
+			}
+			if err := json.Unmarshal(col.Completion(), &want); err != nil {
+				t.Fatal(err)
+			}
+			m := want.Choices[0].Message
+			if m.Content != nil && rec.text.String() != *m.Content || m.Content == nil && rec.text.Len() > 0 {
+				t.Errorf("text %q, chunks read %v", rec.text.String(), m.Content)
+			}
+			if rec.reasoning.String() != m.Reasoning {
+				t.Errorf("reasoning %q, chunks read %q", rec.reasoning.String(), m.Reasoning)
+			}
+			if len(rec.calls) != len(m.ToolCalls) {
+				t.Fatalf("%d client calls, chunks read %d", len(rec.calls), len(m.ToolCalls))
+			}
+			for i, c := range m.ToolCalls {
+				got := rec.calls[i]
+				if got == nil || got.ID != c.ID || got.Name != c.Function.Name || got.Arguments != c.Function.Arguments {
+					t.Errorf("call %d = %+v, chunks read %+v", i, got, c)
+				}
+			}
+			var events []string
+			for _, e := range want.Toolstream.Events {
+				events = append(events, string(e))
+			}
+			if !cmp.Equal(rec.events, events) {
+				t.Errorf("events differ (-events +chunks):\n%s", cmp.Diff(rec.events, events))
+			}
+			if rec.finishes != 1 || rec.finish != want.Choices[0].FinishReason {
+				t.Errorf("finish %q ×%d, chunks read %q once", rec.finish, rec.finishes, want.Choices[0].FinishReason)
+			}
+			if string(rec.usage) != string(want.Usage) {
+				t.Errorf("usage %s, chunks read %s", rec.usage, want.Usage)
+			}
+			if !rec.done {
+				t.Error("no Done")
+			}
+		})
+	}
+}
+
+// TestUsageCollector: a non-streaming client's answer carries the usage,
+// which its turn asked for.
+func TestUsageCollector(t *testing.T) {
+	tools := []toolhost.Tool{{Name: "create_task", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	up := &scripted{rounds: [][]string{{chunk(`{"role":"assistant","content":"Hi."}`, ""), chunk(`{}`, "stop"), `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}}`, "[DONE]"}}}
+	req, err := loop.ParseRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := config.Default().Loop
+	lc.Keepalive = 0
+	col := &chat.Collector{}
+	var r loop.Runner
+	rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
+		Tools: tools, Executor: fixedExec{}, Loop: lc, Mode: config.ToolModeText}, col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(col.Completion()), `"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}`) {
+		t.Errorf("answer %s lacks the usage", col.Completion())
+	}
+	if !rep.UsageKnown || rep.PromptTokens != 9 {
+		t.Errorf("report usage %d known %v, want 9", rep.PromptTokens, rep.UsageKnown)
+	}
+}
+
+// stepper reports progress 1..5 of 5, 30ms apart, then answers.
+type stepper struct{}
+
+func (stepper) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, error) {
+	for i := 1; i <= 5; i++ {
+		if i > 1 {
+			time.Sleep(30 * time.Millisecond)
+		}
+		toolhost.ReportProgress(c, toolhost.ProgressUpdate{Progress: float64(i), Total: 5, Message: "step"})
+	}
+	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: `{"ok":true}`, IsJSON: true, Status: toolhost.StatusOK}, nil
+}
+
+// TestCollectedNoProgress: for a client that reads one answer, progress
+// shows nothing; the call's tool.finished still does.
+func TestCollectedNoProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		req, err := loop.ParseRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"go"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc := config.Default().Loop
+		lc.Keepalive = 0
+		lc.Display = config.DisplayEvents
+		call, _ := json.Marshal(`<tool_call>{"name": "build", "arguments": {}}</tool_call>`)
+		turn := &loop.Turn{Request: req, UpstreamName: "mem", Format: "hermes",
+			Upstream: &scripted{rounds: [][]string{
+				{chunk(`{"role":"assistant","content":"Working. "}`, ""), chunk(`{"content":`+string(call)+`}`, ""), chunk(`{}`, "stop"), "[DONE]"},
+				{chunk(`{"role":"assistant","content":"Built."}`, ""), chunk(`{}`, "stop"), "[DONE]"}}},
+			Tools: []toolhost.Tool{{Name: "build"}}, Executor: stepper{}, Loop: lc, Mode: config.ToolModeText}
+		col := &chat.Collector{Events: true}
+		if _, err := (&loop.Runner{}).Run(context.Background(), turn, col); err != nil {
+			t.Fatal(err)
+		}
+		b := col.Completion()
+		if strings.Contains(string(b), "tool.progress") || !strings.Contains(string(b), "tool.finished") {
+			t.Errorf("collected answer: %s", b)
+		}
+	})
+}
