@@ -38,6 +38,21 @@ type Waiter interface {
 	WaitHooks(before, after func())
 }
 
+// An Interrupter is a Stream whose wait for the upstream another
+// goroutine can cut short, so that the goroutine reading Events — the one
+// that writes to the client — can write meanwhile (a keepalive, an event
+// that came from elsewhere) without a second writer.
+type Interrupter interface {
+	// Interrupt, from any goroutine and at any time, makes the read
+	// waiting for the upstream, or the next one, stop: the stream runs
+	// wake on the goroutine reading Events, then reads on. Nothing the
+	// upstream sent is lost.
+	Interrupt()
+	// OnInterrupt sets wake; it runs after the Waiter's after hook and
+	// before its before hook of the read that goes on.
+	OnInterrupt(wake func())
+}
+
 // UpstreamError is a non-2xx answer, or an error event inside a stream,
 // from an upstream. It is kept whole so that the client gets the upstream's
 // own status and message (docs/http-api.md).

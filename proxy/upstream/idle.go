@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolstream/toolstream/proxy/upstream/internal/h1"
 )
 
 // idleBody closes an upstream stream that sends nothing for d: a stalled
@@ -28,6 +30,10 @@ type idleBody struct {
 	// reader has used every byte it had, so what was sent from them may go
 	// out now, and others may write while it waits.
 	beforeRead, afterRead func()
+	// wake, when set, runs when a Read was interrupted (see
+	// sseStream.Interrupt), between afterRead and the beforeRead of the
+	// Read that goes on.
+	wake func()
 }
 
 func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
@@ -57,6 +63,16 @@ func (b *idleBody) Read(p []byte) (int, error) {
 		b.t.Reset(b.d)
 	}
 	n, err := b.r.Read(p)
+	for err == h1.ErrInterrupted && n == 0 {
+		// The clock runs on: an interruption is no byte from the
+		// upstream.
+		b.interrupted()
+		n, err = b.r.Read(p)
+	}
+	if err == h1.ErrInterrupted {
+		b.interrupted() // with bytes: they are this Read's
+		err = nil
+	}
 	if b.t != nil {
 		b.t.Stop()
 	}
@@ -64,6 +80,19 @@ func (b *idleBody) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
+}
+
+// interrupted runs wake, as after a Read and before the next.
+func (b *idleBody) interrupted() {
+	if b.afterRead != nil {
+		b.afterRead()
+	}
+	if b.wake != nil {
+		b.wake()
+	}
+	if b.beforeRead != nil {
+		b.beforeRead()
+	}
 }
 
 // Close stops the timer and closes the body.

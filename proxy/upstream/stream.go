@@ -23,6 +23,8 @@ type sseStream struct {
 	ctx      context.Context
 	cancel   func()
 	maxEvent int
+	// intr interrupts a read of body; nil for a stream of StreamOf.
+	intr interrupter
 }
 
 func (s *sseStream) Events() iter.Seq2[string, error] {
@@ -51,6 +53,22 @@ func (s *sseStream) Events() iter.Seq2[string, error] {
 func (s *sseStream) WaitHooks(before, after func()) {
 	s.body.beforeRead, s.body.afterRead = before, after
 }
+
+// Interrupt implements loop.Interrupter: the read waiting for the
+// upstream, or the next one, stops for a moment — on h1 by a read deadline
+// in the past, on net/http by leaving the read's goroutine — and wake runs
+// on the goroutine reading Events before it reads on. Nothing the upstream
+// sent is lost, and the idle timeout counts on. Safe from any goroutine,
+// after Close too; a stream of StreamOf, never waiting long, ignores it.
+func (s *sseStream) Interrupt() {
+	if s.intr != nil {
+		s.intr.Interrupt()
+	}
+}
+
+// OnInterrupt implements loop.Interrupter: wake runs after each
+// interrupted read, between the WaitHooks' after and before.
+func (s *sseStream) OnInterrupt(wake func()) { s.body.wake = wake }
 
 // Close closes the body, then ends the round's context: the other way
 // round the context's end would close the connection under the body, which
@@ -100,3 +118,8 @@ func seconds(d time.Duration) string {
 func StreamOf(body io.ReadCloser, upstream string, maxEvent int) loop.Stream {
 	return &sseStream{body: newIdleBody(body, 0, nil), upstream: upstream, ctx: context.Background(), cancel: func() {}, maxEvent: maxEvent}
 }
+
+var (
+	_ loop.Waiter      = (*sseStream)(nil)
+	_ loop.Interrupter = (*sseStream)(nil)
+)
