@@ -56,8 +56,9 @@
 //   - eventsink.go, collector.go: [Events] turns the chunks into typed
 //     events for the other protocols' encoders; [Collector] gathers them
 //     into a non-streaming answer.
-//   - turnlock.go: the turn's lock and the writers that borrow it while the
-//     turn waits (approval events, keepalives).
+//   - mailbox.go: one writer: what other goroutines have for the client
+//     (approval events, progress) and the keepalives' due times, written by
+//     the turn's goroutine while it waits.
 //   - trace.go: OpenTelemetry spans of the turn, its rounds and its calls.
 //
 // Sub-packages hold what has its own vocabulary: chunk (JSON strings,

@@ -17,15 +17,19 @@ const progressEvery = 100 * time.Millisecond
 
 // progressFeed turns a round's progress reports into tool.progress events.
 // Reports come from the calls' goroutines (or an MCP session's handler) and
-// never wait for the client: they are noted under mu, and a timer writes
-// them under the turn's lock, as the keepalive timer does. Every timer it
-// starts is waited for (wg) before the round ends.
+// never wait for the client: they are noted under mu, and a timer wakes
+// the turn (poke) when a call's next event is due; the turn writes it
+// (show). A timer that fires late only wakes a turn that finds nothing.
 type progressFeed struct {
-	tr *turnRun
-	wg sync.WaitGroup
+	tr   *turnRun
+	poke func()
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// calls are the calls' throttles by call id; order, in the order
+	// they first reported, so that events due together go out in one
+	// order.
 	calls   map[string]*callProgress
+	order   []*callProgress
 	stopped bool
 }
 
@@ -33,10 +37,12 @@ type progressFeed struct {
 type callProgress struct {
 	call toolhost.Call
 	// last is when the call's last event went out; pending the newest
-	// update not shown yet; timer, when set, shows pending.
+	// update not shown yet; timer, when set, wakes the turn to show it,
+	// and due says it did.
 	last    time.Time
 	pending *toolhost.ProgressUpdate
 	timer   *time.Timer
+	due     bool
 	// closed: the executor returned (or the call finished); a report
 	// that comes later, from a notification still in flight, is dropped.
 	closed bool
@@ -52,7 +58,7 @@ func (tr *turnRun) newProgressFeed() *progressFeed {
 	if _, ok := tr.s.out.out.(*Collector); ok {
 		return nil
 	}
-	return &progressFeed{tr: tr, calls: map[string]*callProgress{}}
+	return &progressFeed{tr: tr, poke: tr.mail.poke, calls: map[string]*callProgress{}}
 }
 
 // ToolProgress implements [toolhost.ProgressReporter].
@@ -74,6 +80,7 @@ func (f *progressFeed) report(call toolhost.Call, u toolhost.ProgressUpdate) {
 	if cp == nil {
 		cp = &callProgress{call: call}
 		f.calls[call.ID] = cp
+		f.order = append(f.order, cp)
 	}
 	if cp.closed {
 		return
@@ -83,37 +90,42 @@ func (f *progressFeed) report(call toolhost.Call, u toolhost.ProgressUpdate) {
 		return // one is due and will show the newest
 	}
 	wait := max(progressEvery-time.Since(cp.last), 0)
-	f.wg.Add(1)
 	cp.timer = time.AfterFunc(wait, func() {
-		defer f.wg.Done()
-		f.fire(cp)
+		f.mu.Lock()
+		cp.due = true
+		f.mu.Unlock()
+		f.poke()
 	})
 }
 
-// fire shows cp's pending update, unless the call's tool.finished (or the
-// round's end) took it first.
-func (f *progressFeed) fire(cp *callProgress) {
-	tr := f.tr
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	f.mu.Lock()
-	u := cp.pending
-	cp.pending, cp.timer = nil, nil
-	if f.stopped {
-		u = nil
+// show writes, on the turn's goroutine, the pending update of every call
+// whose event is due, unless the call's tool.finished (or the round's
+// end) took it first.
+func (f *progressFeed) show(now time.Time) error {
+	if f == nil {
+		return nil
 	}
-	if u != nil {
-		cp.last = time.Now()
+	var due []*callProgress
+	var us []*toolhost.ProgressUpdate
+	f.mu.Lock()
+	for _, cp := range f.order {
+		if !cp.due {
+			continue
+		}
+		u := cp.pending
+		cp.pending, cp.timer, cp.due = nil, nil, false
+		if u != nil && !f.stopped {
+			cp.last = now
+			due, us = append(due, cp), append(us, u)
+		}
 	}
 	f.mu.Unlock()
-	if u == nil || tr.asyncErr != nil {
-		return
+	for i, cp := range due {
+		if err := f.tr.event(progressEvent(cp.call, *us[i])); err != nil {
+			return err
+		}
 	}
-	if err := tr.event(progressEvent(cp.call, *u)); err != nil {
-		tr.asyncErr = err
-		return
-	}
-	tr.flush()
+	return nil
 }
 
 // closeCall drops the reports that come after the call's executor
@@ -132,7 +144,7 @@ func (f *progressFeed) closeCall(id string) {
 }
 
 // take ends the call's progress and returns the update not shown yet, if
-// any. It is called with the turn's lock held, just before tool.finished.
+// any. The turn calls it just before tool.finished.
 func (f *progressFeed) take(id string) *toolhost.ProgressUpdate {
 	if f == nil {
 		return nil
@@ -151,8 +163,7 @@ func (f *progressFeed) take(id string) *toolhost.ProgressUpdate {
 }
 
 // stop ends the feed with the round: timers not yet fired never will, and
-// reports still coming are dropped. The caller holds the turn's lock and
-// then waits for wg without it.
+// reports still coming are dropped.
 func (f *progressFeed) stop() {
 	if f == nil {
 		return
@@ -165,21 +176,13 @@ func (f *progressFeed) stop() {
 	}
 }
 
-// stopTimer stops cp's timer; one that was stopped before it fired will
-// never call Done itself. f.mu is held.
+// stopTimer stops cp's timer; one that fired already finds nothing due.
+// f.mu is held.
 func (f *progressFeed) stopTimer(cp *callProgress) {
-	if cp.timer != nil && cp.timer.Stop() {
-		f.wg.Done()
+	if cp.timer != nil {
+		cp.timer.Stop()
 	}
-	cp.timer = nil
-}
-
-// wait waits for the feed's timers; the caller does not hold the turn's
-// lock (a timer may be waiting for it).
-func (f *progressFeed) wait() {
-	if f != nil {
-		f.wg.Wait()
-	}
+	cp.timer, cp.due = nil, false
 }
 
 // showLastProgress shows the update of p's call not shown yet, so that the

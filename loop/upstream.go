@@ -31,8 +31,8 @@ type Stream interface {
 }
 
 // A Waiter is a Stream that says when it waits for the upstream to send
-// more: before runs just before each wait (the moment to flush what a
-// [Batcher] holds, and to let other goroutines write), after just after
+// more: before runs just before each wait (the moment to write what other
+// goroutines posted and to flush what a [Batcher] holds), after just after
 // it; either may be nil. Both run on the goroutine reading Events.
 type Waiter interface {
 	WaitHooks(before, after func())
