@@ -11,7 +11,7 @@ import (
 // goroutine, a progress report, the keepalive's due time — is posted to
 // the round's mailbox, which wakes the turn: out of a select where it
 // waits for a call or the upstream's answer, or by interrupting the read
-// of an upstream stream that can be interrupted (an [Interrupter]). The
+// of an upstream stream that can be interrupted (a [Waiter]). The
 // turn then writes what was posted (serve) and waits on.
 
 // mailbox is one round's way to the turn from other goroutines.
@@ -25,7 +25,7 @@ type mailbox struct {
 	approvals []approvalPost
 	// st is the stream the turn reads, interrupted by a poke; nil while
 	// it reads none.
-	st Interrupter
+	st Waiter
 }
 
 // approvalPost is an approval event and the poster waiting for it to be
@@ -79,7 +79,7 @@ func (m *mailbox) takeApprovals() []approvalPost {
 }
 
 // reading sets the stream a poke interrupts; nil once it is read.
-func (m *mailbox) reading(st Interrupter) {
+func (m *mailbox) reading(st Waiter) {
 	if m == nil {
 		return
 	}
@@ -122,15 +122,10 @@ func (tr *turnRun) woken() {
 	}
 }
 
-// wakeUp serves the mailbox when an interrupted read woke the turn.
-func (tr *turnRun) wakeUp() {
-	tr.woken()
-	tr.flush()
-}
-
-// beforeWait runs before each read of the upstream that may wait: what
-// was posted meanwhile goes out, everything held is flushed, and the
-// stream's parser goes back to its pool.
+// beforeWait runs before each read of the upstream that may wait, and
+// when a poke interrupted one: what was posted meanwhile goes out,
+// everything held is flushed, and the stream's parser goes back to its
+// pool.
 func (tr *turnRun) beforeWait() {
 	tr.woken()
 	tr.flush()

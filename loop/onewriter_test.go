@@ -93,14 +93,13 @@ func (u *gatedUpstream) Open(context.Context, []byte) (loop.Stream, error) {
 }
 
 // gatedStream sends head, then waits as proxy/upstream's stream does —
-// before runs before each wait, an interruption runs wake and waits on —
-// until gate is closed (nil: no wait), then sends tail.
+// wait runs before each wait, and again after an interruption — until
+// gate is closed (nil: no wait), then sends tail.
 type gatedStream struct {
 	head, tail []string
 	gate       chan struct{}
 	interrupt  chan struct{}
-	before     func()
-	wake       func()
+	wait       func()
 }
 
 func newGated(gate chan struct{}, head, tail []string) *gatedStream {
@@ -116,16 +115,13 @@ func (s *gatedStream) Events() iter.Seq2[string, error] {
 		}
 	wait:
 		for s.gate != nil {
-			if s.before != nil {
-				s.before()
+			if s.wait != nil {
+				s.wait()
 			}
 			select {
 			case <-s.gate:
 				break wait
 			case <-s.interrupt:
-				if s.wake != nil {
-					s.wake()
-				}
 			}
 		}
 		for _, ev := range s.tail {
@@ -136,9 +132,8 @@ func (s *gatedStream) Events() iter.Seq2[string, error] {
 	}
 }
 
-func (s *gatedStream) Close() error                   { return nil }
-func (s *gatedStream) WaitHooks(before, after func()) { s.before = before }
-func (s *gatedStream) OnInterrupt(wake func())        { s.wake = wake }
+func (s *gatedStream) Close() error       { return nil }
+func (s *gatedStream) OnWait(wait func()) { s.wait = wait }
 func (s *gatedStream) Interrupt() {
 	select {
 	case s.interrupt <- struct{}{}:

@@ -175,11 +175,8 @@ func (tr *turnRun) openRound(ctx context.Context, body []byte) (Stream, error) {
 	}
 	w, waits := st.(Waiter)
 	if waits {
-		w.WaitHooks(tr.beforeWait, nil)
-	}
-	if in, ok := st.(Interrupter); ok && tr.mail != nil {
-		in.OnInterrupt(tr.wakeUp)
-		tr.mail.reading(in)
+		w.OnWait(tr.beforeWait)
+		tr.mail.reading(w)
 	}
 	tr.s.out.hold(waits)
 	return st, nil

@@ -26,14 +26,11 @@ type idleBody struct {
 	// a read that failed in the middle of a line as a cut, and the cause
 	// is needed to say what went wrong.
 	err error
-	// beforeRead and afterRead, when set, run around each Read: the
-	// reader has used every byte it had, so what was sent from them may go
-	// out now, and others may write while it waits.
-	beforeRead, afterRead func()
-	// wake, when set, runs when a Read was interrupted (see
-	// sseStream.Interrupt), between afterRead and the beforeRead of the
-	// Read that goes on.
-	wake func()
+	// wait, when set, runs before each Read, and again after one that
+	// was interrupted (see sseStream.Interrupt): the reader has used
+	// every byte it had, so what was sent from them may go out now, with
+	// what the round's other goroutines posted meanwhile.
+	wait func()
 }
 
 func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
@@ -53,11 +50,8 @@ func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *i
 
 // Read reads from the body with the idle clock running.
 func (b *idleBody) Read(p []byte) (int, error) {
-	if b.beforeRead != nil {
-		b.beforeRead()
-	}
-	if b.afterRead != nil {
-		defer b.afterRead()
+	if b.wait != nil {
+		b.wait()
 	}
 	if b.t != nil && !b.fired.Load() {
 		b.t.Reset(b.d)
@@ -82,16 +76,10 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// interrupted runs wake, as after a Read and before the next.
+// interrupted runs wait again after an interrupted Read.
 func (b *idleBody) interrupted() {
-	if b.afterRead != nil {
-		b.afterRead()
-	}
-	if b.wake != nil {
-		b.wake()
-	}
-	if b.beforeRead != nil {
-		b.beforeRead()
+	if b.wait != nil {
+		b.wait()
 	}
 }
 
