@@ -7,6 +7,6 @@ import (
 )
 
 // A round waits for the upstream's answer in a goroutine, and starts one
-// per call and the timers that wake the turn; every one must be gone, and
-// no timer may write, when the turn ends.
+// per call and the timers that wake the turn; every one must be gone when
+// the turn ends.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

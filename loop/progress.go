@@ -17,9 +17,10 @@ const progressEvery = 100 * time.Millisecond
 
 // progressFeed turns a round's progress reports into tool.progress events.
 // Reports come from the calls' goroutines (or an MCP session's handler) and
-// never wait for the client: they are noted under mu, and a timer wakes
-// the turn (poke) when a call's next event is due; the turn writes it
-// (show). A timer that fires late only wakes a turn that finds nothing.
+// never wait for the client: they are noted under mu with the time the
+// call's next event is due. The turn writes what is due when it serves its
+// mailbox (show); one timer wakes it (poke) at the earliest due time. A
+// timer that fires late only wakes a turn that finds nothing due.
 type progressFeed struct {
 	tr   *turnRun
 	poke func()
@@ -31,18 +32,21 @@ type progressFeed struct {
 	calls   map[string]*callProgress
 	order   []*callProgress
 	stopped bool
+	// t wakes the turn at armed, the earliest due time when it was set;
+	// armed is zero when t is not running.
+	t     *time.Timer
+	armed time.Time
 }
 
 // callProgress is one call's throttle.
 type callProgress struct {
 	call toolhost.Call
 	// last is when the call's last event went out; pending the newest
-	// update not shown yet; timer, when set, wakes the turn to show it,
-	// and due says it did.
+	// update not shown yet; due when its event is due, zero when none
+	// is.
 	last    time.Time
 	pending *toolhost.ProgressUpdate
-	timer   *time.Timer
-	due     bool
+	due     time.Time
 	// closed: the executor returned (or the call finished); a report
 	// that comes later, from a notification still in flight, is dropped.
 	closed bool
@@ -72,8 +76,8 @@ func (c *calls) ToolProgress(call toolhost.Call, u toolhost.ProgressUpdate) {
 // call's last event is progressEvery old, else when it will be.
 func (f *progressFeed) report(call toolhost.Call, u toolhost.ProgressUpdate) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.stopped {
+		f.mu.Unlock()
 		return
 	}
 	cp := f.calls[call.ID]
@@ -83,24 +87,54 @@ func (f *progressFeed) report(call toolhost.Call, u toolhost.ProgressUpdate) {
 		f.order = append(f.order, cp)
 	}
 	if cp.closed {
+		f.mu.Unlock()
 		return
 	}
 	cp.pending = &u
-	if cp.timer != nil {
+	if !cp.due.IsZero() {
+		f.mu.Unlock()
 		return // one is due and will show the newest
 	}
-	wait := max(progressEvery-time.Since(cp.last), 0)
-	cp.timer = time.AfterFunc(wait, func() {
-		f.mu.Lock()
-		cp.due = true
-		f.mu.Unlock()
+	now := time.Now()
+	cp.due = cp.last.Add(progressEvery)
+	if cp.due.Before(now) {
+		cp.due = now
+	}
+	now = f.arm(now)
+	f.mu.Unlock()
+	if now.IsZero() {
 		f.poke()
-	})
+	}
+}
+
+// arm makes the timer wake the turn at the earliest due time; f.mu is
+// held. It returns zero when a call is due now: the caller pokes the turn
+// itself, once it let go of f.mu.
+func (f *progressFeed) arm(now time.Time) time.Time {
+	var next time.Time
+	for _, cp := range f.order {
+		if !cp.due.IsZero() && (next.IsZero() || cp.due.Before(next)) {
+			next = cp.due
+		}
+	}
+	switch {
+	case next.IsZero() || !f.armed.IsZero() && !next.Before(f.armed):
+		// Nothing due, or the timer wakes the turn soon enough.
+	case !next.After(now):
+		return time.Time{}
+	case f.t == nil:
+		f.t = time.AfterFunc(next.Sub(now), f.poke)
+		f.armed = next
+	default:
+		f.t.Reset(next.Sub(now))
+		f.armed = next
+	}
+	return now
 }
 
 // show writes, on the turn's goroutine, the pending update of every call
-// whose event is due, unless the call's tool.finished (or the round's
-// end) took it first.
+// whose event is due by now, unless the call's tool.finished (or the
+// round's end) took it first, and sets the timer for the next.
 func (f *progressFeed) show(now time.Time) error {
 	if f == nil {
 		return nil
@@ -108,16 +142,22 @@ func (f *progressFeed) show(now time.Time) error {
 	var due []*callProgress
 	var us []*toolhost.ProgressUpdate
 	f.mu.Lock()
+	if !f.armed.After(now) {
+		f.armed = time.Time{} // the timer fired
+	}
 	for _, cp := range f.order {
-		if !cp.due {
+		if cp.due.IsZero() || cp.due.After(now) {
 			continue
 		}
 		u := cp.pending
-		cp.pending, cp.timer, cp.due = nil, nil, false
+		cp.pending, cp.due = nil, time.Time{}
 		if u != nil && !f.stopped {
 			cp.last = now
 			due, us = append(due, cp), append(us, u)
 		}
+	}
+	if !f.stopped {
+		f.arm(now) // every call left is due after now
 	}
 	f.mu.Unlock()
 	for i, cp := range due {
@@ -157,13 +197,12 @@ func (f *progressFeed) take(id string) *toolhost.ProgressUpdate {
 		return nil
 	}
 	u := cp.pending
-	cp.pending, cp.closed = nil, true
-	f.stopTimer(cp)
+	cp.pending, cp.closed, cp.due = nil, true, time.Time{}
 	return u
 }
 
-// stop ends the feed with the round: timers not yet fired never will, and
-// reports still coming are dropped.
+// stop ends the feed with the round: its timer, if not fired yet, never
+// will, and reports still coming are dropped.
 func (f *progressFeed) stop() {
 	if f == nil {
 		return
@@ -171,18 +210,9 @@ func (f *progressFeed) stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stopped = true
-	for _, cp := range f.calls {
-		f.stopTimer(cp)
+	if f.t != nil {
+		f.t.Stop()
 	}
-}
-
-// stopTimer stops cp's timer; one that fired already finds nothing due.
-// f.mu is held.
-func (f *progressFeed) stopTimer(cp *callProgress) {
-	if cp.timer != nil {
-		cp.timer.Stop()
-	}
-	cp.timer, cp.due = nil, false
 }
 
 // showLastProgress shows the update of p's call not shown yet, so that the
