@@ -80,13 +80,18 @@ func (s *ownerSink) counts() (stray, late, keepalives int) {
 	return s.stray, s.late, s.chunkSink.keepalives
 }
 
-// gatedUpstream answers each round with the next of its streams.
+// gatedUpstream answers each round with the next of its streams, the
+// rounds after the first after openDelay.
 type gatedUpstream struct {
-	streams []*gatedStream
-	n       int
+	streams   []*gatedStream
+	n         int
+	openDelay time.Duration
 }
 
 func (u *gatedUpstream) Open(context.Context, []byte) (loop.Stream, error) {
+	if u.n > 0 {
+		time.Sleep(u.openDelay)
+	}
 	s := u.streams[u.n]
 	u.n++
 	return s, nil
@@ -266,6 +271,24 @@ func TestProgressOneWriter(t *testing.T) {
 		}
 		if stray, _, _ := out.counts(); stray > 0 || n != 3 {
 			t.Errorf("%d writes outside the turn's goroutine, %d progress events (want 3)", stray, n)
+		}
+	})
+}
+
+// TestKeepaliveWhileOpening: while a round waits for the upstream's
+// answer to start, the turn's goroutine writes the keepalives.
+func TestKeepaliveWhileOpening(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		out := &ownerSink{chunkSink: &chunkSink{}}
+		turn := gatedTurn(t, 15*time.Second, verdicts{},
+			newGated(nil, []string{chunk(`{"role":"assistant","content":"Building. "}`, ""), hermesCall("build")}, stop),
+			newGated(nil, []string{chunk(`{"role":"assistant","content":"Built."}`, "")}, stop))
+		turn.Upstream.(*gatedUpstream).openDelay = 40 * time.Second
+		if err := <-out.run(turn); err != nil {
+			t.Fatal(err)
+		}
+		if stray, _, n := out.counts(); stray > 0 || n != 1 {
+			t.Errorf("%d writes outside the turn's goroutine; %d keepalives in a 40s wait for the answer, want 1 (at 30s)", stray, n)
 		}
 	})
 }
