@@ -41,9 +41,9 @@ type calls struct {
 	exec     Executor
 	parallel bool
 	notes    chan note
-	// show writes an approval event to the client; it is called from the
-	// calls' goroutines.
-	show func(*approvalNote)
+	// mail takes the approval events the calls' goroutines post to the
+	// turn.
+	mail *mailbox
 	// progress shows the calls' progress; nil when the client sees no
 	// events.
 	progress *progressFeed
@@ -91,18 +91,19 @@ func (c *calls) send(n note) bool {
 }
 
 // ApprovalRequested implements toolhost.Progress: the event is shown at
-// once, from the call's own goroutine — a person must see it to decide,
-// whatever the round is doing meanwhile.
+// once — the turn is woken to write it, whatever the round is doing
+// meanwhile — and the call's goroutine waits until it was: a person must
+// see it to decide.
 func (c *calls) ApprovalRequested(call toolhost.Call, a store.Action) {
 	if c.ctx.Err() == nil { // not once the round is torn down
-		c.show(&approvalNote{event: "approval.requested", call: call, action: a})
+		c.mail.postApproval(c.ctx, &approvalNote{event: "approval.requested", call: call, action: a})
 	}
 }
 
 // ApprovalResolved implements toolhost.Progress.
 func (c *calls) ApprovalResolved(call toolhost.Call, a store.Action) {
 	if c.ctx.Err() == nil {
-		c.show(&approvalNote{event: "approval.resolved", call: call, action: a})
+		c.mail.postApproval(c.ctx, &approvalNote{event: "approval.resolved", call: call, action: a})
 	}
 }
 

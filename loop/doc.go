@@ -57,8 +57,9 @@
 //   - display.go, progress.go: tool events and cards ([Event]), approval
 //     and progress events.
 //   - emit.go: each chunk as typed events, from what the turn made of it.
-//   - turnlock.go: the turn's lock and the writers that borrow it while the
-//     turn waits (approval events, keepalives).
+//   - mailbox.go: one writer: what other goroutines have for the client
+//     (approval events, progress) and the keepalives' due times, written by
+//     the turn's goroutine while it waits.
 //   - trace.go: OpenTelemetry spans of the turn, its rounds and its calls.
 //
 // Sub-packages hold what has its own vocabulary: chunk (JSON strings,

@@ -17,26 +17,36 @@ const progressEvery = 100 * time.Millisecond
 
 // progressFeed turns a round's progress reports into tool.progress events.
 // Reports come from the calls' goroutines (or an MCP session's handler) and
-// never wait for the client: they are noted under mu, and a timer writes
-// them under the turn's lock, as the keepalive timer does. Every timer it
-// starts is waited for (wg) before the round ends.
+// never wait for the client: they are noted under mu with the time the
+// call's next event is due. The turn writes what is due when it serves its
+// mailbox (show); one timer wakes it (poke) at the earliest due time. A
+// timer that fires late only wakes a turn that finds nothing due.
 type progressFeed struct {
-	tr *turnRun
-	wg sync.WaitGroup
+	tr   *turnRun
+	poke func()
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// calls are the calls' throttles by call id; order, in the order
+	// they first reported, so that events due together go out in one
+	// order.
 	calls   map[string]*callProgress
+	order   []*callProgress
 	stopped bool
+	// t wakes the turn at armed, the earliest due time when it was set;
+	// armed is zero when t is not running.
+	t     *time.Timer
+	armed time.Time
 }
 
 // callProgress is one call's throttle.
 type callProgress struct {
 	call toolhost.Call
 	// last is when the call's last event went out; pending the newest
-	// update not shown yet; timer, when set, shows pending.
+	// update not shown yet; due when its event is due, zero when none
+	// is.
 	last    time.Time
 	pending *toolhost.ProgressUpdate
-	timer   *time.Timer
+	due     time.Time
 	// closed: the executor returned (or the call finished); a report
 	// that comes later, from a notification still in flight, is dropped.
 	closed bool
@@ -49,7 +59,7 @@ func (tr *turnRun) newProgressFeed() *progressFeed {
 	if tr.plain || tr.t.Loop.Display != config.DisplayEvents || tr.s.out.takes.NoProgress {
 		return nil
 	}
-	return &progressFeed{tr: tr, calls: map[string]*callProgress{}}
+	return &progressFeed{tr: tr, poke: tr.mail.poke, calls: map[string]*callProgress{}}
 }
 
 // ToolProgress implements [toolhost.ProgressReporter].
@@ -63,54 +73,96 @@ func (c *calls) ToolProgress(call toolhost.Call, u toolhost.ProgressUpdate) {
 // call's last event is progressEvery old, else when it will be.
 func (f *progressFeed) report(call toolhost.Call, u toolhost.ProgressUpdate) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.stopped {
+		f.mu.Unlock()
 		return
 	}
 	cp := f.calls[call.ID]
 	if cp == nil {
 		cp = &callProgress{call: call}
 		f.calls[call.ID] = cp
+		f.order = append(f.order, cp)
 	}
 	if cp.closed {
+		f.mu.Unlock()
 		return
 	}
 	cp.pending = &u
-	if cp.timer != nil {
+	if !cp.due.IsZero() {
+		f.mu.Unlock()
 		return // one is due and will show the newest
 	}
-	wait := max(progressEvery-time.Since(cp.last), 0)
-	f.wg.Add(1)
-	cp.timer = time.AfterFunc(wait, func() {
-		defer f.wg.Done()
-		f.fire(cp)
-	})
+	now := time.Now()
+	cp.due = cp.last.Add(progressEvery)
+	if cp.due.Before(now) {
+		cp.due = now
+	}
+	now = f.arm(now)
+	f.mu.Unlock()
+	if now.IsZero() {
+		f.poke()
+	}
 }
 
-// fire shows cp's pending update, unless the call's tool.finished (or the
-// round's end) took it first.
-func (f *progressFeed) fire(cp *callProgress) {
-	tr := f.tr
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	f.mu.Lock()
-	u := cp.pending
-	cp.pending, cp.timer = nil, nil
-	if f.stopped {
-		u = nil
+// arm makes the timer wake the turn at the earliest due time; f.mu is
+// held. It returns zero when a call is due now: the caller pokes the turn
+// itself, once it let go of f.mu.
+func (f *progressFeed) arm(now time.Time) time.Time {
+	var next time.Time
+	for _, cp := range f.order {
+		if !cp.due.IsZero() && (next.IsZero() || cp.due.Before(next)) {
+			next = cp.due
+		}
 	}
-	if u != nil {
-		cp.last = time.Now()
+	switch {
+	case next.IsZero() || !f.armed.IsZero() && !next.Before(f.armed):
+		// Nothing due, or the timer wakes the turn soon enough.
+	case !next.After(now):
+		return time.Time{}
+	case f.t == nil:
+		f.t = time.AfterFunc(next.Sub(now), f.poke)
+		f.armed = next
+	default:
+		f.t.Reset(next.Sub(now))
+		f.armed = next
+	}
+	return now
+}
+
+// show writes, on the turn's goroutine, the pending update of every call
+// whose event is due by now, unless the call's tool.finished (or the
+// round's end) took it first, and sets the timer for the next.
+func (f *progressFeed) show(now time.Time) error {
+	if f == nil {
+		return nil
+	}
+	var due []*callProgress
+	var us []*toolhost.ProgressUpdate
+	f.mu.Lock()
+	if !f.armed.After(now) {
+		f.armed = time.Time{} // the timer fired
+	}
+	for _, cp := range f.order {
+		if cp.due.IsZero() || cp.due.After(now) {
+			continue
+		}
+		u := cp.pending
+		cp.pending, cp.due = nil, time.Time{}
+		if u != nil && !f.stopped {
+			cp.last = now
+			due, us = append(due, cp), append(us, u)
+		}
+	}
+	if !f.stopped {
+		f.arm(now) // every call left is due after now
 	}
 	f.mu.Unlock()
-	if u == nil || tr.asyncErr != nil {
-		return
+	for i, cp := range due {
+		if err := f.tr.event(progressEvent(cp.call, *us[i])); err != nil {
+			return err
+		}
 	}
-	if err := tr.event(progressEvent(cp.call, *u)); err != nil {
-		tr.asyncErr = err
-		return
-	}
-	tr.flush()
+	return nil
 }
 
 // closeCall drops the reports that come after the call's executor
@@ -129,7 +181,7 @@ func (f *progressFeed) closeCall(id string) {
 }
 
 // take ends the call's progress and returns the update not shown yet, if
-// any. It is called with the turn's lock held, just before tool.finished.
+// any. The turn calls it just before tool.finished.
 func (f *progressFeed) take(id string) *toolhost.ProgressUpdate {
 	if f == nil {
 		return nil
@@ -142,14 +194,12 @@ func (f *progressFeed) take(id string) *toolhost.ProgressUpdate {
 		return nil
 	}
 	u := cp.pending
-	cp.pending, cp.closed = nil, true
-	f.stopTimer(cp)
+	cp.pending, cp.closed, cp.due = nil, true, time.Time{}
 	return u
 }
 
-// stop ends the feed with the round: timers not yet fired never will, and
-// reports still coming are dropped. The caller holds the turn's lock and
-// then waits for wg without it.
+// stop ends the feed with the round: its timer, if not fired yet, never
+// will, and reports still coming are dropped.
 func (f *progressFeed) stop() {
 	if f == nil {
 		return
@@ -157,25 +207,8 @@ func (f *progressFeed) stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stopped = true
-	for _, cp := range f.calls {
-		f.stopTimer(cp)
-	}
-}
-
-// stopTimer stops cp's timer; one that was stopped before it fired will
-// never call Done itself. f.mu is held.
-func (f *progressFeed) stopTimer(cp *callProgress) {
-	if cp.timer != nil && cp.timer.Stop() {
-		f.wg.Done()
-	}
-	cp.timer = nil
-}
-
-// wait waits for the feed's timers; the caller does not hold the turn's
-// lock (a timer may be waiting for it).
-func (f *progressFeed) wait() {
-	if f != nil {
-		f.wg.Wait()
+	if f.t != nil {
+		f.t.Stop()
 	}
 }
 

@@ -46,26 +46,29 @@ type roundCall struct {
 }
 
 // runRound streams one round to the client while its calls run. This
-// goroutine reads the upstream and writes to the client; each call runs in
-// its own, so that text keeps flowing while tools work. The turn's lock is
-// held throughout except while this goroutine waits — for the upstream,
-// for a call — and in those waits the others write: an approval event the
-// moment a call asks for one, a keepalive when the stream has been quiet.
-// Every goroutine started here is finished before it returns.
+// goroutine reads the upstream and is the only one that writes to the
+// client; each call runs in its own, so that text keeps flowing while
+// tools work. What the others have for the client they post to the
+// round's mailbox (mailbox.go), and this goroutine writes it while it
+// waits — for the upstream, for a call: an approval event the moment a
+// call asks for one, progress, a keepalive when the stream has been
+// quiet. Every goroutine started here is finished before it returns.
 func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool) (ro *roundOutcome, err error) {
 	ex, cancelCalls := tr.newCalls(ctx)
 	tr.progress = ex.progress
 	tr.s.usage.round(nil, false) // a round that fails keeps no usage
 	tr.s.fin.release()           // nor the finish of one before
 	tr.s.fin = nil
-	stopKeepalive := tr.startKeepalive()
+	tr.startKeepalive()
 	defer func() {
-		stopKeepalive()
-		cancelCalls()
+		tr.stopKeepalive()
+		cancelCalls() // a call posting to the mailbox stops waiting
 		ex.progress.stop()
-		tr.unlocked(func() { ex.wg.Wait(); ex.progress.wait() })
+		tr.flush()
+		ex.wg.Wait()
+		tr.mail = nil
 		if err == nil {
-			err = tr.asyncErr
+			err = tr.waitErr
 		}
 	}()
 
@@ -77,6 +80,7 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 		return nil, err
 	}
 	defer st.Close()
+	defer tr.mail.reading(nil)
 
 	later, err := tr.readRound(ctx, st, n, final, det, ro, ex, &text)
 	if err != nil {
@@ -100,7 +104,8 @@ func (tr *turnRun) newCalls(ctx context.Context) (*calls, context.CancelFunc) {
 		return &calls{}, func() {}
 	}
 	tctx, cancel := context.WithCancel(ctx)
-	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), show: tr.showAsync}
+	tr.mail = newMailbox()
+	ex := &calls{r: tr.r, ctx: tctx, exec: tr.t.Executor, parallel: tr.t.Loop.ParallelTools, notes: make(chan note, 8), mail: tr.mail}
 	ex.progress = tr.newProgressFeed()
 	return ex, cancel
 }
@@ -153,23 +158,25 @@ func (tr *turnRun) newOutcome() *roundOutcome {
 	return ro
 }
 
-// openRound opens the round's upstream stream, without the lock while it
-// waits.
+// openRound opens the round's upstream stream, serving the mailbox while
+// it waits.
 //
 // Events already read leave together: held while forwarded, flushed
 // before this goroutine waits (and at the end of the turn, see Run).
 // While it waits, the stream's parser and arena are back in their
-// pools: a quiet stream holds neither.
+// pools: a quiet stream holds neither. A stream that can be interrupted
+// is, when the mailbox has something for the client.
 func (tr *turnRun) openRound(ctx context.Context, body []byte) (Stream, error) {
 	var st Stream
 	var err error
-	tr.unlocked(func() { st, err = tr.t.Upstream.Open(ctx, body) })
+	tr.waitFor(func() { st, err = tr.t.Upstream.Open(ctx, body) })
 	if err != nil {
 		return nil, err
 	}
 	w, waits := st.(Waiter)
 	if waits {
-		w.WaitHooks(func() { tr.flush(); tr.s.idle(); tr.mu.Unlock() }, tr.mu.Lock)
+		w.OnWait(tr.beforeWait)
+		tr.mail.reading(w)
 	}
 	tr.s.out.hold(waits)
 	return st, nil
@@ -185,8 +192,8 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		if rerr != nil {
 			return nil, readError(ctx, tr.t.UpstreamName, rerr)
 		}
-		if tr.asyncErr != nil {
-			return nil, tr.asyncErr
+		if tr.waitErr != nil {
+			return nil, tr.waitErr
 		}
 		if data == "[DONE]" {
 			done = true
@@ -253,24 +260,22 @@ func (tr *turnRun) awaitCalls(ctx context.Context, ex *calls, later []*pending) 
 		}
 	}
 	for ex.outstanding > 0 {
+		tr.flush()
 		var nt note
-		var gone bool
-		tr.unlocked(func() {
-			select {
-			case nt = <-ex.notes:
-			case <-ctx.Done():
-				gone = true
-			}
-		})
-		if gone {
+		select {
+		case nt = <-ex.notes:
+		case <-ctx.Done():
 			return readError(ctx, tr.t.UpstreamName, ctx.Err())
+		case <-tr.mail.wake:
+			tr.serve()
+			continue
 		}
 		ex.outstanding--
 		if err := tr.finished(nt.p); err != nil {
 			return err
 		}
 	}
-	return tr.asyncErr
+	return tr.waitErr
 }
 
 // drainNotes takes the finished calls already reported, without waiting.

@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -56,12 +55,13 @@ type turnRun struct {
 	// parseRounds counts rounds whose calls included a malformed block.
 	parseRounds int
 
-	// mu is held by the turn's goroutine except while it waits (see
-	// runRound); calls' approval events and keepalives take it to write.
-	// asyncErr is the first error one of them met writing: the client is
-	// gone.
-	mu       sync.Mutex
-	asyncErr error
+	// mail is the running round's mailbox, nil in a plain turn: what
+	// other goroutines post for the client (mailbox.go). ka are the
+	// round's keepalives. waitErr is the first error writing what was
+	// posted met: the client is gone.
+	mail    *mailbox
+	ka      *keepalives
+	waitErr error
 	// progress is the running round's tool.progress feed (progress.go).
 	progress *progressFeed
 
@@ -137,8 +137,6 @@ func (tr *turnRun) toolTurn() {
 // carry the tools; round max_rounds, or the round after parse_retries
 // malformed rounds, is sent without them so the user still gets an answer.
 func (tr *turnRun) run(ctx context.Context) (Report, error) {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
 	if err := tr.begin(ctx); err != nil {
 		return tr.rep, err
 	}

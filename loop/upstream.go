@@ -31,11 +31,20 @@ type Stream interface {
 }
 
 // A Waiter is a Stream that says when it waits for the upstream to send
-// more: before runs just before each wait (the moment to flush what the
-// turn's [Out] holds, and to let other goroutines write), after just after
-// it; either may be nil. Both run on the goroutine reading Events.
+// more, and whose wait another goroutine can cut short: the goroutine
+// reading Events is the only one that writes to the client, and it writes
+// what others posted meanwhile (a keepalive, an approval event) when it
+// is about to wait, or woken from a wait.
 type Waiter interface {
-	WaitHooks(before, after func())
+	// OnWait sets wait, which runs on the goroutine reading Events
+	// before each read that may wait for the upstream (the moment to
+	// write what was posted and flush what the turn's [Out] holds), and again
+	// each time an Interrupt cut such a read short, before it reads on.
+	OnWait(wait func())
+	// Interrupt, from any goroutine and at any time, makes the read
+	// waiting for the upstream, or the next one, stop and run wait.
+	// Nothing the upstream sent is lost.
+	Interrupt()
 }
 
 // UpstreamError is a non-2xx answer, or an error event inside a stream,

@@ -247,8 +247,9 @@ func (c *Client) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 	}
 	// The idle timeout ends the round's context too: the stream tells it
 	// from the round's timeout by the idle body's fired flag.
-	ib := newIdleBody(resp.Body, c.cfg.IdleTimeout, stop)
-	return &sseStream{body: ib, upstream: c.cfg.Name, ctx: ctx, cancel: stop, maxEvent: c.maxEvent}, nil
+	rb, intr := interruptible(resp.Body, stop)
+	ib := newIdleBody(rb, c.cfg.IdleTimeout, stop)
+	return &sseStream{body: ib, upstream: c.cfg.Name, ctx: ctx, cancel: stop, maxEvent: c.maxEvent, intr: intr}, nil
 }
 
 // PostJSON sends a non-streaming chat request. It returns the answer only

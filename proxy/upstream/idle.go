@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolstream/toolstream/proxy/upstream/internal/h1"
 )
 
 // idleBody closes an upstream stream that sends nothing for d: a stalled
@@ -24,10 +26,11 @@ type idleBody struct {
 	// a read that failed in the middle of a line as a cut, and the cause
 	// is needed to say what went wrong.
 	err error
-	// beforeRead and afterRead, when set, run around each Read: the
-	// reader has used every byte it had, so what was sent from them may go
-	// out now, and others may write while it waits.
-	beforeRead, afterRead func()
+	// wait, when set, runs before each Read, and again after one that
+	// was interrupted (see sseStream.Interrupt): the reader has used
+	// every byte it had, so what was sent from them may go out now, with
+	// what the round's other goroutines posted meanwhile.
+	wait func()
 }
 
 func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
@@ -47,16 +50,23 @@ func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *i
 
 // Read reads from the body with the idle clock running.
 func (b *idleBody) Read(p []byte) (int, error) {
-	if b.beforeRead != nil {
-		b.beforeRead()
-	}
-	if b.afterRead != nil {
-		defer b.afterRead()
+	if b.wait != nil {
+		b.wait()
 	}
 	if b.t != nil && !b.fired.Load() {
 		b.t.Reset(b.d)
 	}
 	n, err := b.r.Read(p)
+	for err == h1.ErrInterrupted && n == 0 {
+		// The clock runs on: an interruption is no byte from the
+		// upstream.
+		b.interrupted()
+		n, err = b.r.Read(p)
+	}
+	if err == h1.ErrInterrupted {
+		b.interrupted() // with bytes: they are this Read's
+		err = nil
+	}
 	if b.t != nil {
 		b.t.Stop()
 	}
@@ -64,6 +74,13 @@ func (b *idleBody) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
+}
+
+// interrupted runs wait again after an interrupted Read.
+func (b *idleBody) interrupted() {
+	if b.wait != nil {
+		b.wait()
+	}
 }
 
 // Close stops the timer and closes the body.

@@ -22,23 +22,9 @@ import (
 // never closes the body itself beside the Read (run with -race); the
 // round fails as the idle timeout, and the connection is closed.
 func TestIdleTimeoutDuringRead(t *testing.T) {
-	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			srv := newScriptServer(t, answer(head+fmt.Sprintf("%x\r\n%s\r\n", len(event), event)))
-			cfg := config.DefaultUpstreamEntry()
-			cfg.Name, cfg.BaseURL = "up", "http://"+srv.addr+"/v1"
-			cfg.IdleTimeout = 50 * time.Millisecond
-			c, err := upstream.New(cfg, upstream.Options{TTFB: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ttfb"})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(c.Close)
-			tr.setup(c)
-			st, err := c.Open(context.Background(), []byte(`{}`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			st, srv := openSilent(t, tr.setup, 50*time.Millisecond)
 			var got []string
 			var streamErr error
 			for data, err := range st.Events() {
@@ -56,4 +42,26 @@ func TestIdleTimeoutDuringRead(t *testing.T) {
 			wait(t, srv.clientClosed, "the client closing the connection")
 		})
 	}
+}
+
+// openSilent opens a round on a client set up by setup whose upstream
+// sends one event and falls silent, given up after idle.
+func openSilent(t *testing.T, setup func(*upstream.Client), idle time.Duration) (loop.Stream, *scriptServer) {
+	t.Helper()
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+	srv := newScriptServer(t, answer(head+fmt.Sprintf("%x\r\n%s\r\n", len(event), event)))
+	cfg := config.DefaultUpstreamEntry()
+	cfg.Name, cfg.BaseURL = "up", "http://"+srv.addr+"/v1"
+	cfg.IdleTimeout = idle
+	c, err := upstream.New(cfg, upstream.Options{TTFB: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ttfb"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	setup(c)
+	st, err := c.Open(context.Background(), []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, srv
 }

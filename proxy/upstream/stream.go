@@ -23,6 +23,8 @@ type sseStream struct {
 	ctx      context.Context
 	cancel   func()
 	maxEvent int
+	// intr interrupts a read of body; nil for a stream of StreamOf.
+	intr interrupter
 }
 
 func (s *sseStream) Events() iter.Seq2[string, error] {
@@ -45,11 +47,21 @@ func (s *sseStream) Events() iter.Seq2[string, error] {
 	}
 }
 
-// WaitHooks implements loop.Waiter: before and after run around each read
-// of the body, which the reader does only once it has parsed every event
-// it had.
-func (s *sseStream) WaitHooks(before, after func()) {
-	s.body.beforeRead, s.body.afterRead = before, after
+// OnWait implements loop.Waiter: wait runs before each read of the body,
+// which the reader does only once it has parsed every event it had, and
+// again after each interrupted read.
+func (s *sseStream) OnWait(wait func()) { s.body.wait = wait }
+
+// Interrupt implements loop.Waiter: the read waiting for the upstream, or
+// the next one, stops for a moment — on h1 by a read deadline in the past,
+// on net/http by leaving the read's goroutine — and wait runs on the
+// goroutine reading Events before it reads on. Nothing the upstream sent
+// is lost, and the idle timeout counts on. Safe from any goroutine, after
+// Close too; a stream of StreamOf, never waiting long, ignores it.
+func (s *sseStream) Interrupt() {
+	if s.intr != nil {
+		s.intr.Interrupt()
+	}
 }
 
 // Close closes the body, then ends the round's context: the other way
@@ -100,3 +112,5 @@ func seconds(d time.Duration) string {
 func StreamOf(body io.ReadCloser, upstream string, maxEvent int) loop.Stream {
 	return &sseStream{body: newIdleBody(body, 0, nil), upstream: upstream, ctx: context.Background(), cancel: func() {}, maxEvent: maxEvent}
 }
+
+var _ loop.Waiter = (*sseStream)(nil)

@@ -67,7 +67,8 @@ const (
 var errChunked = errors.New("malformed chunked encoding")
 
 // Read fills p with body bytes. It returns io.EOF at the body's end, and
-// io.ErrUnexpectedEOF when the connection ends before it.
+// io.ErrUnexpectedEOF when the connection ends before it; ErrInterrupted,
+// from its source, it passes on without keeping it.
 func (b *bodyReader) Read(p []byte) (int, error) {
 	for {
 		if b.err != nil {
@@ -97,6 +98,9 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 			b.end = b.left == 0
 		case bodyChunked:
 			n = b.decode(p[:n])
+		}
+		if err == ErrInterrupted && b.err == nil {
+			return n, err // not the body's error: the next Read goes on
 		}
 		switch {
 		case b.err != nil:

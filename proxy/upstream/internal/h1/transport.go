@@ -190,7 +190,7 @@ func (pc *pconn) roundTrip(ctx context.Context, r *Request) (*http.Response, err
 	if pc.t.HeaderTimeout > 0 {
 		pc.c.SetReadDeadline(time.Time{})
 	}
-	b.r.src, b.r.pending = pc.c, rest
+	b.r.src, b.r.pending = connSrc{b}, rest
 	b.frame(resp)
 	resp.Body = b
 	return resp, nil
@@ -219,6 +219,11 @@ type Body struct {
 	// done is set once the body is closed; killed once the connection
 	// was closed under it (Kill).
 	done, killed atomic.Bool
+	// imu orders Interrupt with the reader taking it and with Close:
+	// interrupted says a past read deadline is set; closed that no
+	// Interrupt may set one any more.
+	imu                 sync.Mutex
+	interrupted, closed bool
 }
 
 // Read reads the body into p, in the caller's goroutine.
@@ -232,6 +237,7 @@ func (b *Body) Close() error {
 	if !b.done.CompareAndSwap(false, true) {
 		return nil
 	}
+	b.endInterrupts()
 	aborted := !b.stop() || b.killed.Load()
 	switch {
 	case !b.keep || aborted:
