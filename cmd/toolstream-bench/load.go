@@ -49,26 +49,76 @@ func load(ctx context.Context, o loadOptions, logw io.Writer) (*report, error) {
 	defer os.RemoveAll(dir)
 	bin := o.Bin
 	if bin == "" {
-		bin = filepath.Join(dir, "toolstream")
-		fmt.Fprintln(logw, "building toolstream …")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/toolstream").CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build ./cmd/toolstream (run from the repository root, or pass -bin): %v\n%s", err, out)
+		if bin, err = buildBin(ctx, dir, logw); err != nil {
+			return nil, err
 		}
 	}
 
 	sc := newScript(o.Chunks, o.Pace)
+	up, base, err := serveScript(sc)
+	if err != nil {
+		return nil, err
+	}
+	defer up.Close()
+	file, err := writeLoadConfig(dir, base)
+	if err != nil {
+		return nil, err
+	}
+	addr, stopProxy, err := startProxy(ctx, bin, file)
+	if err != nil {
+		return nil, err
+	}
+	defer stopProxy()
+	proxyURL := "http://" + addr
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Streams, MaxConnsPerHost: 0}}
+	rep := &report{opts: o}
+	// Warm up: one turn, so "before" is a proxy that has served.
+	if r := turn(ctx, client, proxyURL, sc.text); r.err != nil || r.lost {
+		return nil, fmt.Errorf("warm-up turn failed: %v (lost=%v)", r.err, r.lost)
+	}
+	rep.Before, _ = settle(client, up, proxyURL, nil)
+	rep.Peak = rep.Before
+	start := time.Now()
+	runTurns(ctx, client, proxyURL, sc.text, o, rep)
+	rep.Elapsed = time.Since(start)
+	rep.After, rep.Settled = settle(client, up, proxyURL, &rep.Before)
+
+	rep.WebhookCalls = sc.calls.Load() - 1
+	if ctx.Err() != nil {
+		return rep, fmt.Errorf("stopped after %s: %w", o.Timeout, ctx.Err())
+	}
+	return rep, nil
+}
+
+// buildBin builds toolstream into dir and returns the binary's path.
+func buildBin(ctx context.Context, dir string, logw io.Writer) (string, error) {
+	bin := filepath.Join(dir, "toolstream")
+	fmt.Fprintln(logw, "building toolstream …")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/toolstream").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/toolstream (run from the repository root, or pass -bin): %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// serveScript serves sc as the model and the webhook tool on loopback;
+// base is its root URL.
+func serveScript(sc *script) (up *http.Server, base string, err error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", sc.chat)
 	mux.HandleFunc("/create_task", sc.hook)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	up := &http.Server{Handler: mux}
+	up = &http.Server{Handler: mux}
 	go up.Serve(ln)
-	defer up.Close()
-	base := "http://" + ln.Addr().String()
+	return up, "http://" + ln.Addr().String(), nil
+}
 
+// writeLoadConfig writes into dir the proxy's config file: the script at
+// base as its upstream and its webhook tool, keepalives off.
+func writeLoadConfig(dir, base string) (string, error) {
 	cfg := fmt.Sprintf(`listen: 127.0.0.1:0
 storage: {in_memory: true}
 log: {level: info}
@@ -87,56 +137,48 @@ tools:
 `, base, base)
 	file := filepath.Join(dir, "toolstream.yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
-		return nil, err
+		return "", err
 	}
-	addr, stopProxy, err := startProxy(ctx, bin, file)
-	if err != nil {
-		return nil, err
-	}
-	defer stopProxy()
-	proxyURL := "http://" + addr
+	return file, nil
+}
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Streams, MaxConnsPerHost: 0}}
-	rep := &report{opts: o}
-	// Warm up: one turn, so "before" is a proxy that has served.
-	if r := turn(ctx, client, proxyURL, sc.text); r.err != nil || r.lost {
-		return nil, fmt.Errorf("warm-up turn failed: %v (lost=%v)", r.err, r.lost)
-	}
-	// settle lets every connection go idle and be closed on both sides
-	// (this process's server closes its idle ones when keep-alives are
-	// turned off), so that what remains in the proxy is what it holds
-	// for itself.
-	settle := func(base *stats) (stats, time.Duration) {
+// settle lets every connection go idle and be closed on both sides (up,
+// the script's server, closes its idle ones when keep-alives are turned
+// off), so that what remains in the proxy is what it holds for itself.
+// With base nil it samples after 2s; else once the proxy is back to
+// base, or after settleMax.
+func settle(client *http.Client, up *http.Server, proxyURL string, base *stats) (stats, time.Duration) {
+	client.CloseIdleConnections()
+	up.SetKeepAlivesEnabled(false)
+	defer up.SetKeepAlivesEnabled(true)
+	t0 := time.Now()
+	var s stats
+	for {
+		time.Sleep(500 * time.Millisecond)
 		client.CloseIdleConnections()
-		up.SetKeepAlivesEnabled(false)
-		defer up.SetKeepAlivesEnabled(true)
-		t0 := time.Now()
-		var s stats
-		for {
-			time.Sleep(500 * time.Millisecond)
-			client.CloseIdleConnections()
-			s = sample(client, proxyURL)
-			client.CloseIdleConnections()
-			if base == nil && time.Since(t0) >= 2*time.Second ||
-				base != nil && s.Goroutines <= base.Goroutines+2 && s.OpenFDs <= base.OpenFDs+2 ||
-				time.Since(t0) > settleMax {
-				return s, time.Since(t0)
-			}
+		s = sample(client, proxyURL)
+		client.CloseIdleConnections()
+		if base == nil && time.Since(t0) >= 2*time.Second ||
+			base != nil && s.Goroutines <= base.Goroutines+2 && s.OpenFDs <= base.OpenFDs+2 ||
+			time.Since(t0) > settleMax {
+			return s, time.Since(t0)
 		}
 	}
-	rep.Before, _ = settle(nil)
-	rep.Peak = rep.Before
+}
 
+// runTurns runs o.Streams clients of o.Turns turns each, expecting want,
+// into rep, sampling the proxy into rep.Peak every 500ms and once more at
+// the end.
+func runTurns(ctx context.Context, client *http.Client, proxyURL, want string, o loadOptions, rep *report) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	start := time.Now()
 	for range o.Streams {
 		wg.Go(func() {
 			for range o.Turns {
 				if ctx.Err() != nil {
 					return
 				}
-				r := turn(ctx, client, proxyURL, sc.text)
+				r := turn(ctx, client, proxyURL, want)
 				mu.Lock()
 				rep.add(r)
 				mu.Unlock()
@@ -156,14 +198,6 @@ tools:
 			rep.Peak.max(sample(client, proxyURL))
 		}
 	}
-	rep.Elapsed = time.Since(start)
-	rep.After, rep.Settled = settle(&rep.Before)
-
-	rep.WebhookCalls = sc.calls.Load() - 1
-	if ctx.Err() != nil {
-		return rep, fmt.Errorf("stopped after %s: %w", o.Timeout, ctx.Err())
-	}
-	return rep, nil
 }
 
 // startProxy runs "toolstream serve file" and returns its address.

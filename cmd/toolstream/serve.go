@@ -159,26 +159,41 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	}
 	defer srv.Close()
 	r.host, r.srv, r.mcp = host, srv, mcps
-	hs := &http.Server{
-		Handler:           srv,
+	hs := newHTTPServer(srv, log)
+	logStart(log, r.file, cfg, ln.Addr())
+	return serveUntilStopped(hs, proxy.GuardFraming(hs, ln), srv, sigs, r)
+}
+
+// newHTTPServer serves h with timeouts fit for long streams.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		// No WriteTimeout: streams are long. The SSE writer pushes an
 		// idle write deadline forward before every write instead.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// logStart logs what an operator checks first: a missing upstream, the
+// config's warnings, and the "listening" line.
+func logStart(log *slog.Logger, file string, cfg *config.Config, addr net.Addr) {
 	if len(cfg.Upstreams) == 0 {
-		log.Warn("no upstreams configured: add one to " + r.file + " (see config.example.yaml)")
+		log.Warn("no upstreams configured: add one to " + file + " (see config.example.yaml)")
 	}
 	logWarnings(log, cfg)
 	// Version and commit on the line every operator looks for, so that a
 	// log pasted into a bug report says what was running.
 	b := currentBuild()
-	log.Info("listening", "addr", ln.Addr().String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools),
+	log.Info("listening", "addr", addr.String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools),
 		"version", b.versionString(), "commit", b.commitString())
+}
 
+// serveUntilStopped serves ln, reloading r on SIGHUP, until Serve fails or
+// SIGTERM or SIGINT arrives; then it shuts down (see stopServing).
+func serveUntilStopped(hs *http.Server, ln net.Listener, srv *proxy.Server, sigs <-chan os.Signal, r *reloader) error {
 	errc := make(chan error, 1)
-	ln = proxy.GuardFraming(hs, ln)
 	go func() { errc <- hs.Serve(ln) }()
 	for {
 		select {
@@ -189,32 +204,36 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 				r.reload()
 				continue
 			}
-			grace := r.cfg.ShutdownGrace
-			// Logged once the listener is closed, so whoever reads the
-			// line can count on nothing new being accepted. Shutdown
-			// runs its hooks on each call, in goroutines of their own,
-			// and shutdown calls it twice when it cuts streams: once
-			// only, and waited for before returning, so that it never
-			// comes after "stopped".
-			var once sync.Once
-			logged := make(chan struct{})
-			hs.RegisterOnShutdown(func() {
-				once.Do(func() {
-					log.Info("shutting down", "signal", sig.String(), "grace", grace.String())
-					close(logged)
-				})
-			})
-			err := shutdown(hs, srv, sigs, grace, log)
-			<-logged
-			if err != nil {
-				return err
-			}
-			if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			return stopServing(hs, srv, sigs, sig, r.cfg.ShutdownGrace, r.log, errc)
 		}
 	}
+}
+
+// stopServing shuts down on sig (see shutdown) and waits for Serve, whose
+// result errc carries, to return.
+func stopServing(hs *http.Server, srv *proxy.Server, sigs <-chan os.Signal, sig os.Signal, grace time.Duration, log *slog.Logger, errc <-chan error) error {
+	// Logged once the listener is closed, so whoever reads the line can
+	// count on nothing new being accepted. Shutdown runs its hooks on
+	// each call, in goroutines of their own, and shutdown calls it twice
+	// when it cuts streams: once only, and waited for before returning,
+	// so that it never comes after "stopped".
+	var once sync.Once
+	logged := make(chan struct{})
+	hs.RegisterOnShutdown(func() {
+		once.Do(func() {
+			log.Info("shutting down", "signal", sig.String(), "grace", grace.String())
+			close(logged)
+		})
+	})
+	err := shutdown(hs, srv, sigs, grace, log)
+	<-logged
+	if err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // listenError says what to do about the most common reason listen fails;

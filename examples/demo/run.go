@@ -60,47 +60,14 @@ func Run(ctx context.Context, opts Options) error {
 	model := upstreamtest.NewFunc(script)
 	defer model.Close()
 
-	var (
-		servers  *tools.Servers
-		toolCfgs []config.Tool
-	)
-	if opts.ToolsFile != "" {
-		file, err := config.Load(opts.ToolsFile)
-		if err != nil {
-			return err
-		}
-		toolCfgs = file.Tools
-	} else {
-		servers = &tools.Servers{}
-		var stop func()
-		var err error
-		toolCfgs, stop, err = startTools(servers)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	servers, toolCfgs, stopTools, err := demoTools(opts.ToolsFile)
+	if err != nil {
+		return err
 	}
-
-	cfg := config.Default()
-	up := config.DefaultUpstreamEntry()
+	defer stopTools()
 	// The model lists itself, so /v1/models shows it to any client.
 	model.SetModels(modelName)
-	up.Name, up.BaseURL, up.Models = "scripted", model.URL, config.Models("*")
-	up.ToolMode, up.TextFormat = config.ToolModeText, config.TextFormatHermes
-	cfg.Upstreams = []config.Upstream{up}
-	cfg.Tools = toolCfgs
-	cfg.Storage.InMemory = true
-	// An admin key for the console's Tools and Audit views while the
-	// demo keeps serving: made up per run and printed, as the proxy
-	// serves only loopback.
-	adminKey := ""
-	if opts.Listen != "" {
-		cfg.Listen = opts.Listen
-		adminKey = store.NewID("sk-demo-admin-")
-		cfg.Auth.AdminKeys = []config.Secret{config.Secret(adminKey)}
-	} else {
-		cfg.Listen = "127.0.0.1:0"
-	}
+	cfg, adminKey := demoConfig(model.URL, toolCfgs, opts.Listen)
 	// Wired as serve wires it: records, so that delete_task and
 	// delete_card (approval: always) wait for the user's decision (without
 	// them, a tool that needs approval is refused), and every other
@@ -138,12 +105,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer stopProxy()
 
 	out := opts.Out
-	if servers != nil {
-		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes), the example tool servers (tasks, kanban, avatar) as webhook tools, and the proxy, all on loopback.\n")
-	} else {
-		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes) and the proxy on loopback, calling the %d tools of %s.\n", len(toolCfgs), opts.ToolsFile)
-	}
-	fmt.Fprintf(out, "POST %s/chat/completions  stream: true\n\n", proxyURL)
+	printIntro(out, servers != nil, len(toolCfgs), opts.ToolsFile, proxyURL)
 	prompts := opts.Prompts
 	if len(prompts) == 0 {
 		prompts = []string{Prompt}
@@ -165,14 +127,75 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Listen == "" {
 		return nil
 	}
+	printTryIt(out, proxyURL, adminKey)
+	<-ctx.Done()
+	return nil
+}
+
+// demoTools are the tools the scripted model calls: those of toolsFile
+// when set, or else those of the example tool servers, started here and
+// returned so their boards can be printed (servers is nil otherwise).
+// stop stops what was started.
+func demoTools(toolsFile string) (servers *tools.Servers, cfgs []config.Tool, stop func(), err error) {
+	if toolsFile != "" {
+		file, err := config.Load(toolsFile)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, file.Tools, func() {}, nil
+	}
+	servers = &tools.Servers{}
+	cfgs, stop, err = startTools(servers)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return servers, cfgs, stop, nil
+}
+
+// demoConfig is the proxy's configuration: the scripted model at modelURL
+// as its one upstream (text mode, hermes), toolCfgs as its tools,
+// storage in memory, serving on listen or else on a free loopback port.
+func demoConfig(modelURL string, toolCfgs []config.Tool, listen string) (cfg config.Config, adminKey string) {
+	cfg = config.Default()
+	up := config.DefaultUpstreamEntry()
+	up.Name, up.BaseURL, up.Models = "scripted", modelURL, config.Models("*")
+	up.ToolMode, up.TextFormat = config.ToolModeText, config.TextFormatHermes
+	cfg.Upstreams = []config.Upstream{up}
+	cfg.Tools = toolCfgs
+	cfg.Storage.InMemory = true
+	if listen == "" {
+		cfg.Listen = "127.0.0.1:0"
+		return cfg, ""
+	}
+	// An admin key for the console's Tools and Audit views while the
+	// demo keeps serving: made up per run and printed, as the proxy
+	// serves only loopback.
+	cfg.Listen = listen
+	adminKey = store.NewID("sk-demo-admin-")
+	cfg.Auth.AdminKeys = []config.Secret{config.Secret(adminKey)}
+	return cfg, adminKey
+}
+
+// printIntro says what runs (the example tool servers when started, or
+// the n tools of toolsFile) and where the conversation is sent.
+func printIntro(out io.Writer, started bool, n int, toolsFile, proxyURL string) {
+	if started {
+		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes), the example tool servers (tasks, kanban, avatar) as webhook tools, and the proxy, all on loopback.\n")
+	} else {
+		fmt.Fprintf(out, "toolstream demo: a scripted model (text mode, hermes) and the proxy on loopback, calling the %d tools of %s.\n", n, toolsFile)
+	}
+	fmt.Fprintf(out, "POST %s/chat/completions  stream: true\n\n", proxyURL)
+}
+
+// printTryIt says how to try the proxy that keeps serving: the console
+// with adminKey, curl lines with tryPrompts, and how to approve a delete.
+func printTryIt(out io.Writer, proxyURL, adminKey string) {
 	fmt.Fprintf(out, "\nThe proxy keeps serving on %s (Ctrl-C to stop).\n", proxyURL)
 	fmt.Fprintf(out, "Open %s/ in a browser (its Tools and Audit views take the admin key %s), or try:\n", strings.TrimSuffix(proxyURL, "/v1"), adminKey)
 	for _, prompt := range tryPrompts {
 		fmt.Fprintf(out, "  curl -N %s/chat/completions -H 'Content-Type: application/json' \\\n    -d '{\"model\":\"demo-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}]}'\n", proxyURL, prompt)
 	}
 	fmt.Fprintf(out, "A delete waits for your approval: the stream names the action, and\n  curl -X POST %s/actions/ACTION_ID/approve\nlets it run (/deny refuses it).\n", proxyURL)
-	<-ctx.Done()
-	return nil
 }
 
 // tryPrompts are what the demo suggests trying once it keeps serving.

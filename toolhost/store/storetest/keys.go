@@ -50,6 +50,14 @@ func wantNoFailures(t *testing.T, s store.Store) {
 }
 
 func testKeys(t *testing.T, open opener) {
+	testKeyRecords(t, open)
+	testKeyMistakes(t, open)
+	testKeyExpiry(t, open)
+	testKeyRaces(t, open)
+}
+
+// testKeyRecords checks what a key holds as written, listed and updated.
+func testKeyRecords(t *testing.T, open opener) {
 	parallel(t, open, "CRUD", func(t *testing.T, s store.Store) {
 		ctx := t.Context()
 		a := runtimeKey("a_key")
@@ -128,6 +136,10 @@ func testKeys(t *testing.T, open opener) {
 			t.Errorf("Keys = %+v, %v; want one key created and updated now", got, err)
 		}
 	})
+}
+
+// testKeyMistakes checks that a caller's mistakes are refused as such.
+func testKeyMistakes(t *testing.T, open opener) {
 	parallel(t, open, "Duplicate", func(t *testing.T, s store.Store) {
 		k := runtimeKey("k")
 		must(t, "CreateKey", s.CreateKey(t.Context(), k))
@@ -160,6 +172,10 @@ func testKeys(t *testing.T, open opener) {
 		wantKeys(t, s, "Keys", nil)
 		wantNoFailures(t, s)
 	})
+}
+
+// testKeyExpiry checks that a key expires when it says.
+func testKeyExpiry(t *testing.T, open opener) {
 	parallel(t, open, "Expiry", func(t *testing.T, s store.Store) {
 		ctx := t.Context()
 		past, future := now().Add(-time.Minute), now().Add(time.Hour)
@@ -208,6 +224,10 @@ func testKeys(t *testing.T, open opener) {
 		_, err := s.UpdateKey(t.Context(), k)
 		wantErr(t, "UpdateKey at ExpiresAt", err, store.ErrNotFound)
 	})
+}
+
+// testKeyRaces checks that concurrent writes of one key keep it whole.
+func testKeyRaces(t *testing.T, open opener) {
 	parallel(t, open, "CreateRace", func(t *testing.T, s store.Store) {
 		// Of n creates of one name one wins; the others get ErrExists.
 		const n = 16

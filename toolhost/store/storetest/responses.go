@@ -51,6 +51,13 @@ func wantByItem(t *testing.T, s store.Store, keyID, item string, want store.Resp
 }
 
 func testResponses(t *testing.T, open opener) {
+	testResponseLookup(t, open)
+	testResponseWrites(t, open)
+}
+
+// testResponseLookup checks that a stored response is found by its id and
+// its items, within its key only.
+func testResponseLookup(t *testing.T, open opener) {
 	parallel(t, open, "ByIDAndItem", func(t *testing.T, s store.Store) {
 		rec := responseRecord("key_a", "resp_1", "mcp_1", "mcpr_1")
 		other := responseRecord("key_a", "resp_2")
@@ -108,6 +115,11 @@ func testResponses(t *testing.T, open opener) {
 		}
 		wantByItem(t, s, "k", "mcp:a/b", b)
 	})
+}
+
+// testResponseWrites checks that saving a stored response replaces,
+// deleting removes, and what saving fills in, refuses and expires.
+func testResponseWrites(t *testing.T, open opener) {
 	parallel(t, open, "Replace", func(t *testing.T, s store.Store) {
 		must(t, "SaveResponse", s.SaveResponse(t.Context(), responseRecord("k", "resp_1", "mcp_old", "mcp_1")))
 		rec := responseRecord("k", "resp_1", "mcp_1", "mcp_new")
