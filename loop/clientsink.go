@@ -14,7 +14,7 @@ type clientSink struct {
 	out Out
 	// takes is out's Takes, asked once.
 	takes Takes
-	// wrote is set by every write; the keepalive timer clears it.
+	// wrote is set by every write; a keepalive that falls due clears it.
 	// committed is set once anything reached the client.
 	wrote, committed bool
 }
