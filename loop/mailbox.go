@@ -138,10 +138,15 @@ func (tr *turnRun) flush() { tr.s.out.flush() }
 
 // waitFor runs f, which waits, while serving the mailbox: f runs in a
 // goroutine of its own, and every wake meanwhile is served here. A plain
-// turn, which has no mailbox, runs f here.
+// turn, which has no mailbox, runs f here, and so does a turn whose
+// stream is not committed yet: nothing can be posted while a round opens
+// (its calls have not started, and the last round's have ended) but a
+// keepalive, and none is written before the first byte. The first round
+// of every turn thus opens on the turn's goroutine, without a second
+// goroutine and stack per open stream.
 func (tr *turnRun) waitFor(f func()) {
 	tr.flush()
-	if tr.mail == nil {
+	if tr.mail == nil || !tr.s.out.committed {
 		f()
 		return
 	}
