@@ -41,6 +41,9 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	if len(choices) == 0 {
 		if !s.out.chunks() {
 			s.out.mark() // nothing in it for typed events
+			if s.out.metas() {
+				s.out.meta(Meta{Fingerprint: fingerprint(v)})
+			}
 			return nil, nil
 		}
 		return nil, s.send(v, data, c.edited)
@@ -234,6 +237,9 @@ func (tr *turnRun) sendChunk(c *stepChunk, ro *roundOutcome, inlineFinish bool) 
 	if !s.out.chunks() {
 		s.out.mark()
 		s.edits = edits{reasoning: c.reasoning, text: c.visible, read: c.read, native: c.native, frags: c.frags}
+		if s.out.metas() {
+			s.edits.fingerprint = fingerprint(c.v)
+		}
 		finish := ""
 		if inlineFinish {
 			finish = ro.finish // a finish held for later went out as null

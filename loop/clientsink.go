@@ -26,6 +26,13 @@ func newClientSink(out Out) clientSink {
 // chunks says the client reads chat chunks (Raw), not typed events.
 func (c *clientSink) chunks() bool { return c.takes.Chunks }
 
+// metas says the Out takes Meta.
+func (c *clientSink) metas() bool { return c.takes.Meta }
+
+// meta tells the Out what a chunk said that no typed event carries; it
+// writes nothing.
+func (c *clientSink) meta(m Meta) { c.out.Meta(m) }
+
 // mark notes a write to the client that had nothing in it for the Out.
 func (c *clientSink) mark() { c.wrote, c.committed = true, true }
 

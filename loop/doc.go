@@ -16,7 +16,8 @@
 //   - upstream.go, fallback.go: [Upstream] and [Stream], the upstream's
 //     errors, and the [Fallback] upstream a round moves to.
 //   - out.go: [Out], loop's only output: the turn as typed events, or as
-//     chat chunks through Raw; [Ignore], for an Out that wants only some.
+//     chat chunks through Raw; [Meta], what only chat's collected answer
+//     keeps of a chunk; [Ignore], for an Out that wants only some.
 //   - clientsink.go: the turn's own wrapper of its Out, which knows when
 //     the client was last written to.
 //   - id.go, report.go: [NewID]; the calls a [Report] lists.

@@ -26,6 +26,9 @@ type edits struct {
 	// calls, which left frags of them for the client.
 	native bool
 	frags  []clientFragment
+	// fingerprint is the chunk's system_fingerprint, read only for an
+	// Out that takes Meta.
+	fingerprint string
 }
 
 // emitChoice hands one chunk's first choice to the Out in the order a
@@ -35,6 +38,10 @@ type edits struct {
 // walked once for the fields it has; text and reasoning go out as views
 // of the parsed chunk (see [Out.Text]).
 func (s *stream) emitChoice(c0, delta *fastjson.Value, e *edits, finish string) error {
+	metas := s.out.metas()
+	if metas && delta == nil {
+		s.out.meta(Meta{Fingerprint: e.fingerprint})
+	}
 	if delta != nil {
 		var rc, r, content, tcs *fastjson.Value
 		visit(delta, func(k []byte, f *fastjson.Value) {
@@ -49,6 +56,10 @@ func (s *stream) emitChoice(c0, delta *fastjson.Value, e *edits, finish string) 
 				tcs = first(tcs, f)
 			}
 		})
+		if metas {
+			s.emitMeta(rc, r, content, e)
+			r = nil // its text went in the Meta
+		}
 		rt := e.reasoning
 		if rt == "" && rc != nil {
 			rt = str(rc)
@@ -87,6 +98,24 @@ func (s *stream) emitChoice(c0, delta *fastjson.Value, e *edits, finish string) 
 		}
 	}
 	return s.out.finish(finish)
+}
+
+// emitMeta tells an Out that takes Meta which of the delta's fields rc
+// (reasoning_content), r (reasoning) and content a client of chat chunks
+// would have read as strings: the chunk as sent has reasoning_content when
+// the think split took reasoning out of the content, and no content when
+// that took all of it.
+func (s *stream) emitMeta(rc, r, content *fastjson.Value, e *edits) {
+	m := Meta{
+		Fingerprint:      e.fingerprint,
+		Content:          isString(content) && !(e.read && e.text == "" && e.reasoning != ""),
+		ReasoningContent: e.reasoning != "" || isString(rc),
+		Reasoning:        isString(r),
+	}
+	if m.Reasoning {
+		m.ReasoningText = str(r)
+	}
+	s.out.meta(m)
 }
 
 // emitToolCalls hands on the client's tool-call fragments: those the
@@ -139,7 +168,11 @@ func (s *stream) emitHeld(v *fastjson.Value, sum string) error {
 		if d := c[0].Get("delta"); d != nil && d.Type() == fastjson.TypeObject {
 			delta = d
 		}
-		if err := s.emitChoice(c[0], delta, &edits{}, string(c[0].GetStringBytes("finish_reason"))); err != nil {
+		e := edits{}
+		if s.out.metas() {
+			e.fingerprint = fingerprint(v)
+		}
+		if err := s.emitChoice(c[0], delta, &e, string(c[0].GetStringBytes("finish_reason"))); err != nil {
 			return err
 		}
 	}
@@ -166,6 +199,12 @@ func str(v *fastjson.Value) string {
 	}
 	return b2s(b)
 }
+
+// isString says v is there and a string.
+func isString(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeString }
+
+// fingerprint is chunk v's system_fingerprint, "" when it has none.
+func fingerprint(v *fastjson.Value) string { return string(v.GetStringBytes("system_fingerprint")) }
 
 // visit calls f for each field of object v, in order; a v that is no
 // object has none.

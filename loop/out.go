@@ -73,6 +73,10 @@ type Out interface {
 	// API's previous_response_id) continues one from them. msgs are the
 	// Out's to keep.
 	Transcript(msgs []json.RawMessage)
+	// Meta is what a chunk of the upstream's said that no typed event
+	// carries, only for an Out whose [Takes] has Meta set; it comes before
+	// the chunk's typed events. It writes nothing.
+	Meta(m Meta)
 	// Hold turns holding on or off: while on, what is written may wait to
 	// be flushed, so that events which arrived from the upstream together
 	// leave in one write. The turn holds only while it forwards events it
@@ -97,6 +101,31 @@ type Takes struct {
 	// Transcript: the turn's rounds as the upstream must read them again
 	// (see Out.Transcript).
 	Transcript bool
+	// Meta: what the upstream's chunks said that only chat's collected
+	// answer keeps, through Out.Meta (see [Meta]); and Begin even when
+	// the turn writes before any chunk came. It costs the turn one field
+	// search per chunk, so only chat's Collector asks for it.
+	Meta bool
+}
+
+// Meta is what one upstream chunk said, as the client would have read it,
+// that no typed event carries: facts only chat's wire has.
+type Meta struct {
+	// Fingerprint is the chunk's system_fingerprint, "" when it has none
+	// (Azure's first chunk has none).
+	Fingerprint string
+	// Content says the delta has content, a string, though perhaps an
+	// empty one: a chat answer's content is then "", not null.
+	Content bool
+	// ReasoningContent says the delta has reasoning_content, a string,
+	// though perhaps an empty one; its text comes through Out.Reasoning.
+	ReasoningContent bool
+	// Reasoning says the delta has a "reasoning" field, a string, and
+	// ReasoningText is it: to an Out that takes Meta that text comes here,
+	// not through Out.Reasoning, since chat's answer keeps the two fields
+	// apart. ReasoningText is valid only during the call, as Text's is.
+	Reasoning     bool
+	ReasoningText string
 }
 
 // Begin is a turn's identity on chat's wire.
@@ -136,6 +165,7 @@ func (Ignore) Finish(string) error          { return nil }
 func (Ignore) Usage(json.RawMessage) error  { return nil }
 func (Ignore) Keepalive() error             { return nil }
 func (Ignore) Transcript([]json.RawMessage) {}
+func (Ignore) Meta(Meta)                    {}
 func (Ignore) Hold(bool) error              { return nil }
 func (Ignore) Flush() error                 { return nil }
 func (Ignore) Done() error                  { return nil }

@@ -11,9 +11,12 @@ package loop
 // answer when nothing did yet: its chunk carries the role, so no
 // forwarded chunk after it may (fixRole).
 func (s *stream) own() {
-	if s.out.chunks() {
+	switch {
+	case s.out.chunks():
 		s.ensureStarted()
 		s.roleSent = true
+	case s.out.metas():
+		s.ensureStarted() // chat's collected answer has the identity too
 	}
 }
 

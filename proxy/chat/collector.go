@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/valyala/fastjson"
-
 	"github.com/toolstream/toolstream/loop"
 )
 
@@ -19,8 +17,7 @@ type Collector struct {
 	// (display: events), even when the list is empty.
 	Events bool
 
-	loop.Ignore // usage and stop sequences travel in the chunks
-	p           fastjson.Parser
+	loop.Ignore // stop sequences have no place in a chat answer
 	id, model   string
 	created     int64
 	fingerprint string
@@ -42,84 +39,55 @@ type collectedCall struct {
 	} `json:"function"`
 }
 
-// Takes says the Collector reads chat chunks, and no progress: a
-// non-streaming client would read a list of progress it never watched.
-func (c *Collector) Takes() loop.Takes { return loop.Takes{Chunks: true, NoProgress: true} }
+// Takes says the Collector reads typed events and the chunks' Meta, and no
+// progress: a non-streaming client would read a list of progress it never
+// watched.
+func (c *Collector) Takes() loop.Takes { return loop.Takes{Meta: true, NoProgress: true} }
 
-// Raw takes one chunk.
-func (c *Collector) Raw(b []byte) error {
-	v, err := c.p.ParseBytes(b)
-	if err != nil {
-		return err
+// Meta takes what a chunk said that only a chat answer keeps: the first
+// system_fingerprint, content that was there though empty, and the
+// reasoning fields the upstream named.
+func (c *Collector) Meta(m loop.Meta) {
+	if c.fingerprint == "" {
+		c.fingerprint = m.Fingerprint
 	}
-	if c.id == "" {
-		c.id = string(v.GetStringBytes("id"))
-		c.model = string(v.GetStringBytes("model"))
-		c.created = v.GetInt64("created")
-	}
-	if fp := v.GetStringBytes("system_fingerprint"); len(fp) > 0 && c.fingerprint == "" {
-		c.fingerprint = string(fp)
-	}
-	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-		c.usage = json.RawMessage(u.MarshalTo(nil))
-	}
-	if ev := v.Get("toolstream"); ev != nil && ev.Type() == fastjson.TypeObject {
-		c.events = append(c.events, json.RawMessage(ev.MarshalTo(nil)))
-	}
-	choices := v.GetArray("choices")
-	if len(choices) == 0 {
-		return nil
-	}
-	c0 := choices[0]
-	if f := c0.GetStringBytes("finish_reason"); len(f) > 0 {
-		c.finish = string(f)
-	}
-	delta := c0.Get("delta")
-	if delta == nil {
-		return nil
-	}
-	if s := (delta.Get("content")); s != nil && s.Type() == fastjson.TypeString {
-		c.content.Write(s.GetStringBytes())
+	if m.Content {
 		c.hasContent = true
 	}
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		if s := (delta.Get(k)); s != nil && s.Type() == fastjson.TypeString {
-			c.addReasoning(k, string(s.GetStringBytes()))
-		}
+	if m.ReasoningContent {
+		c.addReasoning("reasoning_content", "")
 	}
-	tcs := (delta.Get("tool_calls"))
-	if tcs == nil || tcs.Type() != fastjson.TypeArray {
-		return nil
+	if m.Reasoning {
+		c.addReasoning("reasoning", m.ReasoningText)
 	}
-	for _, tc := range tcs.GetArray() {
-		c.addCall(tc.GetInt("index"), string(tc.GetStringBytes("id")),
-			string(tc.GetStringBytes("function", "name")), string(tc.GetStringBytes("function", "arguments")))
-	}
+}
+
+// Usage takes the turn's usage.
+func (c *Collector) Usage(u json.RawMessage) error {
+	c.usage = append(json.RawMessage(nil), u...)
 	return nil
 }
 
 // Begin takes the turn's identity.
 func (c *Collector) Begin(b loop.Begin) {
-	if c.id == "" {
-		c.id, c.model, c.created = b.ID, b.Model, b.Created
-	}
+	c.id, c.model, c.created = b.ID, b.Model, b.Created
 }
 
-// Text takes text the turn wrote itself.
+// Text takes the answer's visible text.
 func (c *Collector) Text(text string) error {
 	c.content.WriteString(text)
 	c.hasContent = true
 	return nil
 }
 
-// Reasoning takes reasoning the turn split off itself; it joins the
-// reasoning_content a chat stream would have carried it in.
+// Reasoning takes reasoning_content, and reasoning the turn split off
+// itself, which a chat stream carries as reasoning_content too.
 func (c *Collector) Reasoning(text string) error {
 	c.addReasoning("reasoning_content", text)
 	return nil
 }
 
-// ToolCall takes a fragment of a client call the turn found in text.
+// ToolCall takes a fragment of a client call.
 func (c *Collector) ToolCall(f loop.ToolCallDelta) error {
 	c.addCall(f.Index, f.ID, f.Name, f.Arguments)
 	return nil

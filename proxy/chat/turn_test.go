@@ -104,11 +104,12 @@ func (r *recorder) Usage(u json.RawMessage) error {
 }
 func (r *recorder) Done() error { r.done = true; return nil }
 
-// TestEventsMatchChunks runs each turn twice, once read as chat chunks by
-// the Collector and once as events, and requires the same answer from
-// both: the text, the reasoning, the client's calls, toolstream's events,
-// one finish and the usage. The event path is the chunk path, read
-// differently; nothing a chat client reads may be missing from it.
+// TestEventsMatchChunks runs each turn three times: read as chat chunks by
+// a Stream, as events, and by the Collector; it requires the same answer
+// from each: the text, the reasoning, the client's calls, toolstream's
+// events, one finish and the usage. The event path is the chunk path, read
+// differently; nothing a chat client reads may be missing from it, nor
+// from the Collector's answer.
 func TestEventsMatchChunks(t *testing.T) {
 	usage := `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`
 	tools := []toolhost.Tool{{Name: "create_task", Parameters: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)}}
@@ -155,12 +156,14 @@ func TestEventsMatchChunks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			var w writes
+			run(chat.NewStream(&w))
 			col := &chat.Collector{Events: true}
 			run(col)
 			rec := &recorder{}
 			run(rec)
 
-			var want struct {
+			type answer struct {
 				Choices []struct {
 					Message struct {
 						Content   *string `json:"content"`
@@ -177,8 +180,15 @@ func TestEventsMatchChunks(t *testing.T) {
 					Events []json.RawMessage `json:"events"`
 				} `json:"toolstream"`
 			}
-			if err := json.Unmarshal(col.Completion(), &want); err != nil {
+			var want, collected answer
+			if err := json.Unmarshal(foldChunks(t, w), &want); err != nil {
 				t.Fatal(err)
+			}
+			if err := json.Unmarshal(col.Completion(), &collected); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, collected); d != "" {
+				t.Errorf("the Collector's answer differs (-chunks +collected):\n%s", d)
 			}
 			m := want.Choices[0].Message
 			if m.Content != nil && rec.text.String() != *m.Content || m.Content == nil && rec.text.Len() > 0 {
@@ -214,6 +224,103 @@ func TestEventsMatchChunks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// foldChunks reads the chunks a Stream wrote as a chat client would, into
+// the chat.completion they add up to: the content joined (null when no
+// chunk had any), the reasoning_content joined, the tool calls by index,
+// the last finish_reason, the last usage and toolstream's events.
+func foldChunks(t *testing.T, w writes) []byte {
+	t.Helper()
+	type call struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	var content, reasoning *string
+	var calls []*call
+	var finish string
+	var usage json.RawMessage
+	events := []json.RawMessage{}
+	join := func(to **string, s *string) {
+		if s != nil {
+			if *to == nil {
+				*to = new(string)
+			}
+			**to += *s
+		}
+	}
+	for _, line := range w {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var c struct {
+			Choices []struct {
+				Delta struct {
+					Content   *string `json:"content"`
+					Reasoning *string `json:"reasoning_content"`
+					ToolCalls []struct {
+						Index int `json:"index"`
+						call
+					} `json:"tool_calls"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+			Usage      json.RawMessage `json:"usage"`
+			Toolstream json.RawMessage `json:"toolstream"`
+		}
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatalf("chunk %s: %v", data, err)
+		}
+		if len(c.Usage) > 0 && string(c.Usage) != "null" {
+			usage = c.Usage
+		}
+		if len(c.Toolstream) > 0 {
+			events = append(events, c.Toolstream)
+		}
+		if len(c.Choices) == 0 {
+			continue
+		}
+		d := c.Choices[0].Delta
+		join(&content, d.Content)
+		join(&reasoning, d.Reasoning)
+		for _, tc := range d.ToolCalls {
+			for len(calls) <= tc.Index {
+				calls = append(calls, &call{})
+			}
+			k := calls[tc.Index]
+			if tc.ID != "" {
+				k.ID = tc.ID
+			}
+			k.Function.Name += tc.Function.Name
+			k.Function.Arguments += tc.Function.Arguments
+		}
+		if f := c.Choices[0].FinishReason; f != nil && *f != "" {
+			finish = *f
+		}
+	}
+	r := ""
+	if reasoning != nil {
+		r = *reasoning
+	}
+	out := map[string]any{
+		"choices": []any{map[string]any{
+			"message":       map[string]any{"content": content, "reasoning_content": r, "tool_calls": calls},
+			"finish_reason": finish,
+		}},
+		"toolstream": map[string]any{"events": events},
+	}
+	if usage != nil {
+		out["usage"] = usage
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestUsageCollector: a non-streaming client's answer carries the usage,
