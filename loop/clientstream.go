@@ -28,6 +28,18 @@ var (
 //
 // A stream is used by one goroutine; its parser and arena come from pools
 // for the chunks it parses and go back whenever it waits (idle).
+//
+// The edits stay here, not in proxy/chat.Stream, though that is the only
+// Out that takes chunks: each rewrites a field of the parsed value (the
+// envelope, delta.role, content, reasoning_content, tool_calls,
+// finish_reason, the held usage chunk's usage), and each depends on what
+// only this parse read (the chunk's own envelope and role) or on the
+// turn's state (the think split, the detector, native calls, held
+// finishes, usage summed over rounds). The Stream has the bytes alone:
+// making any edit there would parse every chunk a second time. Nor can
+// it build the usage chunk from the Usage event, since the held chunk
+// carries the upstream's other fields (system_fingerprint, anything
+// unknown) in the upstream's order.
 type stream struct {
 	out   clientSink
 	model string

@@ -30,7 +30,10 @@ type Out interface {
 	// use for it.
 	Begin(b Begin)
 	// Raw is one complete chat.completion.chunk JSON object, only for an
-	// Out that takes chunks. The slice is valid only during the call.
+	// Out that takes chunks. The slice is valid only during the call. It
+	// comes with the turn's edits made (envelope, role, content, calls,
+	// summed usage): the turn holds the chunk parsed, so the Out need not
+	// parse it again.
 	Raw(chunk []byte) error
 	// Opened says an upstream chunk opened the answer: it carries the
 	// role, which goes on the answer's first delta only, so no chunk the
