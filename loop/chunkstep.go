@@ -33,7 +33,9 @@ func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, tex
 	if !s.started {
 		s.start(v)
 	}
-	c := stepChunk{v: v, data: data, edited: s.fixEnvelope(s.a, v)}
+	// The envelope (id, object, created, model) is chat's wire only: an
+	// Out of typed events gets the turn's identity once, from Begin.
+	c := stepChunk{v: v, data: data, edited: s.out.chunks() && s.fixEnvelope(s.a, v)}
 	choices := v.GetArray("choices")
 	if tr.tallyUsage(&c, len(choices) > 0) {
 		return nil, nil

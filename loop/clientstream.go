@@ -167,11 +167,11 @@ func (s *stream) sendHeld(h *held, sum string) error {
 	if !s.started {
 		s.start(h.v)
 	}
-	edited := s.fixEnvelope(h.a, h.v) || h.edited
 	if !s.out.chunks() {
 		s.out.mark()
 		return s.emitHeld(h.v, sum)
 	}
+	edited := s.fixEnvelope(h.a, h.v) || h.edited
 	if sum != "" {
 		h.v.Set("usage", chunk.RawValue(h.a, sum))
 		edited = true
