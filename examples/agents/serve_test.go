@@ -1,0 +1,179 @@
+package agents_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// clientKey is the key every agent sends; it is no secret (loopback, a
+// namespace of its own) and is left out of the recorded fixtures anyway.
+const clientKey = "sk-agents-test-0123456789"
+
+// proxy is one toolstream serve process.
+type proxy struct {
+	// URL is its base URL, without /v1.
+	URL string
+	log *syncBuffer
+}
+
+// startServe runs the toolstream binary with toolstream.yaml, in front of
+// the model at modelURL and with the webhook tool get_token at tokenURL,
+// and waits until it serves. The process is stopped when t ends.
+func startServe(t *testing.T, modelURL, tokenURL string, extra ...string) *proxy {
+	t.Helper()
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, serveBin, "serve", "toolstream.yaml")
+	cmd.Env = append([]string{
+		"PATH=/usr/bin:/bin",
+		"TOOLSTREAM_LISTEN=" + addr,
+		"TOOLSTREAM_KEY=" + clientKey,
+		"MODEL_URL=" + modelURL,
+		"TOKEN_URL=" + tokenURL,
+	}, extra...)
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		if t.Failed() {
+			t.Logf("toolstream serve's log:\n%s", log)
+		}
+	})
+	p := &proxy{URL: "http://" + addr, log: log}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		select {
+		case <-done:
+			t.Fatalf("toolstream serve stopped before serving:\n%s", log)
+		default:
+		}
+		resp, err := client.Get(p.URL + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("toolstream serve not ready on %s after 20s: %v\n%s", addr, err, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tokenTool is the webhook behind the server tool get_token: it answers
+// every call with its token and counts the calls.
+type tokenTool struct {
+	URL   string
+	Token string
+	calls atomic.Int32
+}
+
+func newTokenTool(t *testing.T, token string) *tokenTool {
+	tt := &tokenTool{Token: token}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		tt.calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"token":"`+tt.Token+`"}`)
+	}))
+	t.Cleanup(srv.Close)
+	tt.URL = srv.URL + "/token"
+	return tt
+}
+
+// tapped is one request an agent sent to serve, as the tap saw it.
+type tapped struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// tap is a reverse proxy in front of serve that keeps every request the
+// agent sends (the fixtures are made from them), and passes streams on
+// as they come.
+type tap struct {
+	URL string
+	mu  sync.Mutex
+	got []tapped
+}
+
+func newTap(t *testing.T, target string) *tap {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := &tap{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		tp.mu.Lock()
+		tp.got = append(tp.got, tapped{r.Method, r.URL.Path, r.Header.Clone(), body})
+		tp.mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	tp.URL = srv.URL
+	return tp
+}
+
+// requests returns what the tap saw so far.
+func (tp *tap) requests() []tapped {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	return append([]tapped(nil), tp.got...)
+}
+
+// freePort returns a loopback address no one listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// syncBuffer is a bytes.Buffer written by a process while the test may
+// read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
