@@ -53,11 +53,13 @@ type result struct {
 	upstream []upstreamtest.Request
 	calls    int
 	proxy    *proxy
+	// err is set when the agent exited with an error.
+	err error
 }
 
 // runAgent runs a in one mode (nativeModel or textModel) through serve in
-// front of the scripted model, and returns what it left. The run fails t
-// when the agent exits with an error or takes over two minutes.
+// front of the scripted model, and returns what it left. An agent that
+// takes over two minutes is stopped.
 func runAgent(t *testing.T, a agent, model string, extraServe ...string) result {
 	t.Helper()
 	modules := needAgents(t)
@@ -91,10 +93,10 @@ func runAgent(t *testing.T, a agent, model string, extraServe ...string) result 
 	err := cmd.Run()
 	res := result{out: out.String(), sent: tp.requests(), upstream: up.Requests(), calls: int(tool.calls.Load()), proxy: p}
 	if err != nil {
-		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", a.bin, strings.Join(args, " "), err, &out, tail(errs.String(), 4000))
+		res.err = fmt.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", a.bin, strings.Join(args, " "), err, &out, tail(errs.String(), 4000))
 	}
-	if t.Failed() {
-		t.Logf("stderr:\n%s", tail(errs.String(), 4000))
+	if *record && model == nativeModel && res.err == nil {
+		saveRecording(t, a.name, res.sent, r)
 	}
 	return res
 }
@@ -103,6 +105,9 @@ func runAgent(t *testing.T, a agent, model string, extraServe ...string) result 
 // once, the server tool once, and the answer holds its token.
 func threeRounds(t *testing.T, a agent, model string) {
 	res := runAgent(t, a, model)
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
 	token := fmt.Sprintf("tok-%s-%s-", a.name, strings.TrimSuffix(model, "-model"))
 	if !strings.Contains(res.out, token) {
 		t.Errorf("the answer has no %s… token:\n%s", token, res.out)
