@@ -140,7 +140,7 @@ func replay(t *testing.T, f fixture, model string) []byte {
 	up := upstreamtest.NewFunc(func(upstreamtest.Request) upstreamtest.Round { return answer("chatcmpl-replay", model, "OK.") })
 	t.Cleanup(up.Close)
 	tool := newTokenTool(t, "tok-replay")
-	p := startServe(t, up.URL, tool.URL)
+	p := startServe(t, "toolstream.yaml", up.URL, tool.URL)
 
 	var body map[string]any
 	dec := json.NewDecoder(bytes.NewReader(f.Body))

@@ -3,20 +3,19 @@ package agents_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync/atomic"
 
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
-// shellOutput is what the agent's shell call prints: in capitals, which
-// only the command's run makes, so it never appears in the call itself.
-// (Not printf or $((…)): Qwen Code's shell tool prints nothing for a
-// printf format, and refuses command substitution.)
-const (
-	shellCommand = `echo agent-shell-ok | tr a-z A-Z`
-	shellOutput  = "AGENT-SHELL-OK"
-)
+// shellOutput is what each agent's shell call prints, running
+// `echo agent-shell-ok | tr a-z A-Z`: in capitals, which only the
+// command's run makes, so it never appears in the call itself. (Not
+// printf or $((…)): Qwen Code's shell tool prints nothing for a printf
+// format, and refuses command substitution.)
+const shellOutput = "AGENT-SHELL-OK"
 
 // Model names toolstream.yaml routes to the native and text upstreams.
 const (
@@ -24,31 +23,48 @@ const (
 	textModel   = "text-model"
 )
 
+// step is one tool call the scripted model makes.
+type step struct {
+	// tool picks the tool to call among those offered (as the model sees
+	// them), or "" when none fits.
+	tool func(offered []string) string
+	// args are the call's JSON arguments.
+	args string
+	// expect must be in the call's result, or the model stops and says
+	// the step failed.
+	expect string
+}
+
+// named picks the tool called exactly name.
+func named(name string) func([]string) string {
+	return func(offered []string) string {
+		for _, o := range offered {
+			if o == name {
+				return name
+			}
+		}
+		return ""
+	}
+}
+
 // script is the scripted model of one agent run. It reads what it is
-// sent, as a model would, and plays the three rounds of the turn: it calls
-// the agent's shell tool; once the shell's output is in, it calls the
-// server tool get_token; once the token is in, it answers with it.
-// Requests that do not offer the shell tool (titles, summaries, quota
-// checks) get a short plain answer.
+// sent, as a model would: the tools it is offered (natively, or taught in
+// the system prompt in text mode) and the results so far. It makes its
+// steps' calls one a round, in order — a native tool_calls delta, or a
+// hermes block in its text in text mode — and once all results are in,
+// answers with the last one. Requests that offer none of its tools
+// (titles, summaries, quota checks) get a short plain answer.
 type script struct {
-	// shell is the agent's shell tool as the model sees it, and args the
-	// JSON arguments of a call running shellCommand.
-	shell, args string
-	token       string
-	n           atomic.Int32
+	steps []step
+	n     atomic.Int32
 }
 
 // chatRequest is what the script reads of a chat-completions request.
 type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role      string          `json:"role"`
-		Content   json.RawMessage `json:"content"`
-		ToolCalls []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tool_calls"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
@@ -57,48 +73,77 @@ type chatRequest struct {
 	} `json:"tools"`
 }
 
+// taughtTool finds the tools a text-mode prompt teaches: one "## NAME"
+// heading each.
+var taughtTool = regexp.MustCompile(`(?m)^## (\S+)$`)
+
 func (s *script) round(req upstreamtest.Request) upstreamtest.Round {
 	var r chatRequest
 	json.Unmarshal(req.Body, &r)
 	id := fmt.Sprintf("chatcmpl-agents-%d", s.n.Add(1))
-	text := r.Model == textModel
-	var system, rest strings.Builder
-	ran := false
+	var system string
+	var results []string
 	for _, m := range r.Messages {
-		ran = ran || m.Role == "tool"
-		if m.Role == "system" || m.Role == "developer" {
-			system.WriteString(contentText(m.Content))
+		text := contentText(m.Content)
+		switch m.Role {
+		case "system", "developer":
+			system += text
+		case "tool":
+			results = append(results, text)
+		case "user":
+			results = append(results, responses(text)...)
+		}
+	}
+	text := len(r.Tools) == 0 && strings.Contains(system, "<tool_call>")
+	var offered []string
+	for _, t := range r.Tools {
+		offered = append(offered, t.Function.Name)
+	}
+	if text {
+		for _, m := range taughtTool.FindAllStringSubmatch(system, -1) {
+			offered = append(offered, m[1])
+		}
+	}
+	if len(s.steps) == 0 || s.steps[0].tool(offered) == "" {
+		return answer(id, r.Model, "OK.")
+	}
+	for i, st := range s.steps {
+		if i < len(results) {
+			if !strings.Contains(results[i], st.expect) {
+				return answer(id, r.Model, fmt.Sprintf("Step %d failed: its result has no %q: %s", i+1, st.expect, results[i]))
+			}
 			continue
 		}
-		rest.WriteString(contentText(m.Content))
-		rest.WriteByte('\n')
+		name := st.tool(offered)
+		if name == "" {
+			return answer(id, r.Model, fmt.Sprintf("Step %d failed: no tool fits among %v", i+1, offered))
+		}
+		return call(id, r.Model, text, fmt.Sprintf("call_%d", i+1), name, st.args)
 	}
-	seen := rest.String()
-	switch {
-	case !s.offered(r, system.String()):
-		return answer(id, r.Model, "OK.")
-	case strings.Contains(seen, s.token):
-		return answer(id, r.Model, "The build token is "+s.token+".")
-	case strings.Contains(seen, shellOutput):
-		return call(id, r.Model, text, "call_token_1", "get_token", `{}`)
-	case ran || strings.Contains(seen, "<tool_response>"):
-		// The shell ran but its output is not there: say so, rather
-		// than call it again and again.
-		return answer(id, r.Model, "The shell command did not print its output.")
-	default:
-		return call(id, r.Model, text, "call_shell_1", s.shell, s.args)
-	}
+	return answer(id, r.Model, "Done. The last result: "+results[len(s.steps)-1])
 }
 
-// offered reports whether the request offers the agent's shell tool: in
-// its tools natively, or taught in the system prompt in text mode.
-func (s *script) offered(r chatRequest, system string) bool {
-	for _, t := range r.Tools {
-		if t.Function.Name == s.shell {
-			return true
+// responses are the <tool_response> blocks of a text-mode results
+// message, each the content of its result.
+func responses(text string) []string {
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(text, "<tool_response>")
+		if !ok {
+			return out
 		}
+		block, after, _ := strings.Cut(rest, "</tool_response>")
+		var r struct {
+			Content json.RawMessage `json:"content"`
+		}
+		json.Unmarshal([]byte(strings.TrimSpace(block)), &r)
+		var s string
+		if json.Unmarshal(r.Content, &s) != nil {
+			s = string(r.Content)
+		}
+		out = append(out, s)
+		text = after
 	}
-	return strings.Contains(system, "\n## "+s.shell+"\n")
 }
 
 // answer is a plain text answer.

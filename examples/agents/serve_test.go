@@ -27,14 +27,15 @@ type proxy struct {
 	log *syncBuffer
 }
 
-// startServe runs the toolstream binary with toolstream.yaml, in front of
-// the model at modelURL and with the webhook tool get_token at tokenURL,
-// and waits until it serves. The process is stopped when t ends.
-func startServe(t *testing.T, modelURL, tokenURL string, extra ...string) *proxy {
+// startServe runs the toolstream binary with config (toolstream.yaml or
+// one of testdata), in front of the model at modelURL and with the
+// webhook tool get_token at tokenURL, and waits until it serves. The
+// process is stopped when t ends.
+func startServe(t *testing.T, config, modelURL, tokenURL string, extra ...string) *proxy {
 	t.Helper()
 	addr := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, serveBin, "serve", "toolstream.yaml")
+	cmd := exec.CommandContext(ctx, serveBin, "serve", config)
 	cmd.Env = append([]string{
 		"PATH=/usr/bin:/bin",
 		"TOOLSTREAM_LISTEN=" + addr,
