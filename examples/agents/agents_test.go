@@ -40,6 +40,7 @@ const (
 	envInside = "TOOLSTREAM_AGENTS_NETNS"
 	// envServe is the built toolstream binary, handed to the re-executed
 	// binary (the namespace cannot reach the module proxy to build it).
+	// Set by hand, it runs that binary instead of building one.
 	envServe = "TOOLSTREAM_AGENTS_SERVE"
 )
 
@@ -62,11 +63,14 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		serveBin = filepath.Join(dir, "toolstream")
-		build := exec.Command("go", "build", "-o", serveBin, "github.com/toolstream/toolstream/cmd/toolstream")
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Printf("building toolstream: %v\n%s", err, out)
-			return 1
+		serveBin = os.Getenv(envServe)
+		if serveBin == "" {
+			serveBin = filepath.Join(dir, "toolstream")
+			build := exec.Command("go", "build", "-o", serveBin, "github.com/toolstream/toolstream/cmd/toolstream")
+			if out, err := build.CombinedOutput(); err != nil {
+				fmt.Printf("building toolstream: %v\n%s", err, out)
+				return 1
+			}
 		}
 		skipAgents = agentsMissing()
 		if skipAgents == "" {

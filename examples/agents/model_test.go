@@ -49,13 +49,14 @@ func named(name string) func([]string) string {
 
 // script is the scripted model of one agent run. It reads what it is
 // sent, as a model would: the tools it is offered (natively, or taught in
-// the system prompt in text mode) and the results so far. It makes its
-// steps' calls one a round, in order — a native tool_calls delta, or a
-// hermes block in its text in text mode — and once all results are in,
-// answers with the last one. Requests that offer none of its tools
-// (titles, summaries, quota checks) get a short plain answer.
+// the system prompt in text mode) and the results so far. It follows the
+// first of its plans one of whose tools is offered, making the plan's calls
+// one a round, in order — a native tool_calls delta, or a hermes block in
+// its text in text mode — and once all results are in, answers with the
+// last one. Requests that offer none of its plans' tools (titles,
+// summaries, quota checks) get a short plain answer.
 type script struct {
-	steps []step
+	plans [][]step
 	n     atomic.Int32
 }
 
@@ -94,20 +95,23 @@ func (s *script) round(req upstreamtest.Request) upstreamtest.Round {
 			results = append(results, responses(text)...)
 		}
 	}
-	text := len(r.Tools) == 0 && strings.Contains(system, "<tool_call>")
-	var offered []string
-	for _, t := range r.Tools {
-		offered = append(offered, t.Function.Name)
-	}
-	if text {
-		for _, m := range taughtTool.FindAllStringSubmatch(system, -1) {
-			offered = append(offered, m[1])
+	text, offered := r.offered(system)
+	var steps []step
+	for _, p := range s.plans {
+		for _, st := range p {
+			if st.tool(offered) != "" {
+				steps = p
+				break
+			}
+		}
+		if steps != nil {
+			break
 		}
 	}
-	if len(s.steps) == 0 || s.steps[0].tool(offered) == "" {
+	if steps == nil {
 		return answer(id, r.Model, "OK.")
 	}
-	for i, st := range s.steps {
+	for i, st := range steps {
 		if i < len(results) {
 			if !strings.Contains(results[i], st.expect) {
 				return answer(id, r.Model, fmt.Sprintf("Step %d failed: its result has no %q: %s", i+1, st.expect, results[i]))
@@ -120,7 +124,36 @@ func (s *script) round(req upstreamtest.Request) upstreamtest.Round {
 		}
 		return call(id, r.Model, text, fmt.Sprintf("call_%d", i+1), name, st.args)
 	}
-	return answer(id, r.Model, "Done. The last result: "+results[len(s.steps)-1])
+	return answer(id, r.Model, "Done. The last result: "+results[len(steps)-1])
+}
+
+// offered returns whether the request is in text mode, and the tools it
+// offers: its tools, or in text mode those its system prompt teaches.
+func (r chatRequest) offered(system string) (text bool, names []string) {
+	text = len(r.Tools) == 0 && strings.Contains(system, "<tool_call>")
+	for _, t := range r.Tools {
+		names = append(names, t.Function.Name)
+	}
+	if text {
+		for _, m := range taughtTool.FindAllStringSubmatch(system, -1) {
+			names = append(names, m[1])
+		}
+	}
+	return text, names
+}
+
+// offeredTools are the tools a chat request's body offers the model.
+func offeredTools(body []byte) []string {
+	var r chatRequest
+	json.Unmarshal(body, &r)
+	var system string
+	for _, m := range r.Messages {
+		if m.Role == "system" || m.Role == "developer" {
+			system += contentText(m.Content)
+		}
+	}
+	_, names := r.offered(system)
+	return names
 }
 
 // responses are the <tool_response> blocks of a text-mode results

@@ -13,6 +13,9 @@ import (
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
+// agentTimeout bounds one agent run.
+var agentTimeout = 2 * time.Minute
+
 // prompt is what each agent is asked.
 const prompt = "Run the shell command the build needs, then fetch today's build token and tell me what it is."
 
@@ -51,8 +54,9 @@ type result struct {
 	out      string
 	sent     []tapped
 	upstream []upstreamtest.Request
-	calls    int
-	proxy    *proxy
+	// calls are the bodies of the calls the webhook tool got.
+	calls []string
+	proxy *proxy
 	// work is the agent's working directory; token get_token's answer.
 	work, token string
 	// err is set when the agent exited with an error.
@@ -65,8 +69,11 @@ type run struct {
 	// model is nativeModel or textModel.
 	model string
 	// steps are the scripted model's calls; nil runs the agent's shell,
-	// then get_token.
+	// then get_token. more are the steps of other requests the agent
+	// makes (its web search's own request, say), each followed when its
+	// first tool is offered.
 	steps []step
+	more  [][]step
 	// config is serve's config file; "" is toolstream.yaml.
 	config string
 	// env is added to the agent's environment.
@@ -85,7 +92,7 @@ func runAgent(t *testing.T, a agent, o run) result {
 			{tool: named("get_token"), args: `{}`, expect: token},
 		}
 	}
-	sc := &script{steps: o.steps}
+	sc := &script{plans: append([][]step{o.steps}, o.more...)}
 	up := upstreamtest.NewFunc(sc.round)
 	t.Cleanup(up.Close)
 	up.SetModels(nativeModel, textModel)
@@ -98,7 +105,7 @@ func runAgent(t *testing.T, a agent, o run) result {
 
 	r := &agentRun{home: t.TempDir(), work: t.TempDir(), base: tp.URL, model: o.model, modules: modules}
 	args, env := a.setup(t, r)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(modules, ".bin", a.bin), args...)
 	cmd.Dir = r.work
@@ -115,7 +122,7 @@ func runAgent(t *testing.T, a agent, o run) result {
 	var out, errs syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	err := cmd.Run()
-	res := result{out: out.String(), sent: tp.requests(), upstream: up.Requests(), calls: int(tool.calls.Load()), proxy: p, work: r.work, token: token}
+	res := result{out: out.String(), sent: tp.requests(), upstream: up.Requests(), calls: tool.received(), proxy: p, work: r.work, token: token}
 	if err != nil {
 		res.err = fmt.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", a.bin, strings.Join(args, " "), err, &out, tail(errs.String(), 4000))
 	}
@@ -126,8 +133,9 @@ func runAgent(t *testing.T, a agent, o run) result {
 }
 
 // threeRounds checks the turn every agent must complete: the shell ran
-// once, the server tool once, and the answer holds its token.
-func threeRounds(t *testing.T, a agent, o run) {
+// once, the server tool once, and the answer holds its token. It returns
+// the run for further checks.
+func threeRounds(t *testing.T, a agent, o run) result {
 	res := runAgent(t, a, o)
 	if res.err != nil {
 		t.Fatal(res.err)
@@ -135,9 +143,10 @@ func threeRounds(t *testing.T, a agent, o run) {
 	if !strings.Contains(res.out, res.token) {
 		t.Errorf("the answer has no token %s:\n%s", res.token, res.out)
 	}
-	if res.calls != 1 {
-		t.Errorf("get_token ran %d times, want once", res.calls)
+	if len(res.calls) != 1 {
+		t.Errorf("get_token ran %d times, want once", len(res.calls))
 	}
+	return res
 }
 
 // TestThreeRounds runs each agent's turn — its shell tool, the server

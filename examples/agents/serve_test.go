@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os/exec"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -80,25 +79,36 @@ func startServe(t *testing.T, config, modelURL, tokenURL string, extra ...string
 	}
 }
 
-// tokenTool is the webhook behind the server tool get_token: it answers
-// every call with its token and counts the calls.
+// tokenTool is the webhook behind the server tool get_token (and any
+// other the config points at TOKEN_URL): it answers every call with its
+// token and keeps the calls' bodies.
 type tokenTool struct {
 	URL   string
 	Token string
-	calls atomic.Int32
+	mu    sync.Mutex
+	calls []string
 }
 
 func newTokenTool(t *testing.T, token string) *tokenTool {
 	tt := &tokenTool{Token: token}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		tt.calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		tt.mu.Lock()
+		tt.calls = append(tt.calls, string(body))
+		tt.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"token":"`+tt.Token+`"}`)
 	}))
 	t.Cleanup(srv.Close)
 	tt.URL = srv.URL + "/token"
 	return tt
+}
+
+// received returns the bodies of the calls so far.
+func (tt *tokenTool) received() []string {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return append([]string(nil), tt.calls...)
 }
 
 // tapped is one request an agent sent to serve, as the tap saw it.
