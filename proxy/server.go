@@ -264,6 +264,7 @@ func (s *Server) routes() *echo.Echo {
 	s.turnRoute(v1, "/v1", "/chat/completions", chatProtocol{})
 	s.turnRoute(v1, "/v1", "/messages", &messages.Protocol{History: s.history, NewID: s.newID})
 	s.turnRoute(v1, "/v1", "/responses", &responses.Protocol{Store: s.responses, NewID: s.newID, Now: s.now, Log: s.log})
+	v1.GET("/responses", s.responsesGET)
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)
