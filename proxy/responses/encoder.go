@@ -191,8 +191,12 @@ func (e *Encoder) newTextItem(prefix string) *textItem {
 	return t
 }
 
+// clientCall is a call of the client's own tools: item is it as a chat
+// call (its flat name), tool the tool it calls, which decides the item
+// the client reads (wireItem).
 type clientCall struct {
 	item  functionCallItem
+	tool  toolRef
 	index int
 	ref   string
 	args  strings.Builder
@@ -331,15 +335,13 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		if err := e.closeOpen(); err != nil {
 			return err
 		}
-		c = &clientCall{index: e.addSlot(false), item: functionCallItem{ID: e.opts.NewID("fc_"), Type: "function_call",
-			Status: StatusInProgress, CallID: f.ID, Name: f.Name}}
-		c.ref = deltaRef(c.item.ID, c.index, false)
+		c = e.newClientCall(f)
 		if e.fcalls == nil {
 			e.fcalls = map[int]*clientCall{}
 		}
 		e.fcalls[f.Index] = c
 		e.forder = append(e.forder, f.Index)
-		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.item}); err != nil {
+		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.wireItem()}); err != nil {
 			return err
 		}
 	}
@@ -347,6 +349,9 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		return nil
 	}
 	c.args.WriteString(f.Arguments)
+	if c.tool.kind != kindFunction {
+		return nil // its input or arguments go whole at its end (closeCalls)
+	}
 	return e.delta(argsDelta, c.ref, f.Arguments)
 }
 
