@@ -2,6 +2,7 @@ package responses
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/toolstream/toolstream/loop"
 )
@@ -11,6 +12,17 @@ const (
 	evCustomDelta = "response.custom_tool_call_input.delta"
 	evCustomDone  = "response.custom_tool_call_input.done"
 )
+
+// clientCall is a call of the client's own tools: item is it as a chat
+// call (its flat name), tool the tool it calls, which decides the item
+// the client reads (wireItem).
+type clientCall struct {
+	item  functionCallItem
+	tool  toolRef
+	index int
+	ref   string
+	args  strings.Builder
+}
 
 // newClientCall opens the item of a call of the client's tool named
 // f.Name (its flat name, see offer), in the next output slot.

@@ -191,17 +191,6 @@ func (e *Encoder) newTextItem(prefix string) *textItem {
 	return t
 }
 
-// clientCall is a call of the client's own tools: item is it as a chat
-// call (its flat name), tool the tool it calls, which decides the item
-// the client reads (wireItem).
-type clientCall struct {
-	item  functionCallItem
-	tool  toolRef
-	index int
-	ref   string
-	args  strings.Builder
-}
-
 type serverCall struct {
 	item     mcpCallItem
 	callID   string
