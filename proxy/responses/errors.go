@@ -9,7 +9,7 @@ type Error struct {
 	// Param names the offending field as OpenAI does ("input[2].content[0].type",
 	// "tools[1].type"); "" when the body as a whole is wrong.
 	Param string
-	// Code is OpenAI's machine-readable code, such as "unsupported_tool_type"
+	// Code is OpenAI's machine-readable code, such as "unsupported_input"
 	// or "unsupported_parameter"; "" is written as null.
 	Code string
 	// Message says what is wrong and how to fix it.
