@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -326,10 +327,35 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if status == statusClientClosed {
 		return
 	}
+	s.logRefusal(c, err, status, ae)
 	for k, vs := range ae.Header {
 		c.Response().Header()[k] = vs
 	}
 	_ = c.JSONBlob(status, s.stateOf(c).mask.Bytes(body))
+}
+
+// logRefusal writes a warn line for a 4xx the proxy itself answers a
+// turn (POST on a turn route): route, key, status, code and param, so a
+// client that is refused — an agent sending something new — leaves a
+// trace. An upstream's own 4xx is not the proxy's refusal: it is on the
+// turn's line.
+func (s *Server) logRefusal(c echo.Context, err error, status int, ae apiError) {
+	if status < 400 || status >= 500 || c.Request().Method != http.MethodPost {
+		return
+	}
+	if _, turn := s.protocols[c.Path()]; !turn {
+		return
+	}
+	var (
+		ue  *loop.UpstreamError
+		tre *loop.ToolsRejectedError
+	)
+	if errors.As(err, &ue) && !errors.As(err, &tre) {
+		return
+	}
+	s.log.LogAttrs(c.Request().Context(), slog.LevelWarn, "request refused",
+		slog.String("route", c.Path()), slog.String("key", requestKey(c)), slog.Int("status", status),
+		slog.String("code", ae.Code), slog.String("param", ae.Param))
 }
 
 func isTimeout(err error) bool {

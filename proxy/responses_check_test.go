@@ -119,6 +119,13 @@ func checkResponseStream(t *testing.T, body string) {
 		case "response.function_call_arguments.delta":
 			i := index(ev)
 			items[i]["arguments"] = str(items[i]["arguments"]) + str(ev.data["delta"])
+		case "response.custom_tool_call_input.delta":
+			i := index(ev)
+			items[i]["input"] = str(items[i]["input"]) + str(ev.data["delta"])
+		case "response.custom_tool_call_input.done":
+			if i := index(ev); items[i]["input"] != ev.data["input"] {
+				t.Errorf("%s input %q, the item has %q", ev.name, ev.data["input"], items[i]["input"])
+			}
 		case "response.function_call_arguments.done", "response.mcp_call_arguments.done":
 			if i := index(ev); items[i]["arguments"] != ev.data["arguments"] {
 				t.Errorf("%s arguments %q, the item has %q", ev.name, ev.data["arguments"], items[i]["arguments"])
@@ -131,9 +138,12 @@ func checkResponseStream(t *testing.T, body string) {
 			i := index(ev)
 			item := ev.data["item"].(map[string]any)
 			built := items[i]
-			for _, k := range []string{"id", "type", "content", "arguments", "name", "call_id"} {
+			for _, k := range []string{"id", "type", "content", "arguments", "name", "namespace", "call_id", "input"} {
 				if k == "content" && built["type"] != "message" && built["type"] != "reasoning" {
 					continue
+				}
+				if k == "arguments" && built["type"] == "tool_search_call" {
+					continue // an object, whole in the done item: no event streams it
 				}
 				if diff := cmp.Diff(built[k], item[k]); diff != "" {
 					t.Errorf("output_item.done %d: %s differs from what was built (-built +done):\n%s", i, k, diff)

@@ -20,12 +20,18 @@
 //	                                         roles' texts are joined into a string
 //	  content: input_image (image_url)       {type: image_url, image_url: {url, detail}}
 //	input item function_call               a tool call {id: call_id, type: function,
-//	                                         function: {name, arguments}}; consecutive
-//	                                         calls, and an assistant message just before
-//	                                         them, make one assistant message
-//	input item function_call_output        {role: tool, tool_call_id: call_id,
-//	                                         content: output (parts' text joined)}
-//	input item reasoning                   dropped
+//	  (namespace, name)                      function: {name: the flat name, arguments}};
+//	                                         consecutive calls, and an assistant message
+//	                                         just before them, make one assistant message
+//	input item custom_tool_call            the same, arguments {"input": input}
+//	input item tool_search_call            the same, name tool_search, arguments the
+//	                                         arguments object as a string
+//	input item function_call_output,       {role: tool, tool_call_id: call_id,
+//	  custom_tool_call_output                content: output (parts' text joined)}
+//	input item tool_search_output          {role: tool, tool_call_id: call_id, content:
+//	                                         the flat names of the tools it loaded}
+//	input item reasoning (encrypted or     dropped
+//	  not), additional_tools
 //	input item mcp_call,                   not sent: listed in Request.Restored, and
 //	  mcp_approval_request,                  replaced by the stored messages through
 //	  item_reference                         Request.Restore (a call is never run
@@ -33,8 +39,17 @@
 //	                                         calls tools then joins the one before it
 //	tools [{type: function, name,          tools [{type: function, function: {name,
 //	  description, parameters, strict}]      description, parameters, strict}}]
+//	tools [{type: namespace, name: N,      each tool of the namespace, named
+//	  tools}]                                flatName(N, name): N__name (bare in N
+//	                                         "functions"); a taken name gets _2, _3, …
+//	tools [{type: custom, name,            a function of one string parameter, input
+//	  description, format}]                  (a grammar shown in its description)
+//	tools [{type: tool_search, ...}]       a function named tool_search
+//	tools of additional_tools and          the same, as if in tools
+//	  tool_search_output input items
 //	tool_choice "none"|"auto"|"required"   the same
-//	tool_choice {type: function, name}     {type: function, function: {name}}
+//	tool_choice {type: function|custom,    {type: function, function: {name: the flat
+//	  name, namespace}                       name}}
 //	parallel_tool_calls                    parallel_tool_calls
 //	max_output_tokens                      max_tokens
 //	temperature, top_p                     the same, digits as sent
@@ -49,10 +64,20 @@
 //	store (default true),                  not sent: kept on Request for the answer
 //	  previous_response_id, metadata          and the stored response
 //
-// Refused with a 400 naming the field: tools of any type but function
-// (code unsupported_tool_type), background: true, conversation and prompt
-// (code unsupported_parameter), and input items, content parts or a
-// tool_choice this proxy cannot pass on (code unsupported_input). Every
+// A call of a client tool is answered in its kind's item (Encoder): a
+// function_call (with namespace and the bare name for a namespace's
+// tool), a custom_tool_call whose input is the model's input argument, a
+// tool_search_call whose arguments are an object.
+//
+// Left out of the round, never refused, and listed in
+// [Request.LeftOut] (the route logs each kind once per key and hour):
+// hosted tools and tool types newer than this package, input items it
+// has no form for (compaction, web_search_call, …), content parts other
+// than text and images, an image in a tool output, a tool_choice of
+// another kind. Refused with a 400 naming the field: background: true,
+// conversation and prompt (code unsupported_parameter), and inputs it
+// can neither pass on nor drop — an mcp_approval_response, an image by
+// file_id or outside a user message (code unsupported_input). Every
 // other field — include, truncation, service_tier, prompt_cache_key,
 // safety_identifier, fields newer than this package — is ignored: SDKs
 // send some of them on every request (the Agents SDK always sends

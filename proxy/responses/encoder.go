@@ -191,13 +191,6 @@ func (e *Encoder) newTextItem(prefix string) *textItem {
 	return t
 }
 
-type clientCall struct {
-	item  functionCallItem
-	index int
-	ref   string
-	args  strings.Builder
-}
-
 type serverCall struct {
 	item     mcpCallItem
 	callID   string
@@ -331,15 +324,13 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		if err := e.closeOpen(); err != nil {
 			return err
 		}
-		c = &clientCall{index: e.addSlot(false), item: functionCallItem{ID: e.opts.NewID("fc_"), Type: "function_call",
-			Status: StatusInProgress, CallID: f.ID, Name: f.Name}}
-		c.ref = deltaRef(c.item.ID, c.index, false)
+		c = e.newClientCall(f)
 		if e.fcalls == nil {
 			e.fcalls = map[int]*clientCall{}
 		}
 		e.fcalls[f.Index] = c
 		e.forder = append(e.forder, f.Index)
-		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.item}); err != nil {
+		if err := e.send(evItemAdded, &itemEvent{Type: evItemAdded, Seq: e.next(), OutputIndex: c.index, Item: c.wireItem()}); err != nil {
 			return err
 		}
 	}
@@ -347,6 +338,9 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 		return nil
 	}
 	c.args.WriteString(f.Arguments)
+	if c.tool.kind != kindFunction {
+		return nil // its input or arguments go whole at its end (closeCalls)
+	}
 	return e.delta(argsDelta, c.ref, f.Arguments)
 }
 

@@ -9,7 +9,7 @@ type Error struct {
 	// Param names the offending field as OpenAI does ("input[2].content[0].type",
 	// "tools[1].type"); "" when the body as a whole is wrong.
 	Param string
-	// Code is OpenAI's machine-readable code, such as "unsupported_tool_type"
+	// Code is OpenAI's machine-readable code, such as "unsupported_input"
 	// or "unsupported_parameter"; "" is written as null.
 	Code string
 	// Message says what is wrong and how to fix it.
@@ -21,14 +21,14 @@ func (e *Error) Error() string { return e.Message }
 
 // Codes this package sets on [Error].
 const (
-	// CodeUnsupportedToolType is a tool of a type other than "function":
-	// hosted tools (web_search, file_search, mcp, …) are not run here.
-	CodeUnsupportedToolType = "unsupported_tool_type"
 	// CodeUnsupportedParameter is a field that would change the answer
 	// and is not built (background, conversation, prompt).
 	CodeUnsupportedParameter = "unsupported_parameter"
-	// CodeUnsupportedInput is an input item, content part or tool_choice
-	// this proxy cannot pass on faithfully.
+	// CodeUnsupportedInput is an input this proxy can neither pass on
+	// faithfully nor drop without changing the answer: an
+	// mcp_approval_response item (approvals are decided through
+	// /v1/actions), an image outside a user message or by file_id. What
+	// can be dropped is left out instead (Request.LeftOut).
 	CodeUnsupportedInput = "unsupported_input"
 	// CodeUnknownItem is an mcp_call or mcp_approval_request item sent
 	// back that no stored response of the client's key answered with: it

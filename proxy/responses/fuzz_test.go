@@ -23,6 +23,8 @@ func FuzzToChat(f *testing.F) {
 		`{"model":"m","input":[{"type":"mcp_call","id":"x"}],"toolstream":{"events":true}}`,
 		`{"model":"m","input":[{"role":"assistant","content":"a"},{"type":"mcp_call","id":"x"},{"type":"item_reference","id":"y"},{"type":"function_call","call_id":"c","name":"f"}]}`,
 		`{"model":"m","input":"hi","tools":[{"type":"file_search"}]}`,
+		`{"model":"m","input":[{"type":"additional_tools","tools":[{"type":"namespace","name":"n","tools":[{"type":"custom","name":"c"},{"type":"namespace","name":"x"}]}]},{"type":"custom_tool_call","call_id":"c","namespace":"n","name":"c","input":"i"}]}`,
+		`{"model":"m","input":[{"type":"tool_search_call","call_id":"s","arguments":"{}"},{"type":"tool_search_output","call_id":"s","tools":[{"type":"function","name":"f"}]},{"type":"future_item"}],"tool_choice":{"type":"allowed_tools"}}`,
 		`{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"u"}]}]}`,
 		`{}`, `[]`, `{`, "\x00", `{"model":"m","input":"\ud800"}`,
 	} {

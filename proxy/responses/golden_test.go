@@ -32,6 +32,7 @@ type fields struct {
 	Events             bool                 `json:"events,omitempty"`
 	ClientTools        []string             `json:"client_tools,omitempty"`
 	Restored           []responses.Restored `json:"restored,omitempty"`
+	LeftOut            []string             `json:"left_out,omitempty"`
 }
 
 // TestGolden maps each testdata/*.txtar's request.json and compares the
@@ -56,7 +57,7 @@ func TestGolden(t *testing.T) {
 			got["chat.json"] = indent(t, r.Chat)
 			got["fields.json"] = indent(t, mustJSON(t, fields{
 				r.Model, r.Stream, r.Store, r.PreviousResponseID, r.Instructions,
-				r.Metadata, r.User, r.Events, r.ClientTools, r.Restored,
+				r.Metadata, r.User, r.Events, r.ClientTools, r.Restored, r.LeftOut(),
 			}))
 			roundTrip(t, r)
 			if *update {

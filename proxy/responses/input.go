@@ -53,7 +53,7 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 	}
 	switch typ {
 	case "message":
-		m, err := readMessage(it, param)
+		m, err := r.readMessage(it, param)
 		if err != nil {
 			return nil, err
 		}
@@ -62,8 +62,8 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 			return m, nil
 		}
 		return nil, nil
-	case "function_call":
-		call, err := readCall(it, param)
+	case "function_call", "custom_tool_call", "tool_search_call":
+		call, err := r.readCall(it, param, typ)
 		if err != nil {
 			return nil, err
 		}
@@ -76,16 +76,17 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 		}
 		open.ToolCalls = append(open.ToolCalls, call)
 		return open, nil
-	case "function_call_output":
-		m, err := readOutput(it, param)
-		if err != nil {
-			return nil, err
+	case "function_call_output", "custom_tool_call_output", "tool_search_output":
+		m, err := r.readOutput(it, param, typ)
+		if err != nil || m == nil {
+			return open, err
 		}
 		r.entries = append(r.entries, entry{msg: m})
 		return nil, nil
-	case "reasoning":
-		// Dropped: a reasoning item is the model's own earlier
-		// thinking; chat upstreams are not sent it back.
+	case "reasoning", "additional_tools":
+		// A reasoning item is dropped: its encrypted_content is OpenAI's,
+		// and chat templates drop a model's earlier thinking (docs:
+		// "Reasoning sent back"). additional_tools were read with tools.
 		return open, nil
 	case "mcp_call", "mcp_approval_request", "item_reference":
 		id, err := readString(it["id"], param+".id")
@@ -99,9 +100,14 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 		r.Restored = append(r.Restored, rs)
 		r.entries = append(r.entries, entry{restore: &rs})
 		return nil, nil
+	case "mcp_approval_response":
+		return nil, unsupported(param+".type", CodeUnsupportedInput,
+			"input items of type %q are not supported by this server; decide approvals through /v1/actions", typ)
 	}
-	return nil, unsupported(param+".type", CodeUnsupportedInput,
-		"input items of type %q are not supported by this server; send messages, function_call, function_call_output, reasoning, or the mcp_call and mcp_approval_request items it answered with, or item_reference to them", typ)
+	// Compaction, web_search_call, image_generation_call, local_shell_call
+	// and types newer than this proxy: left out, and logged.
+	r.leaveOut("item " + typ)
+	return open, nil
 }
 
 // itemType is an item's "type"; an item with a role and no type is a
@@ -122,7 +128,7 @@ func itemType(it object, param string) (string, error) {
 
 // readMessage maps a message item. developer becomes system: chat
 // upstreams' templates know system, and most do not know developer.
-func readMessage(it object, param string) (*chatMessage, error) {
+func (r *Request) readMessage(it object, param string) (*chatMessage, error) {
 	role, err := readString(it["role"], param+".role")
 	if err != nil {
 		return nil, err
@@ -145,9 +151,16 @@ func readMessage(it object, param string) (*chatMessage, error) {
 		}
 		return &chatMessage{Role: role, Content: s}, nil
 	}
-	parts, err := readParts(c, param+".content", role == "user")
+	where := partsOther
+	if role == "user" {
+		where = partsUser
+	}
+	parts, err := r.readParts(c, param+".content", where)
 	if err != nil {
 		return nil, err
+	}
+	if len(parts) == 0 {
+		return &chatMessage{Role: role, Content: ""}, nil // every part left out
 	}
 	return &chatMessage{Role: role, Content: partsContent(parts, role == "user")}, nil
 }
@@ -168,10 +181,21 @@ func partsContent(parts []chatPart, user bool) any {
 	return b.String()
 }
 
+// partsOf says whose content parts are read: a user's (images are
+// taken), a tool output's (images are left out) or another role's
+// (images are refused).
+type partsOf int8
+
+const (
+	partsUser partsOf = iota
+	partsOutput
+	partsOther
+)
+
 // readParts maps content parts: input_text, output_text and refusal are
 // text; input_image is an image_url part, by URL or data URL. Images are
 // taken only where images may be (a user message).
-func readParts(raw json.RawMessage, param string, images bool) ([]chatPart, error) {
+func (r *Request) readParts(raw json.RawMessage, param string, where partsOf) ([]chatPart, error) {
 	list, err := readArray(raw, param)
 	if err != nil {
 		return nil, err
@@ -199,7 +223,13 @@ func readParts(raw json.RawMessage, param string, images bool) ([]chatPart, erro
 			}
 			parts = append(parts, chatPart{Type: "text", Text: &s})
 		case "input_image":
-			if !images {
+			switch where {
+			case partsOutput:
+				// A chat tool message holds text only: Codex's
+				// view_image sends its image so.
+				r.leaveOut("part input_image in a tool output")
+				continue
+			case partsOther:
 				return nil, unsupported(pp+".type", CodeUnsupportedInput, "%s: images are accepted in user messages only", pp)
 			}
 			img, err := readImage(o, pp)
@@ -211,8 +241,8 @@ func readParts(raw json.RawMessage, param string, images bool) ([]chatPart, erro
 			if typ == "" {
 				return nil, invalid(pp+".type", "%s.type is required", pp)
 			}
-			return nil, unsupported(pp+".type", CodeUnsupportedInput,
-				"content parts of type %q are not supported by this server; send input_text, output_text or input_image", typ)
+			// input_file, input_audio and parts newer than this proxy.
+			r.leaveOut("part " + typ)
 		}
 	}
 	return parts, nil
@@ -236,59 +266,4 @@ func readImage(o object, param string) (*chatImageURL, error) {
 		return nil, err
 	}
 	return &chatImageURL{URL: url, Detail: detail}, nil
-}
-
-// readCall maps a function_call item to a chat tool call under its
-// call_id, which the matching function_call_output names.
-func readCall(it object, param string) (chatToolCall, error) {
-	id, err := readString(it["call_id"], param+".call_id")
-	if err != nil {
-		return chatToolCall{}, err
-	}
-	if id == "" {
-		return chatToolCall{}, invalid(param+".call_id", "%s.call_id is required", param)
-	}
-	name, err := readString(it["name"], param+".name")
-	if err != nil {
-		return chatToolCall{}, err
-	}
-	if name == "" {
-		return chatToolCall{}, invalid(param+".name", "%s.name is required", param)
-	}
-	args, err := readString(it["arguments"], param+".arguments")
-	if err != nil {
-		return chatToolCall{}, err
-	}
-	if args == "" {
-		args = "{}" // chat templates parse arguments as JSON
-	}
-	return chatToolCall{ID: id, Type: "function", Function: chatCallFunc{Name: name, Arguments: args}}, nil
-}
-
-// readOutput maps a function_call_output item to a tool message. An
-// output given as content parts is their text, joined.
-func readOutput(it object, param string) (*chatMessage, error) {
-	id, err := readString(it["call_id"], param+".call_id")
-	if err != nil {
-		return nil, err
-	}
-	if id == "" {
-		return nil, invalid(param+".call_id", "%s.call_id is required", param)
-	}
-	out := it["output"]
-	var content string
-	switch {
-	case isNull(out):
-	case out[0] == '[':
-		parts, err := readParts(out, param+".output", false)
-		if err != nil {
-			return nil, err
-		}
-		content = partsContent(parts, false).(string)
-	default:
-		if content, err = readString(out, param+".output"); err != nil {
-			return nil, err
-		}
-	}
-	return &chatMessage{Role: "tool", Content: content, ToolCallID: id}, nil
 }

@@ -313,13 +313,42 @@ type reasoningItem struct {
 
 // functionCallItem is a call of one of the client's own tools: the client
 // runs it and sends a function_call_output with its call_id.
+// A tool of a namespace is named by its namespace and its bare name, as
+// Codex's parser requires.
 type functionCallItem struct {
 	ID        string `json:"id"`
 	Type      string `json:"type"`
 	Status    string `json:"status"`
 	CallID    string `json:"call_id"`
+	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+}
+
+// customCallItem is a call of one of the client's custom tools: its
+// input is the text the model wrote, byte for byte; the client sends a
+// custom_tool_call_output with its call_id.
+type customCallItem struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	CallID    string `json:"call_id"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Input     string `json:"input"`
+}
+
+// toolSearchCallItem is a call of the client's tool_search tool, which
+// the client runs ("execution": "client"); its arguments are an object,
+// not a string (Codex finds nothing with a string), and the client sends
+// a tool_search_output with its call_id.
+type toolSearchCallItem struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Status    string          `json:"status"`
+	CallID    string          `json:"call_id"`
+	Execution string          `json:"execution"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // mcpCallItem is a server-tool call toolstream ran. Output is the whole

@@ -332,7 +332,7 @@ func (e *Encoder) cutOpen() error {
 	for _, i := range e.forder {
 		c := e.fcalls[i]
 		c.item.Arguments, c.item.Status = c.args.String(), StatusIncomplete
-		if err := cut(c.index, c.item); err != nil {
+		if err := cut(c.index, c.wireItem()); err != nil {
 			return err
 		}
 	}
@@ -353,7 +353,7 @@ func (e *Encoder) closeCalls() error {
 	for _, i := range e.forder {
 		c := e.fcalls[i]
 		c.item.Arguments, c.item.Status = c.args.String(), StatusCompleted
-		if err := e.send(evArgsDone, &argumentsDone{Type: evArgsDone, Seq: e.next(), ItemID: c.item.ID, OutputIndex: c.index, Arguments: c.item.Arguments}); err != nil {
+		if err := e.sendArgsDone(c); err != nil {
 			return err
 		}
 		if err := e.restoreAs(c.item.ID, &chatMessage{Role: "assistant", ToolCalls: []chatToolCall{{ID: c.item.CallID, Type: "function",
@@ -362,7 +362,7 @@ func (e *Encoder) closeCalls() error {
 		}
 		item := c.item
 		e.slots[c.index].call = &item
-		if err := e.done(c.index, c.item); err != nil {
+		if err := e.done(c.index, c.wireItem()); err != nil {
 			return err
 		}
 	}

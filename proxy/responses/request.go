@@ -36,8 +36,9 @@ type Request struct {
 	// event types (approvals, progress), which the openai SDK's stream
 	// helper would throw on. It is taken out of Chat's toolstream object.
 	Events bool
-	// ClientTools are the names of the client's function tools: a call of
-	// one ends the response with a function_call item.
+	// ClientTools are the flat names the client's tools are offered under
+	// (function, namespace, custom and tool_search tools): a call of one
+	// ends the response with the item its kind is called by.
 	ClientTools []string
 	// Restored are the items of an earlier answer sent back as input that
 	// stand for server-tool activity (mcp_call, mcp_approval_request), in
@@ -49,6 +50,12 @@ type Request struct {
 
 	chat    chatRequest
 	entries []entry
+	// refs are the client's tools by the flat name the model is offered
+	// them under, flat the same the other way (see offer).
+	refs map[string]toolRef
+	flat map[toolRef]string
+	// leftOut is what the request held that the round leaves out.
+	leftOut []string
 }
 
 // Echo holds the request fields a response object repeats (its tools,
@@ -110,10 +117,10 @@ func ToChat(body []byte) (*Request, error) {
 	if err := r.readInstructions(top); err != nil {
 		return nil, err
 	}
-	if err := r.readInput(top["input"]); err != nil {
+	if err := r.readTools(top); err != nil {
 		return nil, err
 	}
-	if err := r.readTools(top); err != nil {
+	if err := r.readInput(top["input"]); err != nil {
 		return nil, err
 	}
 	if err := r.readSampling(top); err != nil {

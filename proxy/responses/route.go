@@ -163,6 +163,10 @@ func (a *answer) Request() *loop.Request { return a.req }
 func (a *answer) Stream() bool           { return a.r.Stream }
 func (a *answer) Relay() bool            { return false }
 
+// LeftOut is what the request held that the round leaves out; the route
+// logs it.
+func (a *answer) LeftOut() []string { return a.r.LeftOut() }
+
 // Start makes the encoder of the answer: streaming to w, or collecting
 // one response object when w is nil; with store, it keeps the finished
 // response under the caller's key. A Responses conversation comes whole:
@@ -196,6 +200,7 @@ func (a *answer) Fail(_ exchange.Writer, _ error, ae exchange.Error, m exchange.
 }
 
 var (
-	_ exchange.Protocol = (*Protocol)(nil)
-	_ exchange.Turn     = (*answer)(nil)
+	_ exchange.Protocol  = (*Protocol)(nil)
+	_ exchange.Turn      = (*answer)(nil)
+	_ exchange.LeftOuter = (*answer)(nil)
 )

@@ -2,27 +2,23 @@ package responses
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // readTools reads tools, tool_choice, parallel_tool_calls and text.format.
+// The tools that arrive in the input (additional_tools and
+// tool_search_output items) are read with it, before them, so that the
+// calls in the input map to the names their tools are offered under.
 func (r *Request) readTools(top object) error {
 	if raw := top["tools"]; !isNull(raw) {
-		list, err := readArray(raw, "tools")
-		if err != nil {
+		if err := r.readToolList(raw, "tools"); err != nil {
 			return err
 		}
-		for i, t := range list {
-			ct, err := readTool(t, fmt.Sprintf("tools[%d]", i))
-			if err != nil {
-				return err
-			}
-			r.chat.Tools = append(r.chat.Tools, ct)
-			r.ClientTools = append(r.ClientTools, ct.Function.Name)
-		}
+	}
+	if err := r.readInputTools(top["input"]); err != nil {
+		return err
 	}
 	var err error
-	if r.chat.ToolChoice, err = readToolChoice(top["tool_choice"]); err != nil {
+	if r.chat.ToolChoice, err = r.readToolChoice(top["tool_choice"]); err != nil {
 		return err
 	}
 	if r.chat.ParallelToolCalls, err = readBool(top["parallel_tool_calls"], "parallel_tool_calls"); err != nil {
@@ -40,51 +36,11 @@ func (r *Request) readTools(top object) error {
 	return nil
 }
 
-// readTool turns a Responses function tool, which is flat
-// ({type, name, description, parameters, strict}), into a chat tool, which
-// nests the same fields under "function". Other tool types are hosted
-// tools this proxy does not run.
-func readTool(raw json.RawMessage, param string) (chatTool, error) {
-	o, err := readObject(raw, param)
-	if err != nil {
-		return chatTool{}, err
-	}
-	typ, err := readString(o["type"], param+".type")
-	if err != nil {
-		return chatTool{}, err
-	}
-	if typ != "function" {
-		if typ == "" {
-			return chatTool{}, invalid(param+".type", "%s.type is required; only tools of type \"function\" are supported", param)
-		}
-		return chatTool{}, unsupported(param+".type", CodeUnsupportedToolType,
-			"tools of type %q are not supported by this server; only \"function\" tools are (server tools are configured on the proxy)", typ)
-	}
-	f := chatFunction{}
-	if f.Name, err = readString(o["name"], param+".name"); err != nil {
-		return chatTool{}, err
-	}
-	if f.Name == "" {
-		return chatTool{}, invalid(param+".name", "%s.name is required", param)
-	}
-	if f.Description, err = readString(o["description"], param+".description"); err != nil {
-		return chatTool{}, err
-	}
-	if p := o["parameters"]; !isNull(p) {
-		if _, err := readObject(p, param+".parameters"); err != nil {
-			return chatTool{}, err
-		}
-		f.Parameters = compact(p)
-	}
-	if f.Strict, err = readBool(o["strict"], param+".strict"); err != nil {
-		return chatTool{}, err
-	}
-	return chatTool{Type: "function", Function: f}, nil
-}
-
 // readToolChoice maps "none", "auto", "required" as they are, and
-// {type: "function", name} to chat's {type: "function", function: {name}}.
-func readToolChoice(raw json.RawMessage) (json.RawMessage, error) {
+// {type: "function" or "custom", name, namespace} to chat's
+// {type: "function", function: {name}} under the tool's flat name. Other
+// choices (allowed_tools, hosted tools) are left out: the model chooses.
+func (r *Request) readToolChoice(raw json.RawMessage) (json.RawMessage, error) {
 	const param = "tool_choice"
 	if isNull(raw) {
 		return nil, nil
@@ -108,9 +64,12 @@ func readToolChoice(raw json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if typ != "function" {
-		return nil, unsupported(param+".type", CodeUnsupportedInput,
-			"tool_choice of type %q is not supported by this server; use \"none\", \"auto\", \"required\" or {\"type\": \"function\", \"name\": …}", typ)
+	if typ != kindFunction && typ != kindCustom {
+		if typ == "" {
+			return nil, invalid(param+".type", "tool_choice.type is required")
+		}
+		r.leaveOut("tool_choice " + typ)
+		return nil, nil
 	}
 	name, err := readString(o["name"], param+".name")
 	if err != nil {
@@ -119,6 +78,11 @@ func readToolChoice(raw json.RawMessage) (json.RawMessage, error) {
 	if name == "" {
 		return nil, invalid(param+".name", "tool_choice.name is required")
 	}
+	namespace, err := readString(o["namespace"], param+".namespace")
+	if err != nil {
+		return nil, err
+	}
+	name = r.flatOf(typ, namespace, name)
 	type fn struct {
 		Name string `json:"name"`
 	}
