@@ -34,7 +34,7 @@ type agent struct {
 }
 
 // agents are the agents the tests run, in the order they are reported.
-var agents = []agent{qwen, opencode, pi, claude}
+var agents = []agent{qwen, opencode, pi, claude, codex}
 
 // agentRun is one run of an agent: where it lives, and where it sends
 // its requests.
