@@ -132,11 +132,18 @@ func runAgent(t *testing.T, a agent, o run) result {
 	return res
 }
 
-// threeRounds checks the turn every agent must complete: the shell ran
-// once, the server tool once, and the answer holds its token. It returns
-// the run for further checks.
+// threeRounds runs the turn every agent must complete and checks it
+// (checkTurn). It returns the run for further checks.
 func threeRounds(t *testing.T, a agent, o run) result {
 	res := runAgent(t, a, o)
+	checkTurn(t, res)
+	return res
+}
+
+// checkTurn checks a run whose last step was get_token: the agent exited
+// well, the server tool ran once, and the answer holds its token.
+func checkTurn(t *testing.T, res result) {
+	t.Helper()
 	if res.err != nil {
 		t.Fatal(res.err)
 	}
@@ -146,7 +153,6 @@ func threeRounds(t *testing.T, a agent, o run) result {
 	if len(res.calls) != 1 {
 		t.Errorf("get_token ran %d times, want once", len(res.calls))
 	}
-	return res
 }
 
 // TestThreeRounds runs each agent's turn — its shell tool, the server
