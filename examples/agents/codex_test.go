@@ -3,7 +3,6 @@ package agents_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,21 +102,16 @@ func TestCodex(t *testing.T) {
 
 // codexBuiltin points Codex's built-in OpenAI provider at serve:
 // openai_base_url in config.toml (Codex 0.171 does not read the
-// OPENAI_BASE_URL variable), and the key stored with codex login
-// --with-api-key (nor does it read OPENAI_API_KEY). This provider tries a
-// WebSocket first: serve's 426 sends it to HTTP at once.
+// OPENAI_BASE_URL variable), and the key in CODEX_API_KEY, which codex
+// exec reads (it does not read OPENAI_API_KEY; interactive codex takes the
+// key from codex login --with-api-key). This provider tries a WebSocket
+// first: serve's 426 sends it to HTTP at once.
 func codexBuiltin(t *testing.T, r *agentRun) (args, env []string) {
 	home := filepath.Join(r.home, ".codex")
 	writeFile(t, r.home, ".codex/config.toml", `model = "`+codexModel+`"
 openai_base_url = "`+r.base+`/v1"
 `)
-	login := exec.Command(filepath.Join(r.modules, ".bin", "codex"), "login", "--with-api-key")
-	login.Env = []string{"HOME=" + r.home, "CODEX_HOME=" + home, "PATH=/usr/bin:/bin"}
-	login.Stdin = strings.NewReader(clientKey)
-	if out, err := login.CombinedOutput(); err != nil {
-		t.Fatalf("codex login --with-api-key: %v\n%s", err, out)
-	}
-	return codexArgs, []string{"CODEX_HOME=" + home}
+	return codexArgs, []string{"CODEX_HOME=" + home, "CODEX_API_KEY=" + clientKey}
 }
 
 // codexMCP has Codex run the reference MCP server, whose tools Codex
