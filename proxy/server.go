@@ -31,6 +31,7 @@ import (
 	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
+	"github.com/toolstream/toolstream/proxy/internal/leftout"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/proxy/messages"
@@ -136,6 +137,9 @@ type Server struct {
 	// protocols are the turn routes' protocols by route path, for
 	// errorHandler; written once, by routes.
 	protocols map[string]exchange.Protocol
+	// leftOut logs what the turn routes left out of requests, once per
+	// key and kind an hour.
+	leftOut   *leftout.Logger
 	records   Records
 	approvals Approvals
 	runtime   RuntimeTools
@@ -178,6 +182,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		runtime:   opts.RuntimeTools,
 		mcp:       opts.MCPServers,
 		keyStore:  opts.Keys,
+		leftOut:   leftout.New(log, opts.Now),
 
 		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}

@@ -43,6 +43,9 @@ func (s *Server) serveTurn(p exchange.Protocol) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		if lo, ok := x.(exchange.LeftOuter); ok {
+			s.leftOut.Note(c.Request().Context(), c.Path(), requestKey(c), lo.LeftOut())
+		}
 		st := s.stateOf(c)
 		turn, up, err := s.prepareTurn(c, st, x.Request(), p.Source())
 		if err != nil {

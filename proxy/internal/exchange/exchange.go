@@ -92,3 +92,13 @@ type Turn interface {
 	// ends with nothing that says it finished.
 	Fail(w Writer, err error, ae Error, m Masker) error
 }
+
+// LeftOuter is a [Turn] that left parts of its request out: tool types,
+// input items or blocks the proxy cannot honour, dropped from the round
+// rather than refused, so that a stock agent's request still runs. The
+// route logs each kind once per key and hour (package leftout). Kinds
+// read as "tool image_generation", "item compaction": what, then its
+// type.
+type LeftOuter interface {
+	LeftOut() []string
+}
