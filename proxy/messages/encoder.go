@@ -38,6 +38,10 @@ type Options struct {
 	// MCP server its tool came from (toolhost.Tool.Source), or
 	// "toolstream" for the proxy's own tools.
 	Tools []toolhost.Tool
+
+	// search is the turn's tool search (Anthropic's), nil without one:
+	// its calls are server_tool_use and tool_search_tool_result blocks.
+	search *toolSearch
 }
 
 // ServerName is the server_name of toolstream's own (webhook) tools.
@@ -202,6 +206,9 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 // know, so progress has no form of its own); other events have no
 // Anthropic form.
 func (e *Encoder) Event(ev *loop.Event) error {
+	if (ev.Event == "tool.started" || ev.Event == "tool.finished") && e.isSearch(ev.Name) {
+		return e.searchEvent(ev)
+	}
 	switch ev.Event {
 	case "tool.progress":
 		return e.Keepalive()

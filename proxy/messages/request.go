@@ -37,11 +37,23 @@ type Request struct {
 	// order sent. They are not in Chat: [Request.Restore] puts the stored
 	// rounds in their place.
 	Restored []Restored
+	// Deferred are the client's deferred tools (defer_loading) that no
+	// tool_reference in the history named yet: never offered to the
+	// upstream. With Anthropic's tool search tool in the request they are
+	// in Chat, hidden each round until a search finds one (see
+	// [Request.Search]); without, they are not in Chat at all.
+	Deferred []string
+	// Search is Anthropic's tool search tool of the request
+	// (tool_search_tool_regex_… / _bm25_…), nil without one.
+	Search *SearchTool
 
-	chat    chatRequest
-	entries []entry
-	system  []string
-	groups  int // assistant messages holding restored blocks so far
+	chat     chatRequest
+	deferred []chatTool
+	named    map[string]bool // tools a tool_reference named
+	leftOut  []string
+	entries  []entry
+	system   []string
+	groups   int // assistant messages holding restored blocks so far
 }
 
 // Restored is a content block that toolstream produced in an earlier
@@ -61,9 +73,11 @@ type Restored struct {
 // ToChat reads an Anthropic Messages API request body and returns the
 // equivalent chat-completions request, so the same turn runner serves
 // both routes. Fields listed in the package doc are mapped; Anthropic's
-// server tools are refused; unknown fields and block properties
+// server tools are left out; unknown fields and block properties
 // (cache_control, context_management, output_config.effort, …) are
-// ignored, as Claude Code sends them. A refusal is an *[Error].
+// ignored, as Claude Code sends them. Tool types, blocks and sources
+// this proxy cannot honour are left out and listed in [Request.LeftOut].
+// A refusal is an *[Error].
 func ToChat(body []byte) (*Request, error) {
 	top, err := readBody(body)
 	if err != nil {
@@ -82,6 +96,7 @@ func ToChat(body []byte) (*Request, error) {
 	if err := r.readTools(top); err != nil {
 		return nil, err
 	}
+	r.addDeferred()
 	if err := r.readSampling(top); err != nil {
 		return nil, err
 	}
@@ -243,3 +258,8 @@ func (r *Request) readFlags(top object) error {
 	}
 	return nil
 }
+
+// LeftOut lists what was left out of the request because this proxy
+// cannot honour it: "tool bash_20250124", "block document", … once each.
+// The turn route logs them (exchange.LeftOuter).
+func (r *Request) LeftOut() []string { return r.leftOut }

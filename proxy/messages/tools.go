@@ -5,62 +5,134 @@ import (
 	"fmt"
 )
 
-// readTools reads tools and tool_choice.
+// readTools reads tools and tool_choice. It runs after the messages, so
+// that the tools a tool_reference named in the history are known: a
+// deferred tool (defer_loading) is offered only once one named it.
 func (r *Request) readTools(top object) error {
+	var choice struct{ Type, Name string }
+	if json.Unmarshal(top["tool_choice"], &choice) == nil && choice.Type == "tool" && choice.Name != "" {
+		r.name(choice.Name) // a tool the client wants called now is offered
+	}
 	if raw := top["tools"]; !isNull(raw) {
 		list, err := readArray(raw, "tools")
 		if err != nil {
 			return err
 		}
 		for i, t := range list {
-			ct, err := readTool(t, fmt.Sprintf("tools.%d", i))
-			if err != nil {
+			if err := r.readTool(t, fmt.Sprintf("tools.%d", i)); err != nil {
 				return err
 			}
-			r.chat.Tools = append(r.chat.Tools, ct)
-			r.ClientTools = append(r.ClientTools, ct.Function.Name)
 		}
 	}
 	return r.readToolChoice(top["tool_choice"])
 }
 
-// readTool maps a client tool ({name, description, input_schema}, type
-// "custom" or none) to a chat function tool. Anthropic's server tools
-// (web_search_…, bash_…, text_editor_…, computer_…, code_execution_…)
-// run on Anthropic's side and are refused: server tools here are the
-// proxy's own.
-func readTool(raw json.RawMessage, p string) (chatTool, error) {
+// readTool reads one tools entry by its type. A client tool ({name,
+// description, input_schema}, type "custom" or none) becomes a chat
+// function tool, unless it is deferred and no tool_reference named it
+// yet. Anthropic's tool search tools (tool_search_tool_regex_… /
+// _bm25_…) are run here, over the deferred tools (search.go). Every other
+// type — Anthropic's server tools (bash_…, text_editor_…, computer_…,
+// code_execution_…, memory_…) and types newer than this package — runs on
+// Anthropic's side: it is left out of the round and logged, never
+// refused, so a stock agent's request still runs (docs/agents.md).
+func (r *Request) readTool(raw json.RawMessage, p string) error {
 	o, err := readObject(raw, p)
 	if err != nil {
-		return chatTool{}, err
+		return err
 	}
 	typ, err := readString(o["type"], p+".type")
 	if err != nil {
-		return chatTool{}, err
+		return err
 	}
-	if typ != "" && typ != "custom" {
-		return chatTool{}, invalid(p+".type", "tools of type %q are not supported by this server; only client tools (name, description, input_schema) are", typ)
+	switch {
+	case typ == "" || typ == "custom":
+		return r.readClientTool(o, p)
+	case searchKind(typ) != "":
+		return r.readSearchTool(o, typ, p)
+	case hostedKind(typ):
+		return nil // bound by hosted_tools
+	default:
+		r.leave("tool " + typ)
+		return nil
 	}
+}
+
+// hostedKind says typ is a hosted tool kind that hosted_tools binds to a
+// server tool (web_search_…, web_fetch_…). None is bound here yet: they
+// are left out and logged like every other kind.
+func hostedKind(typ string) bool { return false }
+
+// leave notes that kind was left out of the request (exchange.LeftOuter),
+// once per kind.
+func (r *Request) leave(kind string) {
+	for _, k := range r.leftOut {
+		if k == kind {
+			return
+		}
+	}
+	r.leftOut = append(r.leftOut, kind)
+}
+
+// readClientTool reads a client tool. A deferred one (defer_loading:
+// true) that no tool_reference of the history named yet is kept aside:
+// the model does not see it until a search finds it.
+func (r *Request) readClientTool(o object, p string) error {
 	f := chatFunction{}
+	var err error
 	if f.Name, err = readString(o["name"], p+".name"); err != nil {
-		return chatTool{}, err
+		return err
 	}
 	if f.Name == "" {
-		return chatTool{}, invalid(p+".name", "Field required")
+		return invalid(p+".name", "Field required")
 	}
 	if f.Description, err = readString(o["description"], p+".description"); err != nil {
-		return chatTool{}, err
+		return err
 	}
 	if s := o["input_schema"]; !isNull(s) {
 		if _, err := readObject(s, p+".input_schema"); err != nil {
-			return chatTool{}, err
+			return err
 		}
 		f.Parameters = compact(s)
 	}
 	if f.Strict, err = readBool(o["strict"], p+".strict"); err != nil {
-		return chatTool{}, err
+		return err
 	}
-	return chatTool{Type: "function", Function: f}, nil
+	deferred, err := readBool(o["defer_loading"], p+".defer_loading")
+	if err != nil {
+		return err
+	}
+	ct := chatTool{Type: "function", Function: f}
+	if deferred != nil && *deferred && !r.named[f.Name] {
+		r.deferred = append(r.deferred, ct)
+		return nil
+	}
+	r.chat.Tools = append(r.chat.Tools, ct)
+	r.ClientTools = append(r.ClientTools, f.Name)
+	return nil
+}
+
+// readReference reads a tool_reference block ({type: tool_reference,
+// tool_name}): the deferred tool it names is offered from this request
+// on. It returns what the model reads in its place.
+func (r *Request) readReference(o object, p string) (string, error) {
+	name, err := readString(o["tool_name"], p+".tool_name")
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		return "", invalid(p+".tool_name", "Field required")
+	}
+	r.name(name)
+	return "Tool loaded: " + name, nil
+}
+
+// name marks a tool as named by a tool_reference.
+func (r *Request) name(tool string) {
+	if r.named == nil {
+		r.named = map[string]bool{}
+	}
+	r.named[tool] = true
 }
 
 // readToolChoice maps tool_choice: auto → "auto", any → "required",
