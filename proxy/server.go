@@ -32,6 +32,7 @@ import (
 	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/internal/leftout"
+	"github.com/toolstream/toolstream/proxy/internal/tokencount"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/proxy/messages"
@@ -139,7 +140,10 @@ type Server struct {
 	protocols map[string]exchange.Protocol
 	// leftOut logs what the turn routes left out of requests, once per
 	// key and kind an hour.
-	leftOut   *leftout.Logger
+	leftOut *leftout.Logger
+	// tokens counts count_tokens requests, remembering which upstreams
+	// have a /tokenize.
+	tokens    *tokencount.Counter
 	records   Records
 	approvals Approvals
 	runtime   RuntimeTools
@@ -183,6 +187,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		mcp:       opts.MCPServers,
 		keyStore:  opts.Keys,
 		leftOut:   leftout.New(log, opts.Now),
+		tokens:    &tokencount.Counter{Now: opts.Now},
 
 		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
@@ -262,7 +267,10 @@ func (s *Server) routes() *echo.Echo {
 	v1 := e.Group("/v1", s.requireKey)
 	s.protocols = map[string]exchange.Protocol{}
 	s.turnRoute(v1, "/v1", "/chat/completions", chatProtocol{})
-	s.turnRoute(v1, "/v1", "/messages", &messages.Protocol{History: s.history, NewID: s.newID})
+	msgs := &messages.Protocol{History: s.history, NewID: s.newID}
+	s.turnRoute(v1, "/v1", "/messages", msgs)
+	s.protocols["/v1/messages/count_tokens"] = msgs // its errors in Anthropic's shape
+	v1.POST("/messages/count_tokens", s.countTokens)
 	s.turnRoute(v1, "/v1", "/responses", &responses.Protocol{Store: s.responses, NewID: s.newID, Now: s.now, Log: s.log})
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)

@@ -51,6 +51,7 @@ type Request struct {
 	deferred []chatTool
 	named    map[string]bool // tools a tool_reference named
 	leftOut  []string
+	counting bool // ToCount: no max_tokens, no deferred tools
 	entries  []entry
 	system   []string
 	groups   int // assistant messages holding restored blocks so far
@@ -78,12 +79,21 @@ type Restored struct {
 // ignored, as Claude Code sends them. Tool types, blocks and sources
 // this proxy cannot honour are left out and listed in [Request.LeftOut].
 // A refusal is an *[Error].
-func ToChat(body []byte) (*Request, error) {
+func ToChat(body []byte) (*Request, error) { return toChat(body, false) }
+
+// ToCount reads the body of a count_tokens request (POST
+// /v1/messages/count_tokens): a Messages request without max_tokens,
+// mapped as [ToChat] maps one, so that what is counted is what the
+// upstream would read. Deferred tools not named yet are not in its Chat,
+// a tool search tool or not: the model does not see them.
+func ToCount(body []byte) (*Request, error) { return toChat(body, true) }
+
+func toChat(body []byte, counting bool) (*Request, error) {
 	top, err := readBody(body)
 	if err != nil {
 		return nil, err
 	}
-	r := &Request{chat: chatbody.NewUpstream()}
+	r := &Request{chat: chatbody.NewUpstream(), counting: counting}
 	if err := r.readModel(top); err != nil {
 		return nil, err
 	}
@@ -197,11 +207,12 @@ func readTexts(raw json.RawMessage, param string) ([]string, error) {
 // readSampling reads max_tokens (required, as Anthropic requires it),
 // temperature, top_p and stop_sequences.
 func (r *Request) readSampling(top object) error {
-	if isNull(top["max_tokens"]) {
-		return invalid("max_tokens", "Field required")
-	}
 	var err error
-	if r.MaxTokens, err = readCount(top["max_tokens"], "max_tokens"); err != nil {
+	if isNull(top["max_tokens"]) && r.counting {
+		// count_tokens takes none
+	} else if isNull(top["max_tokens"]) {
+		return invalid("max_tokens", "Field required")
+	} else if r.MaxTokens, err = readCount(top["max_tokens"], "max_tokens"); err != nil {
 		return err
 	}
 	r.chat.MaxTokens = r.MaxTokens

@@ -89,7 +89,7 @@ func (r *Request) readSearchResult(o object, p string) error {
 func (r *Request) addDeferred() {
 	for _, t := range r.deferred {
 		r.Deferred = append(r.Deferred, t.Function.Name)
-		if r.Search != nil {
+		if r.Search != nil && !r.counting {
 			r.chat.Tools = append(r.chat.Tools, t)
 			r.ClientTools = append(r.ClientTools, t.Function.Name)
 		}
