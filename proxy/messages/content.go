@@ -54,11 +54,12 @@ func (r *Request) readMessages(raw json.RawMessage) error {
 // messages: a user's tool results go first, as tool messages, then what
 // else the user said; an assistant's text and tool calls are one message.
 type turn struct {
-	role  string
-	tools []*chatMessage
-	parts []chatPart
-	text  strings.Builder
-	calls []chatToolCall
+	role      string
+	tools     []*chatMessage
+	parts     []chatPart
+	text      strings.Builder
+	reasoning strings.Builder // this proxy's own thinking sent back
+	calls     []chatToolCall
 }
 
 // flush appends the chat messages gathered so far.
@@ -79,10 +80,11 @@ func (t *turn) flush(r *Request) {
 		if t.text.Len() > 0 {
 			content = t.text.String()
 		}
-		r.entries = append(r.entries, entry{msg: &chatMessage{Role: "assistant", Content: content, ToolCalls: t.calls}})
+		r.entries = append(r.entries, entry{msg: &chatMessage{Role: "assistant", Content: content, ReasoningContent: t.reasoning.String(), ToolCalls: t.calls}})
 	}
 	t.parts, t.calls = nil, nil
 	t.text.Reset()
+	t.reasoning.Reset()
 }
 
 // readContent maps one user or assistant message's content.
@@ -163,9 +165,10 @@ func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, 
 			return err
 		}
 		t.calls = append(t.calls, call)
-	case typ == "thinking" || typ == "redacted_thinking":
-		// Dropped: the model's earlier thinking is not sent back to a
-		// chat upstream.
+	case typ == "thinking":
+		return r.readThinking(t, o, p)
+	case typ == "redacted_thinking":
+		// Anthropic's encrypted thinking: never this proxy's, dropped.
 	case typ == "mcp_tool_use" || typ == "mcp_tool_result":
 		key := "id"
 		if typ == "mcp_tool_result" {
