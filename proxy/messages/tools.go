@@ -35,7 +35,7 @@ func (r *Request) readTools(top object) error {
 // type — Anthropic's server tools (bash_…, text_editor_…, computer_…,
 // code_execution_…, memory_…) and types newer than this package — runs on
 // Anthropic's side: it is left out of the round and logged, never
-// refused, so a stock agent's request still runs (docs/agents.md).
+// refused, so a stock agent's request still runs (docs/http-api.md).
 func (r *Request) readTool(raw json.RawMessage, p string) error {
 	o, err := readObject(raw, p)
 	if err != nil {
