@@ -75,3 +75,51 @@ func TestMessagesToolSearchText(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesToolSearchNextRequest: the answer of a search, sent back
+// with the found tool's result, goes on: the tool stays offered (the
+// tool_search_tool_result's reference names it), the deferred tool never
+// found is still not, and history stitching puts the search's round back,
+// so every call the upstream reads has its result.
+func TestMessagesToolSearchNextRequest(t *testing.T) {
+	native := `loop:
+  keepalive: 0s
+  display: events
+upstreams:
+  - name: up
+    base_url: ${UPSTREAM}
+    models: ["*"]
+    tool_mode: native
+`
+	e := newTurnEnvStore(t, native, []upstreamtest.Round{
+		nativeCall("c1", "call_s1", "tool_search_tool_regex", `{"query":"weather"}`),
+		nativeCall("c2", "call_w", "get_weather", `{"city":"Paris"}`),
+		textRound("c3", "18°C in Paris."),
+	}, memStore(t))
+	const tools = `"tools":[{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"},` +
+		`{"name":"get_location","input_schema":{"type":"object"}},` +
+		`{"name":"get_weather","description":"Current weather for a city.","input_schema":{"type":"object","properties":{"city":{"type":"string"}}},"defer_loading":true},` +
+		`{"name":"send_email","description":"Send an email.","input_schema":{"type":"object"},"defer_loading":true}]`
+	first := `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"Weather in Paris?"}],` + tools + `}`
+	answer := streamedMessage(t, readAll(t, e.do(t, http.MethodPost, "/v1/messages", first)))
+	if len(answer) != 3 || answer[0]["type"] != "server_tool_use" || answer[1]["type"] != "tool_search_tool_result" || answer[2]["type"] != "tool_use" {
+		t.Fatalf("answer %v", answer)
+	}
+	next := `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"Weather in Paris?"},` +
+		`{"role":"assistant","content":` + mustMarshal(t, answer) + `},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_call_w","content":"18°C"}]}],` + tools + `}`
+	resp := e.do(t, http.MethodPost, "/v1/messages", next)
+	if body := readAll(t, resp); resp.StatusCode != 200 || !strings.Contains(body, "18°C in Paris.") {
+		t.Fatalf("second request: %d %s", resp.StatusCode, body)
+	}
+	reqs := e.up.Requests()
+	if got := strings.Join(toolNames(t, reqs[2].Body), " "); got != "get_location get_weather tool_search_tool_regex" {
+		t.Errorf("the next request offered %q", got)
+	}
+	msgs := upstreamMessages(t, e, 2)
+	checkToolHistory(t, msgs)
+	want := []string{"user", "assistant", "tool", "assistant", "tool"}
+	if got := roles(msgs); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("roles %v, want %v (the search's round put back): %v", got, want, msgs)
+	}
+}
