@@ -132,6 +132,11 @@ func (r *Request) readContent(role string, content json.RawMessage, param string
 // restore, which ends what t gathered so the stored rounds go where the
 // block was.
 func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, p string) error {
+	if typ == "thinking" {
+		// This proxy's own thinking goes back upstream; any other, and
+		// redacted_thinking (Anthropic's, encrypted), is dropped below.
+		return r.readThinking(t, o, p)
+	}
 	user := t.role == "user"
 	switch {
 	case typ == "text":
@@ -165,10 +170,9 @@ func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, 
 			return err
 		}
 		t.calls = append(t.calls, call)
-	case typ == "thinking":
-		return r.readThinking(t, o, p)
-	case typ == "redacted_thinking":
-		// Anthropic's encrypted thinking: never this proxy's, dropped.
+	case typ == "thinking" || typ == "redacted_thinking":
+		// Dropped: the model's earlier thinking is not sent back to a
+		// chat upstream.
 	case typ == "mcp_tool_use" || typ == "mcp_tool_result":
 		key := "id"
 		if typ == "mcp_tool_result" {

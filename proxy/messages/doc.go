@@ -84,6 +84,6 @@
 // run of Anthropic's search found it (loop.Turn.ClientShown).
 //
 // A block id is the call id with Anthropic's prefix ("toolu_" + id,
-// "mcptoolu_" + id, "srvtoolu_" + id; see [CallID]): a tool_use or tool_result sent back
+// "mcptoolu_" + id; see [CallID]): a tool_use or tool_result sent back
 // names the call id the turn stored, which history stitching finds.
 package messages
