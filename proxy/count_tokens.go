@@ -6,8 +6,20 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolstream/toolstream/proxy/internal/tokencount"
 	"github.com/toolstream/toolstream/proxy/messages"
 )
+
+// tokenCounter is the Server's counter; its zero value is ready.
+type tokenCounter = tokencount.Counter
+
+// countTokensRoute registers POST /v1/messages/count_tokens on v1 (the
+// client-key group), after /v1/messages: its errors are in that route's
+// shape, Anthropic's.
+func (s *Server) countTokensRoute(v1 *echo.Group) {
+	s.protocols["/v1/messages/count_tokens"] = s.protocols["/v1/messages"]
+	v1.POST("/messages/count_tokens", s.countTokens)
+}
 
 // countTokens is POST /v1/messages/count_tokens: the input tokens of a
 // Messages request, {"input_tokens": N}, for Claude Code's /context and

@@ -32,7 +32,6 @@ import (
 	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/internal/leftout"
-	"github.com/toolstream/toolstream/proxy/internal/tokencount"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/proxy/messages"
@@ -140,10 +139,7 @@ type Server struct {
 	protocols map[string]exchange.Protocol
 	// leftOut logs what the turn routes left out of requests, once per
 	// key and kind an hour.
-	leftOut *leftout.Logger
-	// tokens counts count_tokens requests, remembering which upstreams
-	// have a /tokenize.
-	tokens    *tokencount.Counter
+	leftOut   *leftout.Logger
 	records   Records
 	approvals Approvals
 	runtime   RuntimeTools
@@ -157,6 +153,9 @@ type Server struct {
 	// mcpServe serves /mcp; stopWatch ends its following of the tools.
 	mcpServe  *mcpserve.Handler
 	stopWatch func()
+	// tokens answers count_tokens, remembering which upstreams have a
+	// /tokenize (count_tokens.go).
+	tokens tokenCounter
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
@@ -187,7 +186,6 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		mcp:       opts.MCPServers,
 		keyStore:  opts.Keys,
 		leftOut:   leftout.New(log, opts.Now),
-		tokens:    &tokencount.Counter{Now: opts.Now},
 
 		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
@@ -267,14 +265,12 @@ func (s *Server) routes() *echo.Echo {
 	v1 := e.Group("/v1", s.requireKey)
 	s.protocols = map[string]exchange.Protocol{}
 	s.turnRoute(v1, "/v1", "/chat/completions", chatProtocol{})
-	msgs := &messages.Protocol{History: s.history, NewID: s.newID}
-	s.turnRoute(v1, "/v1", "/messages", msgs)
-	s.protocols["/v1/messages/count_tokens"] = msgs // its errors in Anthropic's shape
-	v1.POST("/messages/count_tokens", s.countTokens)
+	s.turnRoute(v1, "/v1", "/messages", &messages.Protocol{History: s.history, NewID: s.newID})
 	s.turnRoute(v1, "/v1", "/responses", &responses.Protocol{Store: s.responses, NewID: s.newID, Now: s.now, Log: s.log})
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)
+	s.countTokensRoute(v1)
 	v1.Any("/*", s.passThrough, s.admit)
 	return e
 }
