@@ -216,18 +216,21 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 // know, so progress has no form of its own); other events have no
 // Anthropic form.
 func (e *Encoder) Event(ev *loop.Event) error {
-	if (ev.Event == "tool.started" || ev.Event == "tool.finished") && e.isSearch(ev.Name) {
-		return e.searchEvent(ev)
-	}
 	switch ev.Event {
 	case "tool.progress":
 		return e.Keepalive()
 	case "tool.started":
+		if e.isSearch(ev.Name) {
+			return e.searchEvent(ev) // Anthropic's tool search: its own blocks
+		}
 		if err := e.settle(); err != nil {
 			return err
 		}
 		return e.toolUse(ev.CallID, ev.Name, ev.Arguments)
 	case "tool.finished":
+		if e.isSearch(ev.Name) {
+			return e.searchEvent(ev)
+		}
 		if err := e.settle(); err != nil {
 			return err
 		}

@@ -29,23 +29,18 @@ func searchKind(typ string) string {
 	return ""
 }
 
-// readSearchTool reads a tool search tool. A request has one; a second
-// is left out.
-func (r *Request) readSearchTool(o object, typ, p string) error {
+// readSearchTool reads a tool search tool; its name defaults to
+// Anthropic's for its kind.
+func readSearchTool(o object, typ, p string) (*SearchTool, error) {
 	name, err := readString(o["name"], p+".name")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	kind := searchKind(typ)
 	if name == "" {
 		name = "tool_search_tool_" + kind
 	}
-	if r.Search != nil {
-		r.leave("tool " + typ + " (a second tool search tool)")
-		return nil
-	}
-	r.Search = &SearchTool{Name: name, Kind: kind}
-	return nil
+	return &SearchTool{Name: name, Kind: kind}, nil
 }
 
 // readSearchResult reads a tool_search_tool_result block an earlier

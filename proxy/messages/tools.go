@@ -19,49 +19,81 @@ func (r *Request) readTools(top object) error {
 			return err
 		}
 		for i, t := range list {
-			if err := r.readTool(t, fmt.Sprintf("tools.%d", i)); err != nil {
+			ct, err := readTool(t, fmt.Sprintf("tools.%d", i))
+			if err != nil {
 				return err
 			}
+			r.addTool(ct)
 		}
 	}
 	return r.readToolChoice(top["tool_choice"])
 }
 
+// toolEntry is one tools entry as read: a client tool, Anthropic's tool
+// search tool, or a kind left out.
+type toolEntry struct {
+	client   chatTool
+	deferred bool // defer_loading: true
+	search   *SearchTool
+	leftOut  string // the kind left out, "" for none
+}
+
 // readTool reads one tools entry by its type. A client tool ({name,
 // description, input_schema}, type "custom" or none) becomes a chat
-// function tool, unless it is deferred and no tool_reference named it
-// yet. Anthropic's tool search tools (tool_search_tool_regex_… /
-// _bm25_…) are run here, over the deferred tools (search.go). Every other
-// type — Anthropic's server tools (bash_…, text_editor_…, computer_…,
-// code_execution_…, memory_…) and types newer than this package — runs on
-// Anthropic's side: it is left out of the round and logged, never
-// refused, so a stock agent's request still runs (docs/http-api.md).
-func (r *Request) readTool(raw json.RawMessage, p string) error {
+// function tool. Anthropic's tool search tools (tool_search_tool_regex_…
+// / _bm25_…) are run here, over the deferred tools (search.go). Every
+// other type — Anthropic's server tools (bash_…, text_editor_…,
+// computer_…, code_execution_…, memory_…) and types newer than this
+// package — runs on Anthropic's side: it is left out of the round and
+// logged, never refused, so a stock agent's request still runs
+// (docs/http-api.md).
+func readTool(raw json.RawMessage, p string) (toolEntry, error) {
 	o, err := readObject(raw, p)
 	if err != nil {
-		return err
+		return toolEntry{}, err
 	}
 	typ, err := readString(o["type"], p+".type")
 	if err != nil {
-		return err
+		return toolEntry{}, err
 	}
 	switch {
 	case typ == "" || typ == "custom":
-		return r.readClientTool(o, p)
+		return readClientTool(o, p)
 	case searchKind(typ) != "":
-		return r.readSearchTool(o, typ, p)
+		st, err := readSearchTool(o, typ, p)
+		return toolEntry{search: st}, err
 	case hostedKind(typ):
-		return nil // bound by hosted_tools
+		return toolEntry{}, nil // bound by hosted_tools
 	default:
-		r.leave("tool " + typ)
-		return nil
+		return toolEntry{leftOut: "tool " + typ}, nil
 	}
 }
 
 // hostedKind says typ is a hosted tool kind that hosted_tools binds to a
-// server tool (web_search_…, web_fetch_…). None is bound here yet: they
-// are left out and logged like every other kind.
+// server tool (web_search_…, web_fetch_…). None is bound here: they are
+// left out and logged like every other kind.
 func hostedKind(typ string) bool { return false }
+
+// addTool adds a tools entry to the request. A deferred client tool that
+// no tool_reference of the history named yet is kept aside: the model
+// does not see it until a search finds it (search.go).
+func (r *Request) addTool(e toolEntry) {
+	switch {
+	case e.leftOut != "":
+		r.leave(e.leftOut)
+	case e.search != nil && r.Search != nil:
+		r.leave("tool search tool " + e.search.Name + " (a second one)")
+	case e.search != nil:
+		r.Search = e.search
+	case e.client.Function.Name == "":
+		// a hosted kind, bound elsewhere
+	case e.deferred && !r.named[e.client.Function.Name]:
+		r.deferred = append(r.deferred, e.client)
+	default:
+		r.chat.Tools = append(r.chat.Tools, e.client)
+		r.ClientTools = append(r.ClientTools, e.client.Function.Name)
+	}
+}
 
 // leave notes that kind was left out of the request (exchange.LeftOuter),
 // once per kind.
@@ -74,42 +106,33 @@ func (r *Request) leave(kind string) {
 	r.leftOut = append(r.leftOut, kind)
 }
 
-// readClientTool reads a client tool. A deferred one (defer_loading:
-// true) that no tool_reference of the history named yet is kept aside:
-// the model does not see it until a search finds it.
-func (r *Request) readClientTool(o object, p string) error {
+// readClientTool reads a client tool and its defer_loading.
+func readClientTool(o object, p string) (toolEntry, error) {
 	f := chatFunction{}
 	var err error
 	if f.Name, err = readString(o["name"], p+".name"); err != nil {
-		return err
+		return toolEntry{}, err
 	}
 	if f.Name == "" {
-		return invalid(p+".name", "Field required")
+		return toolEntry{}, invalid(p+".name", "Field required")
 	}
 	if f.Description, err = readString(o["description"], p+".description"); err != nil {
-		return err
+		return toolEntry{}, err
 	}
 	if s := o["input_schema"]; !isNull(s) {
 		if _, err := readObject(s, p+".input_schema"); err != nil {
-			return err
+			return toolEntry{}, err
 		}
 		f.Parameters = compact(s)
 	}
 	if f.Strict, err = readBool(o["strict"], p+".strict"); err != nil {
-		return err
+		return toolEntry{}, err
 	}
 	deferred, err := readBool(o["defer_loading"], p+".defer_loading")
 	if err != nil {
-		return err
+		return toolEntry{}, err
 	}
-	ct := chatTool{Type: "function", Function: f}
-	if deferred != nil && *deferred && !r.named[f.Name] {
-		r.deferred = append(r.deferred, ct)
-		return nil
-	}
-	r.chat.Tools = append(r.chat.Tools, ct)
-	r.ClientTools = append(r.ClientTools, f.Name)
-	return nil
+	return toolEntry{client: chatTool{Type: "function", Function: f}, deferred: deferred != nil && *deferred}, nil
 }
 
 // readReference reads a tool_reference block ({type: tool_reference,
