@@ -118,6 +118,13 @@ type Turn struct {
 	// after its usage arrived counts too: its tokens were spent. It runs
 	// on the turn's goroutine, between rounds: keep it short.
 	OnRoundUsage func(prompt, completion int)
+	// ClientShown, when set, says which of the client's own tools a round
+	// offers: one it says false for is left out of the round's tools
+	// (native) or not taught (text), and a call of it is still the
+	// client's. It is asked again each round, so a tool a server tool
+	// found (Anthropic's tool search over deferred tools) is offered from
+	// the next round on. Nil offers every client tool.
+	ClientShown func(name string) bool
 }
 
 // Unavailable is a source of server tools that cannot run at the moment.

@@ -153,6 +153,9 @@ type Server struct {
 	// mcpServe serves /mcp; stopWatch ends its following of the tools.
 	mcpServe  *mcpserve.Handler
 	stopWatch func()
+	// tokens answers count_tokens, remembering which upstreams have a
+	// /tokenize (count_tokens.go).
+	tokens tokenCounter
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
@@ -268,6 +271,7 @@ func (s *Server) routes() *echo.Echo {
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)
+	s.countTokensRoute(v1)
 	v1.Any("/*", s.passThrough, s.admit)
 	return e
 }
