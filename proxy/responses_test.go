@@ -325,7 +325,7 @@ func TestResponsesRestore(t *testing.T) {
 func TestResponsesRefusals(t *testing.T) {
 	e := newResponsesEnv(t, responsesConfig(false), nil)
 	for _, tc := range []struct{ body, want string }{
-		{`{"model":"m","input":"hi","tools":[{"type":"web_search"}]}`, `"param":"tools[0].type","code":"unsupported_tool_type"`},
+		{`{"model":"m","input":"hi","tools":[{"type":"image_generation"}]}`, `"param":"tools[0].type","code":"unsupported_tool_type"`},
 		{`{"model":"m","input":"hi","background":true}`, `"param":"background"`},
 		{`{"model":"m","input":"hi","toolstream":{"display":"loud"}}`, `"param":"toolstream.display"`},
 		{`{"input":"hi"}`, `"param":"model"`},

@@ -13,6 +13,9 @@ func (r *Request) readTools(top object) error {
 			return err
 		}
 		for i, t := range list {
+			if r.offerHosted(t) {
+				continue
+			}
 			ct, err := readTool(t, fmt.Sprintf("tools.%d", i))
 			if err != nil {
 				return err

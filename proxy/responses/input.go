@@ -87,7 +87,7 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 		// Dropped: a reasoning item is the model's own earlier
 		// thinking; chat upstreams are not sent it back.
 		return open, nil
-	case "mcp_call", "mcp_approval_request", "item_reference":
+	case "mcp_call", "mcp_approval_request", "item_reference", hostedItem:
 		id, err := readString(it["id"], param+".id")
 		if err != nil {
 			return nil, err
