@@ -60,6 +60,8 @@ type Event struct {
 	// it in its protocol's own form (a web_search_call item, a
 	// server_tool_use block), whatever the turn's display.
 	Hosted string `json:"hosted,omitempty"`
+	// RunBy is the server tool that ran a hosted call (search_web).
+	RunBy string `json:"run_by,omitempty"`
 }
 
 // MarshalJSON writes call_id and name on every tool.* and approval.* event,
@@ -113,8 +115,8 @@ func roundStarted(n int) Event { return Event{Event: "round.started", Round: n} 
 // tool's call is the hosted tool's own answer, which the client offered
 // the tool to read: its start and finish go out whatever the display.
 func (tr *turnRun) event(ev Event) error {
-	if ev.Event == "tool.started" || ev.Event == "tool.finished" {
-		ev.Hosted = tr.t.Hosted[ev.Name]
+	if by, ok := tr.t.Hosted[ev.Name]; ok && (ev.Event == "tool.started" || ev.Event == "tool.finished") {
+		ev.Hosted, ev.RunBy = ev.Name, by
 	}
 	if tr.t.Loop.Display != config.DisplayEvents && ev.Hosted == "" {
 		return nil
@@ -128,7 +130,7 @@ func (tr *turnRun) showFinished(p *pending) error {
 	r := p.result
 	result, truncated := excerpt(r, tr.t.Loop.DisplayResultBytes.Int())
 	display := tr.t.Loop.Display
-	if tr.t.Hosted[p.call.Name] != "" {
+	if _, ok := tr.t.Hosted[p.call.Name]; ok {
 		display = config.DisplayEvents // see event
 	}
 	switch display {

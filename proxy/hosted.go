@@ -64,7 +64,7 @@ func (s *Server) addHosted(ctx context.Context, st *state, t *loop.Turn, k *keys
 		if t.Hosted == nil {
 			t.Hosted = map[string]string{}
 		}
-		t.Hosted[o.Kind] = o.Kind
+		t.Hosted[o.Kind] = bound.Name
 		t.AlwaysShown = append(t.AlwaysShown, o.Kind) // the client asked for it: never behind find_tools
 		if bound.Name != o.Kind {
 			ex.bound[o.Kind] = bound.Name

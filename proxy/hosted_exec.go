@@ -27,8 +27,7 @@ type hostedExecutor struct {
 }
 
 // Execute runs call, as the bound tool's call when it is a hosted tool's;
-// the result names the tool that ran (search_web), which a hosted
-// result without links of its own points at ("tool:search_web").
+// the result names the call's own tool again, as the model called it.
 func (h *hostedExecutor) Execute(ctx context.Context, call toolhost.Call) (toolhost.Result, error) {
 	name := call.Name
 	bound, ok := h.bound[name]
@@ -42,7 +41,9 @@ func (h *hostedExecutor) Execute(ctx context.Context, call toolhost.Call) (toolh
 		return res, nil
 	}
 	call.Name = bound
-	return h.inner.Execute(ctx, call)
+	res, err := h.inner.Execute(ctx, call)
+	res.Name = name
+	return res, err
 }
 
 // Refuse files a call the loop refused itself under the bound tool's

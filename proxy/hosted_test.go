@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -147,5 +148,64 @@ func TestHostedAudit(t *testing.T) {
 	}
 	if c := list.Data[0]; c.Tool != "search_web" || string(c.Arguments) != `{"query":"rent"}` || c.Source != "messages" {
 		t.Errorf("audit record %s %s %s, want search_web {\"query\":\"rent\"} messages", c.Tool, c.Arguments, c.Source)
+	}
+}
+
+// TestHostedHistory: a hosted call's blocks or items sent back are read
+// as the upstream first read them — the call and its whole result, from
+// the stored turn or response — and, when nothing stored holds them, left
+// out without refusing the conversation.
+func TestHostedHistory(t *testing.T) {
+	search := call("web_search", `{"query": "rent"}`)
+	for _, tc := range []struct {
+		name, path, first string
+		// next builds the second request from the first answer.
+		next func(answer map[string]any) string
+	}{
+		{"messages", "/v1/messages", `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"go"}],"tools":[{"type":"web_search_20250305","name":"web_search"}]}`,
+			func(a map[string]any) string {
+				b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 100, "tools": []any{map[string]any{"type": "web_search_20250305", "name": "web_search"}},
+					"messages": []any{map[string]any{"role": "user", "content": "go"}, map[string]any{"role": "assistant", "content": a["content"]}, map[string]any{"role": "user", "content": "thanks"}}})
+				return string(b)
+			}},
+		{"responses", "/v1/responses", `{"model":"m","input":"go","tools":[{"type":"web_search"}]}`,
+			func(a map[string]any) string {
+				input := append([]any{map[string]any{"role": "user", "content": "go"}}, a["output"].([]any)...)
+				b, _ := json.Marshal(map[string]any{"model": "m", "store": false, "tools": []any{map[string]any{"type": "web_search"}},
+					"input": append(input, map[string]any{"role": "user", "content": "thanks"})})
+				return string(b)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rounds := []upstreamtest.Round{textRound("c1", "Searching.\n", search), textRound("c2", "Found it."), textRound("c3", "Welcome."), textRound("c4", "Welcome.")}
+			e, _ := newKeysEnv(t, hostedConfig, nil, rounds)
+			e.hooks.answer("search_web", hookAnswer{body: `[{"url":"https://r.example","title":"Rent","snippet":"Pay by the 1st."}]`})
+			resp := e.do(t, http.MethodPost, tc.path, tc.first, "Authorization: Bearer "+plainKey)
+			var answer map[string]any
+			if err := json.Unmarshal([]byte(readAll(t, resp)), &answer); err != nil {
+				t.Fatal(err)
+			}
+			next := tc.next(answer)
+			resp = e.do(t, http.MethodPost, tc.path, next, "Authorization: Bearer "+plainKey)
+			if body := readAll(t, resp); resp.StatusCode != http.StatusOK {
+				t.Fatalf("sent back: %d %s", resp.StatusCode, body)
+			}
+			third := string(e.up.Requests()[2].Body)
+			for _, want := range []string{`\"name\": \"web_search\"`, `Pay by the 1st.`, `Found it.`, `thanks`} {
+				if !strings.Contains(third, want) {
+					t.Errorf("the upstream did not read %s again: %s", want, third)
+				}
+			}
+			// Nothing stored holds these ids: left out, the text kept.
+			unknown := regexp.MustCompile(`(srvtoolu_|"ws_)`).ReplaceAllString(next, "${1}gone_")
+			resp = e.do(t, http.MethodPost, tc.path, unknown, "Authorization: Bearer "+plainKey)
+			if body := readAll(t, resp); resp.StatusCode != http.StatusOK {
+				t.Fatalf("sent back, not stored: %d %s", resp.StatusCode, body)
+			}
+			fourth := string(e.up.Requests()[3].Body)
+			if strings.Contains(fourth, `Pay by the 1st.`) || !strings.Contains(fourth, "Found it.") {
+				t.Errorf("not stored: the upstream read %s", fourth)
+			}
+		})
 	}
 }

@@ -147,7 +147,7 @@ func hostedResult(ev *loop.Event) hostedResultBlock {
 		b.Content = hostedError{Type: errType, ErrorCode: hostedErrorCode(r)}
 		return b
 	}
-	pages := hosted.Results(r.Content, r.Name)
+	pages := hosted.Results(r.Content, ev.RunBy)
 	if fetch {
 		var a struct {
 			URL string `json:"url"`

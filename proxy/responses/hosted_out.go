@@ -153,7 +153,7 @@ func (e *Encoder) hostedFinish(ev *loop.Event, c *hostedCall) error {
 	if r.Err != nil || (r.Status != "" && r.Status != toolhost.StatusOK) {
 		c.item.Status = StatusFailed
 	} else {
-		for _, p := range hosted.Results(r.Content, r.Name) {
+		for _, p := range hosted.Results(r.Content, ev.RunBy) {
 			c.item.Action.Sources = append(c.item.Action.Sources, webSource{Type: "url", URL: p.URL})
 		}
 	}
