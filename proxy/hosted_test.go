@@ -159,16 +159,20 @@ func TestHostedHistory(t *testing.T) {
 	search := call("web_search", `{"query": "rent"}`)
 	for _, tc := range []struct {
 		name, path, first string
+		// whole is what the answer, not streamed, must hold.
+		whole []string
 		// next builds the second request from the first answer.
 		next func(answer map[string]any) string
 	}{
 		{"messages", "/v1/messages", `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"go"}],"tools":[{"type":"web_search_20250305","name":"web_search"}]}`,
+			[]string{`{"type":"server_tool_use","id":"srvtoolu_`, `"type":"web_search_tool_result"`, `"server_tool_use":{"web_search_requests":1}`},
 			func(a map[string]any) string {
 				b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 100, "tools": []any{map[string]any{"type": "web_search_20250305", "name": "web_search"}},
 					"messages": []any{map[string]any{"role": "user", "content": "go"}, map[string]any{"role": "assistant", "content": a["content"]}, map[string]any{"role": "user", "content": "thanks"}}})
 				return string(b)
 			}},
 		{"responses", "/v1/responses", `{"model":"m","input":"go","tools":[{"type":"web_search"}]}`,
+			[]string{`{"id":"ws_`, `"type":"web_search_call","status":"completed","action":{"type":"search","query":"rent","sources":[{"type":"url","url":"https://r.example"}]}}`},
 			func(a map[string]any) string {
 				input := append([]any{map[string]any{"role": "user", "content": "go"}}, a["output"].([]any)...)
 				b, _ := json.Marshal(map[string]any{"model": "m", "store": false, "tools": []any{map[string]any{"type": "web_search"}},
@@ -181,9 +185,16 @@ func TestHostedHistory(t *testing.T) {
 			e, _ := newKeysEnv(t, hostedConfig, nil, rounds)
 			e.hooks.answer("search_web", hookAnswer{body: `[{"url":"https://r.example","title":"Rent","snippet":"Pay by the 1st."}]`})
 			resp := e.do(t, http.MethodPost, tc.path, tc.first, "Authorization: Bearer "+plainKey)
+			first := readAll(t, resp)
 			var answer map[string]any
-			if err := json.Unmarshal([]byte(readAll(t, resp)), &answer); err != nil {
+			if err := json.Unmarshal([]byte(first), &answer); err != nil {
 				t.Fatal(err)
+			}
+			// Not streamed, the answer holds the hosted call in its form.
+			for _, want := range tc.whole {
+				if !strings.Contains(first, want) {
+					t.Errorf("the answer has no %s: %s", want, first)
+				}
 			}
 			next := tc.next(answer)
 			resp = e.do(t, http.MethodPost, tc.path, next, "Authorization: Bearer "+plainKey)
