@@ -220,3 +220,32 @@ func TestHostedHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestHostedFetch: a bound web_fetch answers Messages with a
+// web_fetch_tool_result whose document is the tool's whole result, and a
+// failed fetch with the kind's error object.
+func TestHostedFetch(t *testing.T) {
+	cfg := strings.Replace(hostedConfig, "hosted_tools:\n", `  - name: fetch_page
+    parameters: {type: object, properties: {url: {type: string}}, required: [url]}
+    webhook: {url: "${WEBHOOK}/fetch_page"}
+hosted_tools:
+  web_fetch: fetch_page
+`, 1)
+	fetch := call("web_fetch", `{"url": "https://r.example/rent"}`)
+	e, _ := newKeysEnv(t, cfg, nil, []upstreamtest.Round{textRound("c1", fetch), textRound("c2", fetch), textRound("c3", "Read it.")})
+	e.hooks.answer("fetch_page", hookAnswer{body: `"Rent\nPay by the 1st."`})
+	e.hooks.answer("fetch_page", hookAnswer{status: http.StatusServiceUnavailable, body: `{"error":"down"}`})
+	resp := e.do(t, http.MethodPost, "/v1/messages", `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"go"}],"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]}`, "Authorization: Bearer "+plainKey)
+	body := readAll(t, resp)
+	for _, want := range []string{
+		`{"type":"server_tool_use","id":"srvtoolu_`,
+		`{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_`,
+		`"content":{"type":"web_fetch_result","url":"https://r.example/rent","content":{"type":"document","source":{"type":"text","media_type":"text/plain","data":"Rent\nPay by the 1st."},"title":"Rent"},"retrieved_at":null}}`,
+		`"content":{"type":"web_fetch_tool_error","error_code":"unavailable"}`,
+		`"server_tool_use":{"web_search_requests":0,"web_fetch_requests":2}`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the answer has no %s:\n%s", want, body)
+		}
+	}
+}

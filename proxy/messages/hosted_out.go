@@ -153,12 +153,12 @@ func hostedResult(ev *loop.Event) hostedResultBlock {
 			URL string `json:"url"`
 		}
 		_ = json.Unmarshal(r.Arguments, &a)
-		title := ""
-		if len(pages) == 1 && pages[0].Text == r.Content {
+		text, title := hosted.Text(r.Content), ""
+		if len(pages) == 1 && pages[0].Text == text {
 			title = pages[0].Title
 		}
 		b.Content = webFetchResult{Type: "web_fetch_result", URL: a.URL,
-			Content: webDocument{Type: "document", Title: title, Source: docSource{Type: "text", MediaType: "text/plain", Data: r.Content}}}
+			Content: webDocument{Type: "document", Title: title, Source: docSource{Type: "text", MediaType: "text/plain", Data: text}}}
 		return b
 	}
 	list := make([]webSearchResult, 0, len(pages))

@@ -31,17 +31,31 @@ type Result struct {
 
 // Results reads content, the result a bound tool returned: a JSON array
 // of objects with url and title gives one Result per such object (others
-// are skipped; an empty array gives none); any other content gives one Result titled with its first
+// are skipped; an empty array gives none); any other content (a JSON
+// string read as its text) gives one Result titled with its first
 // non-blank line, clipped to TitleBytes, whose url is "tool:" + tool.
 // Empty content gives none.
 func Results(content, tool string) []Result {
 	if out, ok := pages(content); ok {
 		return out
 	}
+	content = Text(content)
 	if strings.TrimSpace(content) == "" {
 		return nil
 	}
 	return []Result{{URL: "tool:" + tool, Title: firstLine(content), Text: content}}
+}
+
+// Text is content as text: the value of a result that is a JSON string
+// (a webhook answering "the page's text" as JSON), else content as it is.
+func Text(content string) string {
+	if s := strings.TrimSpace(content); strings.HasPrefix(s, `"`) {
+		var v string
+		if json.Unmarshal([]byte(s), &v) == nil {
+			return v
+		}
+	}
+	return content
 }
 
 // pages reads content as a JSON array of pages; ok is false when it is

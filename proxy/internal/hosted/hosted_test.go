@@ -31,6 +31,8 @@ func TestResults(t *testing.T) {
 		{"an object", `{"url":"https://a","title":"A"}`,
 			[]hosted.Result{{URL: "tool:search_web", Title: `{"url":"https://a","title":"A"}`, Text: `{"url":"https://a","title":"A"}`}}},
 		{"empty", " \n", nil},
+		{"a JSON string", `"Rent\nPay by the 1st."`,
+			[]hosted.Result{{URL: "tool:search_web", Title: "Rent", Text: "Rent\nPay by the 1st."}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
