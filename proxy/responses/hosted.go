@@ -38,7 +38,7 @@ func (r *Request) offerHosted(raw json.RawMessage) bool {
 // restored from the stored response that answered with it, like an
 // mcp_call, so the upstream reads the call and its whole result as it
 // did. With no stored response holding it (store: false, as Codex sends,
-// or expired) it is left out: the item holds no result to give the model,
+// or expired), or with no id to find one by, it is left out: the item holds no result to give the model,
 // and the model's later message says what it found. An agent's
 // conversation built from a real provider's answers is never refused for
 // it.

@@ -92,6 +92,9 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 		if err != nil {
 			return nil, err
 		}
+		if id == "" && typ == hostedItem {
+			return open, nil // nothing to restore it from: left out (see hostedItem)
+		}
 		if id == "" {
 			return nil, invalid(param+".id", "%s.id is required: it names the earlier %s", param, typ)
 		}

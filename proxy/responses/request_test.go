@@ -259,3 +259,23 @@ func TestRestoreJoinsCalls(t *testing.T) {
 		t.Errorf("Chat after Restore:\n got %s\nwant %s", r.Chat, want)
 	}
 }
+
+// TestHostedItemsSentBack: web_search_call items sent back stand for the
+// stored call (restored by id), and one without an id — nothing to find
+// it by — is left out, whatever its action looks like; never refused.
+func TestHostedItemsSentBack(t *testing.T) {
+	t.Parallel()
+	r, err := responses.ToChat([]byte(`{"model":"m","input":[{"role":"user","content":"x"},
+		{"type":"web_search_call","status":"completed","action":"search"},
+		{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q"}},
+		{"type":"message","role":"assistant","content":"found"}],"tools":[{"type":"web_search"},{"type":"web_search_preview"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Restored) != 1 || r.Restored[0].ID != "ws_1" || r.Restored[0].Type != "web_search_call" {
+		t.Errorf("Restored = %+v, want ws_1 only", r.Restored)
+	}
+	if len(r.Hosted) != 1 || r.Hosted[0].Kind != "web_search" || len(r.ClientTools) != 0 {
+		t.Errorf("Hosted = %+v, ClientTools = %v; want one web_search offer and no client tools", r.Hosted, r.ClientTools)
+	}
+}
