@@ -9,7 +9,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // hostedConfig binds web_search to search_web, which the app key may
@@ -246,6 +250,33 @@ hosted_tools:
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the answer has no %s:\n%s", want, body)
+		}
+	}
+}
+
+// TestHostedReload: hosted_tools follows a reload — a request after it
+// that offers web_search gets the new binding, a request after a reload
+// without it has web_search left out.
+func TestHostedReload(t *testing.T) {
+	rounds := []upstreamtest.Round{textRound("c1", "no search"), textRound("c2", "no search")}
+	p := newParts(t, hostedConfig, rounds)
+	w := wired(t, openStore(t, config.Storage{InMemory: true}, badger.Options{}))
+	e := p.serve(t, w.Proxy(proxy.Options{}, p.host(t, w.Host(toolhost.Options{})), nil))
+	body := strings.Replace(msgsWebSearch, "%s", "", 1)
+	unbound := *p.cfg
+	unbound.HostedTools = nil
+	if err := e.proxy.Reload(&unbound); err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, e.do(t, http.MethodPost, "/v1/messages", body, "Authorization: Bearer "+plainKey))
+	if err := e.proxy.Reload(p.cfg); err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, e.do(t, http.MethodPost, "/v1/messages", body, "Authorization: Bearer "+plainKey))
+	reqs := e.up.Requests()
+	for i, want := range []bool{false, true} {
+		if got := strings.Contains(string(reqs[i].Body), "## web_search"); got != want {
+			t.Errorf("request %d: web_search taught = %v, want %v", i+1, got, want)
 		}
 	}
 }
