@@ -82,6 +82,13 @@ type Turn struct {
 	// client. Run as a plain turn, the model's <tool_call> for a tool it
 	// used before went to the client as text.
 	Unavailable []Unavailable
+	// Hosted maps the name of each of Tools that runs for a hosted tool
+	// the client offered (hosted_tools) — the name is the kind: web_search,
+	// web_fetch — to the server tool that runs it (search_web). Its calls'
+	// tool.started and tool.finished events carry both (Event.Hosted,
+	// Event.RunBy) and reach the Out whatever the display: they are the
+	// hosted tool's answer, in the protocol's own form.
+	Hosted map[string]string
 	// Executor runs the calls; required when Tools or Unavailable is not
 	// empty.
 	Executor Executor

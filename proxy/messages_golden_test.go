@@ -111,8 +111,8 @@ func newMessagesEnv(t *testing.T, sec map[string]string, split int) *turnEnv {
 }
 
 // readMessagesBody reads the answer. With a decision to take, it reads
-// the stream line by line, and once a call waits (its mcp_tool_use block
-// came) and a ping followed, decides the one pending action with the
+// the stream line by line, and once a call waits (its mcp_tool_use or,
+// for a hosted tool, server_tool_use block came) and a ping followed, decides the one pending action with the
 // request's headers. Pings in a row are read as one: how many come is a
 // matter of time.
 func readMessagesBody(t *testing.T, e *turnEnv, resp *http.Response, decide string, headers []string) string {
@@ -129,7 +129,7 @@ func readMessagesBody(t *testing.T, e *turnEnv, resp *http.Response, decide stri
 		line := sc.Text()
 		b.WriteString(line + "\n")
 		switch {
-		case strings.Contains(line, `"type":"mcp_tool_use"`):
+		case strings.Contains(line, `"type":"mcp_tool_use"`), strings.Contains(line, `"type":"server_tool_use"`):
 			waiting = true
 		case line == "event: ping" && waiting && !decided:
 			decided = true

@@ -173,9 +173,9 @@ func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, 
 	case typ == "thinking" || typ == "redacted_thinking":
 		// Dropped: the model's earlier thinking is not sent back to a
 		// chat upstream.
-	case typ == "mcp_tool_use" || typ == "mcp_tool_result":
+	case typ == "mcp_tool_use" || typ == "mcp_tool_result" || hostedBlock(typ):
 		key := "id"
-		if typ == "mcp_tool_result" {
+		if typ != "mcp_tool_use" && typ != "server_tool_use" {
 			key = "tool_use_id"
 		}
 		id, err := readString(o[key], p+"."+key)

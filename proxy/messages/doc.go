@@ -40,6 +40,11 @@
 //	                                         stored rounds replace the answer that held
 //	                                         them through Request.Restore (never run
 //	                                         again)
+//	server_tool_use,                       like mcp_tool_use (see hostedBlock); with no
+//	  web_search_tool_result,                stored turn holding them, left out
+//	  web_fetch_tool_result
+//	tools [{type: web_search_…,            not sent as client tools: Request.Hosted,
+//	  web_fetch_…}]                          run by the server tool hosted_tools binds
 //	tools [{name, description,             tools [{type: function, function: {name,
 //	  input_schema, type: custom}]           description, parameters: input_schema}}]
 //	  with defer_loading, not named yet      left out (Request.Deferred); with a tool

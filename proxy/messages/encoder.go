@@ -216,6 +216,9 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 // know, so progress has no form of its own); other events have no
 // Anthropic form.
 func (e *Encoder) Event(ev *loop.Event) error {
+	if ev.Hosted != "" {
+		return e.hostedEvent(ev)
+	}
 	switch ev.Event {
 	case "tool.progress":
 		return e.Keepalive()
@@ -293,7 +296,9 @@ func (e *Encoder) StopSequence(s string) error {
 
 // Usage is the turn's usage, summed over its rounds.
 func (e *Encoder) Usage(u json.RawMessage) error {
+	hosted := e.usage.ServerToolUse
 	e.usage = chatUsage(u)
+	e.usage.ServerToolUse = hosted
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
@@ -32,6 +33,10 @@ type Request struct {
 	// ClientTools are the names of the client's tools: a call of one ends
 	// the answer with a tool_use block and stop_reason tool_use.
 	ClientTools []string
+	// Hosted are the server tools the client offered that hosted_tools
+	// may bind (web_search_…, web_fetch_…; see offerHosted), in the order
+	// offered.
+	Hosted []loop.HostedOffer
 	// Restored are the blocks of an earlier answer sent back that stand
 	// for server-tool activity (mcp_tool_use, mcp_tool_result), in the
 	// order sent. They are not in Chat: [Request.Restore] puts the stored

@@ -43,6 +43,7 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 	if err != nil {
 		return nil, err
 	}
+	req.Hosted = mreq.Hosted
 	return &answer{p: p, mreq: mreq, req: req}, nil
 }
 
@@ -75,6 +76,9 @@ func (p *Protocol) restoreAnswers(ctx context.Context, keyID string, r *Request)
 		rec, ok, err := history.FindCall(ctx, p.History, conv.Scope(keyID), id)
 		if err != nil {
 			return nil, fmt.Errorf("finding the stored turn of call %s: %w", id, err)
+		}
+		if !ok && hostedBlock(b.Type) {
+			return nil, nil // see hostedBlock
 		}
 		if !ok {
 			return nil, &Error{Message: fmt.Sprintf("%s %q: no stored turn of this conversation has this call (stored turns are kept per key and conversation, and expire after storage.turn_retention); send the conversation without the mcp_tool_use and mcp_tool_result blocks of that answer", b.Type, b.ID)}

@@ -19,6 +19,9 @@ func (r *Request) readTools(top object) error {
 			return err
 		}
 		for i, t := range list {
+			if r.offerHosted(t) {
+				continue
+			}
 			ct, err := readTool(t, fmt.Sprintf("tools.%d", i))
 			if err != nil {
 				return err
@@ -38,7 +41,8 @@ type toolEntry struct {
 	leftOut  string // the kind left out, "" for none
 }
 
-// readTool reads one tools entry by its type. A client tool ({name,
+// readTool reads one tools entry by its type (hosted kinds, which
+// hosted_tools may bind, are read before it: offerHosted). A client tool ({name,
 // description, input_schema}, type "custom" or none) becomes a chat
 // function tool. Anthropic's tool search tools (tool_search_tool_regex_…
 // / _bm25_…) are run here, over the deferred tools (search.go). Every
@@ -62,17 +66,10 @@ func readTool(raw json.RawMessage, p string) (toolEntry, error) {
 	case searchKind(typ) != "":
 		st, err := readSearchTool(o, typ, p)
 		return toolEntry{search: st}, err
-	case hostedKind(typ):
-		return toolEntry{}, nil // bound by hosted_tools
 	default:
 		return toolEntry{leftOut: "tool " + typ}, nil
 	}
 }
-
-// hostedKind says typ is a hosted tool kind that hosted_tools binds to a
-// server tool (web_search_…, web_fetch_…). None is bound here: they are
-// left out and logged like every other kind.
-func hostedKind(typ string) bool { return false }
 
 // addTool adds a tools entry to the request. A deferred client tool that
 // no tool_reference of the history named yet is kept aside: the model
@@ -85,8 +82,6 @@ func (r *Request) addTool(e toolEntry) {
 		r.leave("tool search tool " + e.search.Name + " (a second one)")
 	case e.search != nil:
 		r.Search = e.search
-	case e.client.Function.Name == "":
-		// a hosted kind, bound elsewhere
 	case e.deferred && !r.named[e.client.Function.Name]:
 		r.deferred = append(r.deferred, e.client)
 	default:
