@@ -53,6 +53,10 @@ type Config struct {
 	Tools []Tool `yaml:"tools"`
 	// MCPServers are MCP servers whose tools become server tools.
 	MCPServers []MCPServer `yaml:"mcp_servers"`
+	// HostedTools binds a hosted tool kind a client may offer
+	// ([HostedWebSearch], [HostedWebFetch]) to the server tool that runs
+	// for it (docs/hosted-tools.md): kind → tool name.
+	HostedTools map[string]string `yaml:"hosted_tools"`
 	// Log selects the log format and level.
 	Log Log `yaml:"log"`
 	// Otel configures OpenTelemetry tracing; off by default.

@@ -24,7 +24,7 @@ func (c *Config) warnings() []Problem {
 			add(fmt.Sprintf("upstreams[%d].base_urls[%d]", i, k), raw)
 		}
 	}
-	return out
+	return append(out, c.hostedWarnings()...)
 }
 
 // versionWarning says what to write instead of a base URL whose path has

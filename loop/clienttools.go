@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -75,10 +77,45 @@ func (tr *turnRun) clientText(err error) bool {
 }
 
 // clientToolDefs are the client's tools as text mode teaches them,
-// decoded once per turn, when first taught.
+// decoded once per turn, when first taught; those Turn.ClientShown
+// hides are left out.
 func (tr *turnRun) clientToolDefs() []toolhost.Tool {
 	if tr.clientDefs == nil && len(tr.clientTools) > 0 {
 		tr.clientDefs = tr.t.Request.ClientToolDefs()
 	}
-	return tr.clientDefs
+	shown := tr.t.ClientShown
+	if shown == nil {
+		return tr.clientDefs
+	}
+	var defs []toolhost.Tool
+	for _, d := range tr.clientDefs {
+		if shown(d.Name) {
+			defs = append(defs, d)
+		}
+	}
+	return defs
+}
+
+// hideClientTools leaves the client's tools that Turn.ClientShown hides
+// out of a native round's tools.
+func (tr *turnRun) hideClientTools(v *fastjson.Value, a *fastjson.Arena) {
+	shown := tr.t.ClientShown
+	tools := v.GetArray("tools")
+	if shown == nil || len(tools) == 0 {
+		return
+	}
+	out, n := a.NewArray(), 0
+	for _, t := range tools {
+		if name := t.GetStringBytes("function", "name"); name != nil && !shown(string(name)) {
+			continue
+		}
+		out.SetArrayItem(n, t)
+		n++
+	}
+	if n == 0 {
+		// "tools": [] is refused by some servers where no field is fine.
+		v.Del("tools")
+		return
+	}
+	v.Set("tools", out)
 }

@@ -55,6 +55,13 @@ type Event struct {
 	Progress *float64 `json:"progress,omitempty"`
 	Total    *float64 `json:"total,omitempty"`
 	Message  string   `json:"message,omitempty"`
+	// Hosted is the hosted tool kind (web_search, web_fetch) a call of
+	// tool.started or tool.finished ran for (Turn.Hosted): its Out shows
+	// it in its protocol's own form (a web_search_call item, a
+	// server_tool_use block), whatever the turn's display.
+	Hosted string `json:"hosted,omitempty"`
+	// RunBy is the server tool that ran a hosted call (search_web).
+	RunBy string `json:"run_by,omitempty"`
 }
 
 // MarshalJSON writes call_id and name on every tool.* and approval.* event,
@@ -104,9 +111,14 @@ func (tr *turnRun) approvalEvent(n *approvalNote) error {
 
 func roundStarted(n int) Event { return Event{Event: "round.started", Round: n} }
 
-// event hands ev to the Out when the turn displays events.
+// event hands ev to the Out when the turn displays events. A hosted
+// tool's call is the hosted tool's own answer, which the client offered
+// the tool to read: its start and finish go out whatever the display.
 func (tr *turnRun) event(ev Event) error {
-	if tr.t.Loop.Display != config.DisplayEvents {
+	if by, ok := tr.t.Hosted[ev.Name]; ok && (ev.Event == "tool.started" || ev.Event == "tool.finished") {
+		ev.Hosted, ev.RunBy = ev.Name, by
+	}
+	if tr.t.Loop.Display != config.DisplayEvents && ev.Hosted == "" {
 		return nil
 	}
 	return tr.s.sendEvent(&ev)
@@ -117,7 +129,11 @@ func (tr *turnRun) event(ev Event) error {
 func (tr *turnRun) showFinished(p *pending) error {
 	r := p.result
 	result, truncated := excerpt(r, tr.t.Loop.DisplayResultBytes.Int())
-	switch tr.t.Loop.Display {
+	display := tr.t.Loop.Display
+	if _, ok := tr.t.Hosted[p.call.Name]; ok {
+		display = config.DisplayEvents // see event
+	}
+	switch display {
 	case config.DisplayEvents:
 		d := r.Duration.Milliseconds()
 		return tr.event(Event{

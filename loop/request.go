@@ -39,6 +39,12 @@ type Request struct {
 	// ClientTools are the names of the functions in the client's own
 	// "tools": the client runs those (docs/tool-calls.md).
 	ClientTools []string
+	// Hosted are the hosted tool kinds (web_search, web_fetch) the client
+	// offered, as its protocol read them (a Responses web_search tool, a
+	// Messages web_search_20250305): a turn runs the server tool that
+	// hosted_tools binds to each, under the kind's name (Turn.Hosted).
+	// Chat requests offer none.
+	Hosted []HostedOffer
 	// clientTools is the request's "tools" as the client wrote them,
 	// kept for text mode, which teaches them (see [Request.ClientToolDefs]).
 	clientTools []byte
@@ -47,6 +53,16 @@ type Request struct {
 	// hasExtension says Body holds a "toolstream" object, which is ours and
 	// must not reach the upstream.
 	hasExtension bool
+}
+
+// HostedOffer is a hosted tool a client offered: its kind (web_search,
+// web_fetch), the most calls of it the client allows in one answer
+// (max_uses; 0: no limit), and the options it set that the proxy does
+// not honour (allowed_domains, user_location, …), which are logged.
+type HostedOffer struct {
+	Kind    string
+	MaxUses int
+	Ignored []string
 }
 
 // RequestError is a request the proxy refuses before anything is sent

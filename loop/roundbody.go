@@ -115,7 +115,9 @@ func (tr *turnRun) frameHistory() error {
 // in text mode the client's tools out.
 func (tr *turnRun) upstreamFields(v *fastjson.Value, a *fastjson.Arena) {
 	v.Del("toolstream")
-	if !tr.native {
+	if tr.native {
+		tr.hideClientTools(v, a)
+	} else {
 		// The client's tools are taught, not sent: a text-mode upstream
 		// rejects a tools field or ignores it.
 		v.Del("tools")

@@ -82,6 +82,13 @@ type Turn struct {
 	// client. Run as a plain turn, the model's <tool_call> for a tool it
 	// used before went to the client as text.
 	Unavailable []Unavailable
+	// Hosted maps the name of each of Tools that runs for a hosted tool
+	// the client offered (hosted_tools) — the name is the kind: web_search,
+	// web_fetch — to the server tool that runs it (search_web). Its calls'
+	// tool.started and tool.finished events carry both (Event.Hosted,
+	// Event.RunBy) and reach the Out whatever the display: they are the
+	// hosted tool's answer, in the protocol's own form.
+	Hosted map[string]string
 	// Executor runs the calls; required when Tools or Unavailable is not
 	// empty.
 	Executor Executor
@@ -118,6 +125,13 @@ type Turn struct {
 	// after its usage arrived counts too: its tokens were spent. It runs
 	// on the turn's goroutine, between rounds: keep it short.
 	OnRoundUsage func(prompt, completion int)
+	// ClientShown, when set, says which of the client's own tools a round
+	// offers: one it says false for is left out of the round's tools
+	// (native) or not taught (text), and a call of it is still the
+	// client's. It is asked again each round, so a tool a server tool
+	// found (Anthropic's tool search over deferred tools) is offered from
+	// the next round on. Nil offers every client tool.
+	ClientShown func(name string) bool
 }
 
 // Unavailable is a source of server tools that cannot run at the moment.

@@ -27,7 +27,8 @@ import (
 // "deny") taken through /v1/actions once the call waits and a ping came.
 // The client must read exactly "client" (pings in a row read as one), and
 // with an "upstream.requests" section the upstream must have received
-// those messages. Every upstream round is also split at every byte and
+// those messages, with an "upstream.tools" section those tools (their
+// names, each round's on a line). Every upstream round is also split at every byte and
 // every 7 bytes.
 func TestMessagesGolden(t *testing.T) {
 	forEachGolden(t, "testdata/messages/*.txtar", func(t *testing.T, file string, ar *txtar.Archive, sec map[string]string) {
@@ -48,6 +49,9 @@ func TestMessagesGolden(t *testing.T) {
 			want := map[string]string{"client": got}
 			if _, ok := sec["upstream.requests"]; ok {
 				want["upstream.requests"] = upstreamSent(t, e.up.Requests())
+			}
+			if _, ok := sec["upstream.tools"]; ok {
+				want["upstream.tools"] = upstreamTools(t, e.up.Requests())
 			}
 			if *update && split == 0 {
 				updateGolden(t, file, ar, want)
@@ -107,8 +111,8 @@ func newMessagesEnv(t *testing.T, sec map[string]string, split int) *turnEnv {
 }
 
 // readMessagesBody reads the answer. With a decision to take, it reads
-// the stream line by line, and once a call waits (its mcp_tool_use block
-// came) and a ping followed, decides the one pending action with the
+// the stream line by line, and once a call waits (its mcp_tool_use or,
+// for a hosted tool, server_tool_use block came) and a ping followed, decides the one pending action with the
 // request's headers. Pings in a row are read as one: how many come is a
 // matter of time.
 func readMessagesBody(t *testing.T, e *turnEnv, resp *http.Response, decide string, headers []string) string {
@@ -125,7 +129,7 @@ func readMessagesBody(t *testing.T, e *turnEnv, resp *http.Response, decide stri
 		line := sc.Text()
 		b.WriteString(line + "\n")
 		switch {
-		case strings.Contains(line, `"type":"mcp_tool_use"`):
+		case strings.Contains(line, `"type":"mcp_tool_use"`), strings.Contains(line, `"type":"server_tool_use"`):
 			waiting = true
 		case line == "event: ping" && waiting && !decided:
 			decided = true
@@ -199,6 +203,17 @@ func upstreamSent(t *testing.T, reqs []upstreamtest.Request) string {
 			enc.Encode(m)
 			fmt.Fprintf(&b, "  %s", line.String())
 		}
+	}
+	return b.String()
+}
+
+// upstreamTools lists the names of the tools each upstream request
+// offered, a round a line: native rounds' tools field.
+func upstreamTools(t *testing.T, reqs []upstreamtest.Request) string {
+	t.Helper()
+	var b strings.Builder
+	for i, r := range reqs {
+		fmt.Fprintf(&b, "round %d: %s\n", i+1, strings.Join(toolNames(t, r.Body), " "))
 	}
 	return b.String()
 }

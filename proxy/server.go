@@ -153,12 +153,18 @@ type Server struct {
 	// mcpServe serves /mcp; stopWatch ends its following of the tools.
 	mcpServe  *mcpserve.Handler
 	stopWatch func()
+	// tokens answers count_tokens, remembering which upstreams have a
+	// /tokenize (count_tokens.go).
+	tokens tokenCounter
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
-	state    atomic.Pointer[state]
-	reloadMu sync.Mutex // serialises Reload
-	inflight inflight
+	state atomic.Pointer[state]
+	// hostedLog says, once an hour per route, key and kind, which hosted
+	// tools a client offered were left out of its turns.
+	hostedLog hostedLog
+	reloadMu  sync.Mutex // serialises Reload
+	inflight  inflight
 }
 
 // New builds a Server from a validated configuration.
@@ -268,6 +274,7 @@ func (s *Server) routes() *echo.Echo {
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)
 	v1.GET("/models", s.models)
+	s.countTokensRoute(v1)
 	v1.Any("/*", s.passThrough, s.admit)
 	return e
 }

@@ -45,6 +45,7 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request, sourc
 	}
 	s.holdToKey(k, turn)
 	keyID, _ := c.Get(ctxKeyID).(string)
+	s.addHosted(c.Request().Context(), st, turn, k, c.Path(), keyID)
 	turn.KeyID = keyID
 	turn.Origin = origin(keyID, c.Request().Header, req.Body, turn)
 	if turn.Origin != nil {

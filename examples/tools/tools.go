@@ -1,5 +1,5 @@
 // Package tools gathers the example webhook tool servers — a task manager,
-// a kanban board and an avatar — and Config, the toolstream configuration
+// a kanban board, an avatar and a search over a file of pages — and Config, the toolstream configuration
 // that registers their tools (toolstream.yaml in this directory).
 // `go run ./examples/tools/serve` runs them; the demo runs them in-process.
 package tools
@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolstream/toolstream/examples/tools/avatar"
 	"github.com/toolstream/toolstream/examples/tools/kanban"
+	"github.com/toolstream/toolstream/examples/tools/search"
 	"github.com/toolstream/toolstream/examples/tools/tasks"
 	"github.com/toolstream/toolstream/examples/tools/webhook"
 )
@@ -33,6 +34,9 @@ type Servers struct {
 	Tasks  tasks.Board
 	Kanban kanban.Board
 	Avatar avatar.Avatar
+	// Search searches the example pages, or the file its caller loaded
+	// into it (search.Load).
+	Search search.Index
 }
 
 // Server is one example server: its name, the address Config gives it,
@@ -43,12 +47,13 @@ type Server struct {
 	Handler http.Handler
 }
 
-// Handlers returns the three servers' handlers, for calls signed with
+// Handlers returns the four servers' handlers, for calls signed with
 // secret; log, when not nil, is told of every call.
 func (s *Servers) Handlers(secret string, log func(webhook.Call, error)) []Server {
 	return []Server{
 		{"tasks", "127.0.0.1:9001", s.Tasks.Handler(secret, log)},
 		{"kanban", "127.0.0.1:9002", s.Kanban.Handler(secret, log)},
 		{"avatar", "127.0.0.1:9003", s.Avatar.Handler(secret, log)},
+		{"search", "127.0.0.1:9004", s.Search.Handler(secret, log)},
 	}
 }

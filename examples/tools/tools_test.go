@@ -78,6 +78,7 @@ func TestConfigReachesEveryTool(t *testing.T) {
 		{"delete_card", `{"id":1}`, `"deleted"`},
 		{"expression", `{"name":"smile","intensity":0.5}`, `"expression":"smile"`},
 		{"motion", `{"name":"wave"}`, `"motion":"wave"`},
+		{"search_pages", `{"query":"hosted tools"}`, `[{"url":"https://toolstream.example/docs/hosted-tools","title":"Hosted tools that run on your own tools","snippet":`},
 	}
 	called := map[string]bool{}
 	for _, c := range ok {
@@ -107,6 +108,7 @@ func TestConfigReachesEveryTool(t *testing.T) {
 		{"move_card", `{"id":7,"column":"done"}`, "no card with id 7"},
 		// The schema's enum stops this one before the server sees it.
 		{"expression", `{"name":"wink"}`, "value must be one of 'neutral', 'smile'"},
+		{"search_pages", `{"query":" "}`, "query is empty: say what to search for"},
 	}
 	for _, c := range bad {
 		res := call(c.tool, c.args)

@@ -8,6 +8,8 @@ package toolsearch
 import (
 	"encoding/json"
 	"math"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -220,5 +222,22 @@ func paramNames(schema json.RawMessage) []string {
 		walk(m["items"], depth+1)
 	}
 	walk(v, 0)
+	return out
+}
+
+// Match returns the positions in docs of the first limit tools whose
+// name, description or a parameter's name re matches, in docs' order:
+// the search of a client that writes a pattern rather than words
+// (Anthropic's regex tool search). It reads the same text as [New].
+func Match(docs []Doc, re *regexp.Regexp, limit int) []int {
+	var out []int
+	for i, d := range docs {
+		if len(out) >= limit {
+			break
+		}
+		if re.MatchString(d.Name) || re.MatchString(d.Description) || slices.ContainsFunc(paramNames(d.Parameters), re.MatchString) {
+			out = append(out, i)
+		}
+	}
 	return out
 }

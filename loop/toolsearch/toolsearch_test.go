@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -127,4 +128,33 @@ func FuzzTokenize(f *testing.F) {
 			t.Fatalf("%q re-tokenized into more words: %q → %q", s, toks, again)
 		}
 	})
+}
+
+// TestMatch: a pattern matches a tool's name, description or a
+// parameter's name (nested too), in the catalogue's order, at most limit.
+func TestMatch(t *testing.T) {
+	names := func(ix []int) []string {
+		var out []string
+		for _, i := range ix {
+			out = append(out, catalogue[i].Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		pattern string
+		limit   int
+		want    []string
+	}{
+		{"weather", 5, []string{"get_weather"}}, // case matters, as in Python's re
+		{"(?i)weather", 5, []string{"get_weather", "get_forecast"}},
+		{"^get_", 1, []string{"get_weather"}},
+		{"(?i)TASK", 5, []string{"create_task", "listTasks"}},
+		{"^assignee$", 5, []string{"create_task"}},
+		{"^subject$", 5, []string{"send_email"}},
+		{"nothing-like-this", 5, nil},
+	} {
+		if got := names(Match(catalogue, regexp.MustCompile(tc.pattern), tc.limit)); !slices.Equal(got, tc.want) {
+			t.Errorf("Match(%q, %d) = %q, want %q", tc.pattern, tc.limit, got, tc.want)
+		}
+	}
 }

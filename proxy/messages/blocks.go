@@ -21,8 +21,8 @@ type textBlock struct {
 type thinkingBlock struct {
 	Type     string `json:"type"` // "thinking"
 	Thinking string `json:"thinking"`
-	// Signature is always empty: the thinking came from another model,
-	// and a thinking block sent back is dropped, never verified.
+	// Signature is empty as the block starts, and comes as a
+	// signature_delta as it ends (see [Signature]).
 	Signature string `json:"signature"`
 }
 
@@ -59,9 +59,10 @@ func inputOf(args []byte) json.RawMessage {
 
 // Delta types of content_block_delta.
 const (
-	deltaText     = "text_delta"
-	deltaThinking = "thinking_delta"
-	deltaInput    = "input_json_delta"
+	deltaText      = "text_delta"
+	deltaThinking  = "thinking_delta"
+	deltaInput     = "input_json_delta"
+	deltaSignature = "signature_delta"
 )
 
 // deltaField is the field a delta type carries its piece in.
@@ -71,6 +72,8 @@ func deltaField(kind string) string {
 		return "thinking"
 	case deltaInput:
 		return "partial_json"
+	case deltaSignature:
+		return "signature"
 	}
 	return "text"
 }

@@ -54,11 +54,12 @@ func (r *Request) readMessages(raw json.RawMessage) error {
 // messages: a user's tool results go first, as tool messages, then what
 // else the user said; an assistant's text and tool calls are one message.
 type turn struct {
-	role  string
-	tools []*chatMessage
-	parts []chatPart
-	text  strings.Builder
-	calls []chatToolCall
+	role      string
+	tools     []*chatMessage
+	parts     []chatPart
+	text      strings.Builder
+	reasoning strings.Builder // this proxy's own thinking sent back
+	calls     []chatToolCall
 }
 
 // flush appends the chat messages gathered so far.
@@ -79,10 +80,11 @@ func (t *turn) flush(r *Request) {
 		if t.text.Len() > 0 {
 			content = t.text.String()
 		}
-		r.entries = append(r.entries, entry{msg: &chatMessage{Role: "assistant", Content: content, ToolCalls: t.calls}})
+		r.entries = append(r.entries, entry{msg: &chatMessage{Role: "assistant", Content: content, ReasoningContent: t.reasoning.String(), ToolCalls: t.calls}})
 	}
 	t.parts, t.calls = nil, nil
 	t.text.Reset()
+	t.reasoning.Reset()
 }
 
 // readContent maps one user or assistant message's content.
@@ -130,6 +132,11 @@ func (r *Request) readContent(role string, content json.RawMessage, param string
 // restore, which ends what t gathered so the stored rounds go where the
 // block was.
 func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, p string) error {
+	if typ == "thinking" {
+		// This proxy's own thinking goes back upstream; any other, and
+		// redacted_thinking (Anthropic's, encrypted), is dropped below.
+		return r.readThinking(t, o, p)
+	}
 	user := t.role == "user"
 	switch {
 	case typ == "text":
@@ -143,13 +150,15 @@ func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, 
 			t.text.WriteString(s)
 		}
 	case typ == "image" && user:
-		img, err := readImage(o, p)
+		img, err := r.readImage(o, p)
 		if err != nil {
 			return err
 		}
-		t.parts = append(t.parts, img)
+		if img.ImageURL != nil {
+			t.parts = append(t.parts, img)
+		}
 	case typ == "tool_result" && user:
-		m, images, err := readResult(o, p)
+		m, images, err := r.readResult(o, p)
 		if err != nil {
 			return err
 		}
@@ -164,9 +173,9 @@ func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, 
 	case typ == "thinking" || typ == "redacted_thinking":
 		// Dropped: the model's earlier thinking is not sent back to a
 		// chat upstream.
-	case typ == "mcp_tool_use" || typ == "mcp_tool_result":
+	case typ == "mcp_tool_use" || typ == "mcp_tool_result" || hostedBlock(typ):
 		key := "id"
-		if typ == "mcp_tool_result" {
+		if typ != "mcp_tool_use" && typ != "server_tool_use" {
 			key = "tool_use_id"
 		}
 		id, err := readString(o[key], p+"."+key)
@@ -180,19 +189,28 @@ func (r *Request) readBlock(t *turn, typ string, o object, raw json.RawMessage, 
 		rs := Restored{Type: typ, ID: id, Block: compact(raw)}
 		r.Restored = append(r.Restored, rs)
 		r.entries = append(r.entries, entry{restore: &rs})
+	case typ == "server_tool_use":
+		// A server tool's call, run where the answer came from; its
+		// result block follows it. Neither reaches the model: history
+		// stitching puts back the rounds of a call this proxy ran.
+	case typ == "tool_search_tool_result":
+		return r.readSearchResult(o, p)
 	case typ == "":
 		return invalid(p+".type", "Field required")
 	case typ == "image" || typ == "tool_result" || typ == "tool_use":
 		return invalid(p+".type", "%s blocks are not accepted in %s messages", typ, t.role)
 	default:
-		return invalid(p+".type", "content blocks of type %q are not supported by this server", typ)
+		// Documents, other server tools' results, types newer than this
+		// package: left out and logged, never refused.
+		r.leave("block " + typ)
 	}
 	return nil
 }
 
 // readImage maps an image block to an image_url part: base64 data
-// becomes a data URL, a url source stays a URL.
-func readImage(o object, p string) (chatPart, error) {
+// becomes a data URL, a url source stays a URL. A source of another type
+// (a file id of Anthropic's Files API) is left out: an empty part.
+func (r *Request) readImage(o object, p string) (chatPart, error) {
 	src, err := readObject(o["source"], p+".source")
 	if err != nil {
 		return chatPart{}, err
@@ -224,7 +242,8 @@ func readImage(o object, p string) (chatPart, error) {
 			return chatPart{}, invalid(p+".source.url", "Field required")
 		}
 	default:
-		return chatPart{}, invalid(p+".source.type", "image sources of type %q are not supported by this server; send base64 or url", typ)
+		r.leave("image source " + typ)
+		return chatPart{}, nil
 	}
 	return chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: url}}, nil
 }
@@ -261,9 +280,11 @@ func readUse(o object, p string) (chatToolCall, error) {
 // tool_use_id names ([CallID]). Its content is a
 // string or blocks: text blocks are joined; images cannot be in a chat
 // tool message, so they are returned to go in the user message that
-// follows. An error result with nothing to say says "error", so the model
-// still sees it failed.
-func readResult(o object, p string) (*chatMessage, []chatPart, error) {
+// follows; a tool_reference (Claude Code's ToolSearch result) names a
+// deferred tool, offered from now on, and reads "Tool loaded: NAME". An
+// error result with nothing to say says "error", so the model still sees
+// it failed.
+func (r *Request) readResult(o object, p string) (*chatMessage, []chatPart, error) {
 	id, err := readString(o["tool_use_id"], p+".tool_use_id")
 	if err != nil {
 		return nil, nil, err
@@ -310,13 +331,24 @@ func readResult(o object, p string) (*chatMessage, []chatPart, error) {
 				}
 				b.WriteString(s)
 			case "image":
-				img, err := readImage(bo, bp)
+				img, err := r.readImage(bo, bp)
 				if err != nil {
 					return nil, nil, err
 				}
-				images = append(images, img)
+				if img.ImageURL != nil {
+					images = append(images, img)
+				}
+			case "tool_reference":
+				s, err := r.readReference(bo, bp)
+				if err != nil {
+					return nil, nil, err
+				}
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(s)
 			default:
-				return nil, nil, invalid(bp+".type", "tool_result content blocks of type %q are not supported by this server; send text or image", typ)
+				r.leave("tool_result block " + typ)
 			}
 		}
 		text = b.String()

@@ -113,9 +113,20 @@ func (e *Encoder) stopBlock() error {
 	if e.open == "tool_use" {
 		e.calls[e.call].block = true
 	}
+	thinking := e.open == "thinking"
 	e.open = ""
 	if e.w == nil {
+		if thinking {
+			e.content[len(e.content)-1].sig = sum(e.think)
+		}
 		return nil
+	}
+	if thinking {
+		// Anthropic sends a thinking block's signature last, as a
+		// signature_delta; Claude Code keeps it and sends it back.
+		if err := e.event("content_block_delta", appendDelta(e.buf[:0], e.n-1, deltaSignature, sum(e.think))); err != nil {
+			return err
+		}
 	}
 	b := append(e.buf[:0], `{"type":"content_block_stop","index":`...)
 	b = strconv.AppendInt(b, int64(e.n-1), 10)
@@ -193,7 +204,7 @@ func (e *Encoder) Message() ([]byte, error) {
 			b.Text = c.body.String()
 			content = append(content, b)
 		case thinkingBlock:
-			b.Thinking = c.body.String()
+			b.Thinking, b.Signature = c.body.String(), c.sig
 			content = append(content, b)
 		case toolUseBlock:
 			if c.kind == deltaInput {

@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"hash"
 	"strings"
 
 	"github.com/toolstream/toolstream/loop"
@@ -38,6 +39,10 @@ type Options struct {
 	// MCP server its tool came from (toolhost.Tool.Source), or
 	// "toolstream" for the proxy's own tools.
 	Tools []toolhost.Tool
+
+	// search is the turn's tool search (Anthropic's), nil without one:
+	// its calls are server_tool_use and tool_search_tool_result blocks.
+	search *toolSearch
 }
 
 // ServerName is the server_name of toolstream's own (webhook) tools.
@@ -84,6 +89,10 @@ type Encoder struct {
 	done             bool
 
 	content []collected // NewMessage: the blocks so far
+
+	// think hashes the open thinking block's text, for its signature
+	// (thinking.go), sent as it closes.
+	think hash.Hash
 }
 
 // clientCall is one call of a client tool as its fragments arrive.
@@ -99,6 +108,7 @@ type collected struct {
 	head any             // the block as it started
 	kind string          // the delta type that adds to it, "" for none
 	body strings.Builder // the deltas joined
+	sig  string          // a thinking block's signature
 }
 
 // NewStream returns an Encoder that writes the answer to w as it happens.
@@ -154,9 +164,13 @@ func (e *Encoder) Text(s string) error {
 
 // Reasoning is the model's reasoning: a thinking_delta in a thinking block.
 func (e *Encoder) Reasoning(s string) error {
-	if err := e.openBlock("thinking", thinkingBlock{Type: "thinking"}); err != nil {
-		return err
+	if e.open != "thinking" {
+		if err := e.openBlock("thinking", thinkingBlock{Type: "thinking"}); err != nil {
+			return err
+		}
+		e.think = newSigner(e.opts.Model)
 	}
+	e.think.Write([]byte(s))
 	return e.delta(deltaThinking, s)
 }
 
@@ -202,15 +216,24 @@ func (e *Encoder) ToolCall(f loop.ToolCallDelta) error {
 // know, so progress has no form of its own); other events have no
 // Anthropic form.
 func (e *Encoder) Event(ev *loop.Event) error {
+	if ev.Hosted != "" {
+		return e.hostedEvent(ev)
+	}
 	switch ev.Event {
 	case "tool.progress":
 		return e.Keepalive()
 	case "tool.started":
+		if e.isSearch(ev.Name) {
+			return e.searchEvent(ev) // Anthropic's tool search: its own blocks
+		}
 		if err := e.settle(); err != nil {
 			return err
 		}
 		return e.toolUse(ev.CallID, ev.Name, ev.Arguments)
 	case "tool.finished":
+		if e.isSearch(ev.Name) {
+			return e.searchEvent(ev)
+		}
 		if err := e.settle(); err != nil {
 			return err
 		}
@@ -273,7 +296,9 @@ func (e *Encoder) StopSequence(s string) error {
 
 // Usage is the turn's usage, summed over its rounds.
 func (e *Encoder) Usage(u json.RawMessage) error {
+	hosted := e.usage.ServerToolUse
 	e.usage = chatUsage(u)
+	e.usage.ServerToolUse = hosted
 	return nil
 }
 

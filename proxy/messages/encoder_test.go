@@ -82,6 +82,7 @@ func TestEncoderStream(t *testing.T) {
 			start,
 			`content_block_start {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
 			`content_block_delta {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hm."}}`,
+			`content_block_delta {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"` + messages.Signature("claude-x", "Hm.") + `"}}`,
 			`content_block_stop {"type":"content_block_stop","index":0}`,
 			`content_block_start {"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
 			`content_block_delta {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"A"}}`,
@@ -264,6 +265,8 @@ func accumulate(t *testing.T, lines []string) map[string]any {
 				content[i]["thinking"] = content[i]["thinking"].(string) + d["thinking"].(string)
 			case "input_json_delta":
 				inputs[i] += d["partial_json"].(string)
+			case "signature_delta":
+				content[i]["signature"] = d["signature"].(string)
 			}
 		case "content_block_stop":
 			i := int(e["index"].(float64))

@@ -23,6 +23,9 @@ func FuzzToChat(f *testing.F) {
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"bash_20250124","name":"bash"}]}`,
 		`{"model":"m","max_tokens":1,"messages":[{"role":"system","content":"s"}]}`,
 		`{}`, `[]`, `{`, "\x00", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"\ud800"}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_reference","tool_name":"F"}]}]}],"tools":[{"name":"F","defer_loading":true}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"s","input":{}},{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"F"}]}},{"type":"text","text":"b"}]}],"tools":[{"type":"tool_search_tool_bm25_20251119","name":"s"},{"name":"F","defer_loading":true},{"name":"G","defer_loading":true}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"toolstream1.x"},{"type":"redacted_thinking","data":"d"},{"type":"text","text":"b"}]},{"role":"user","content":"c"}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -54,6 +57,42 @@ func FuzzToChat(f *testing.F) {
 		}
 		if _, err := loop.ParseRequest(r.Chat); err != nil {
 			t.Fatalf("loop.ParseRequest refused %q (from %q): %v", r.Chat, body, err)
+		}
+	})
+}
+
+// FuzzToCount feeds the count_tokens reader arbitrary bodies: it never
+// panics, a refusal is an *messages.Error, and an accepted body is JSON
+// with messages and no deferred tool a search would hide.
+func FuzzToCount(f *testing.F) {
+	for _, body := range encodertest.GoldenRequests(f) {
+		f.Add(body)
+	}
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"tool_search_tool_regex_20251119","name":"s"},{"name":"F","defer_loading":true}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := messages.ToCount(body)
+		if err != nil {
+			var e *messages.Error
+			if !errors.As(err, &e) || e.Message == "" {
+				t.Fatalf("error %T %v, want a *messages.Error with a message", err, err)
+			}
+			return
+		}
+		if !json.Valid(r.Chat) {
+			t.Fatalf("chat body is not JSON: %q", r.Chat)
+		}
+		var chat struct {
+			Tools []struct {
+				Function struct{ Name string } `json:"function"`
+			} `json:"tools"`
+		}
+		_ = json.Unmarshal(r.Chat, &chat)
+		for _, tl := range chat.Tools {
+			for _, d := range r.Deferred {
+				if tl.Function.Name == d {
+					t.Fatalf("deferred tool %q counted: %s", d, r.Chat)
+				}
+			}
 		}
 	})
 }

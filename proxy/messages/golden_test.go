@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,17 +23,20 @@ var update = flag.Bool("update", false, "rewrite the chat.json and fields.json s
 // fields is what a Request holds besides its chat body, as a golden file
 // shows it.
 type fields struct {
-	Model         string              `json:"model"`
-	Stream        bool                `json:"stream"`
-	MaxTokens     int                 `json:"max_tokens"`
-	StopSequences []string            `json:"stop_sequences,omitempty"`
-	Thinking      bool                `json:"thinking,omitempty"`
-	UserID        string              `json:"user_id,omitempty"`
-	ClientTools   []string            `json:"client_tools,omitempty"`
-	Restored      []messages.Restored `json:"restored,omitempty"`
+	Model         string               `json:"model"`
+	Stream        bool                 `json:"stream"`
+	MaxTokens     int                  `json:"max_tokens"`
+	StopSequences []string             `json:"stop_sequences,omitempty"`
+	Thinking      bool                 `json:"thinking,omitempty"`
+	UserID        string               `json:"user_id,omitempty"`
+	ClientTools   []string             `json:"client_tools,omitempty"`
+	Restored      []messages.Restored  `json:"restored,omitempty"`
+	Deferred      []string             `json:"deferred,omitempty"`
+	Search        *messages.SearchTool `json:"search,omitempty"`
+	LeftOut       []string             `json:"left_out,omitempty"`
 }
 
-// TestGolden maps each testdata/*.txtar's request.json and compares the
+// TestGolden maps each testdata/*.txtar's and testdata/agents/*.txtar's request.json and compares the
 // chat body (indented) with chat.json and the other fields with
 // fields.json. Run with -update to rewrite them, then review the diff.
 func TestGolden(t *testing.T) {
@@ -40,6 +44,12 @@ func TestGolden(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}
+	// Real agents' requests, recorded (testdata/agents/README).
+	agents, err := filepath.Glob("testdata/agents/*.txtar")
+	if err != nil || len(agents) == 0 {
+		t.Fatalf("no recorded agent requests: %v", err)
+	}
+	files = append(files, agents...)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			ar, err := txtar.ParseFile(file)
@@ -47,14 +57,18 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := map[string][]byte{}
-			r, err := messages.ToChat(section(t, ar, "request.json"))
+			read := messages.ToChat
+			if strings.Contains(file, "count_tokens") {
+				read = messages.ToCount // a count_tokens body
+			}
+			r, err := read(section(t, ar, "request.json"))
 			if err != nil {
-				t.Fatalf("ToChat: %v", err)
+				t.Fatalf("reading the request: %v", err)
 			}
 			got["chat.json"] = indent(t, r.Chat)
 			got["fields.json"] = indent(t, mustJSON(t, fields{
 				r.Model, r.Stream, r.MaxTokens, r.StopSequences, r.Thinking,
-				r.UserID, r.ClientTools, r.Restored,
+				r.UserID, r.ClientTools, r.Restored, r.Deferred, r.Search, r.LeftOut(),
 			}))
 			roundTrip(t, r)
 			if *update {

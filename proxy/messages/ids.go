@@ -23,10 +23,13 @@ func ToolUseID(callID string) string { return toolUsePrefix + callID }
 // "mcptoolu_" + callID.
 func MCPToolUseID(callID string) string { return mcpToolUsePrefix + callID }
 
-// CallID is the call id a block id names: the id without its "toolu_" or
-// "mcptoolu_" prefix. An id without either is a call id already.
+// CallID is the call id a block id names: the id without its "toolu_",
+// "mcptoolu_" or "srvtoolu_" prefix. An id without either is a call id already.
 func CallID(blockID string) string {
 	if id, ok := strings.CutPrefix(blockID, mcpToolUsePrefix); ok {
+		return id
+	}
+	if id, ok := strings.CutPrefix(blockID, serverToolUsePrefix); ok {
 		return id
 	}
 	return strings.TrimPrefix(blockID, toolUsePrefix)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
@@ -32,16 +33,33 @@ type Request struct {
 	// ClientTools are the names of the client's tools: a call of one ends
 	// the answer with a tool_use block and stop_reason tool_use.
 	ClientTools []string
+	// Hosted are the server tools the client offered that hosted_tools
+	// may bind (web_search_…, web_fetch_…; see offerHosted), in the order
+	// offered.
+	Hosted []loop.HostedOffer
 	// Restored are the blocks of an earlier answer sent back that stand
 	// for server-tool activity (mcp_tool_use, mcp_tool_result), in the
 	// order sent. They are not in Chat: [Request.Restore] puts the stored
 	// rounds in their place.
 	Restored []Restored
+	// Deferred are the client's deferred tools (defer_loading) that no
+	// tool_reference in the history named yet: never offered to the
+	// upstream. With Anthropic's tool search tool in the request they are
+	// in Chat, hidden each round until a search finds one (see
+	// [Request.Search]); without, they are not in Chat at all.
+	Deferred []string
+	// Search is Anthropic's tool search tool of the request
+	// (tool_search_tool_regex_… / _bm25_…), nil without one.
+	Search *SearchTool
 
-	chat    chatRequest
-	entries []entry
-	system  []string
-	groups  int // assistant messages holding restored blocks so far
+	chat     chatRequest
+	deferred []chatTool
+	named    map[string]bool // tools a tool_reference named
+	leftOut  []string
+	counting bool // ToCount: no max_tokens, no deferred tools
+	entries  []entry
+	system   []string
+	groups   int // assistant messages holding restored blocks so far
 }
 
 // Restored is a content block that toolstream produced in an earlier
@@ -61,15 +79,26 @@ type Restored struct {
 // ToChat reads an Anthropic Messages API request body and returns the
 // equivalent chat-completions request, so the same turn runner serves
 // both routes. Fields listed in the package doc are mapped; Anthropic's
-// server tools are refused; unknown fields and block properties
+// server tools are left out; unknown fields and block properties
 // (cache_control, context_management, output_config.effort, …) are
-// ignored, as Claude Code sends them. A refusal is an *[Error].
-func ToChat(body []byte) (*Request, error) {
+// ignored, as Claude Code sends them. Tool types, blocks and sources
+// this proxy cannot honour are left out and listed in [Request.LeftOut].
+// A refusal is an *[Error].
+func ToChat(body []byte) (*Request, error) { return toChat(body, false) }
+
+// ToCount reads the body of a count_tokens request (POST
+// /v1/messages/count_tokens): a Messages request without max_tokens,
+// mapped as [ToChat] maps one, so that what is counted is what the
+// upstream would read. Deferred tools not named yet are not in its Chat,
+// a tool search tool or not: the model does not see them.
+func ToCount(body []byte) (*Request, error) { return toChat(body, true) }
+
+func toChat(body []byte, counting bool) (*Request, error) {
 	top, err := readBody(body)
 	if err != nil {
 		return nil, err
 	}
-	r := &Request{chat: chatbody.NewUpstream()}
+	r := &Request{chat: chatbody.NewUpstream(), counting: counting}
 	if err := r.readModel(top); err != nil {
 		return nil, err
 	}
@@ -82,6 +111,7 @@ func ToChat(body []byte) (*Request, error) {
 	if err := r.readTools(top); err != nil {
 		return nil, err
 	}
+	r.addDeferred()
 	if err := r.readSampling(top); err != nil {
 		return nil, err
 	}
@@ -182,11 +212,12 @@ func readTexts(raw json.RawMessage, param string) ([]string, error) {
 // readSampling reads max_tokens (required, as Anthropic requires it),
 // temperature, top_p and stop_sequences.
 func (r *Request) readSampling(top object) error {
-	if isNull(top["max_tokens"]) {
-		return invalid("max_tokens", "Field required")
-	}
 	var err error
-	if r.MaxTokens, err = readCount(top["max_tokens"], "max_tokens"); err != nil {
+	if isNull(top["max_tokens"]) && r.counting {
+		// count_tokens takes none
+	} else if isNull(top["max_tokens"]) {
+		return invalid("max_tokens", "Field required")
+	} else if r.MaxTokens, err = readCount(top["max_tokens"], "max_tokens"); err != nil {
 		return err
 	}
 	r.chat.MaxTokens = r.MaxTokens
@@ -243,3 +274,8 @@ func (r *Request) readFlags(top object) error {
 	}
 	return nil
 }
+
+// LeftOut lists what was left out of the request because this proxy
+// cannot honour it: "tool bash_20250124", "block document", … once each.
+// The turn route logs them (exchange.LeftOuter).
+func (r *Request) LeftOut() []string { return r.leftOut }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/history"
@@ -42,6 +43,7 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 	if err != nil {
 		return nil, err
 	}
+	req.Hosted = mreq.Hosted
 	return &answer{p: p, mreq: mreq, req: req}, nil
 }
 
@@ -75,6 +77,9 @@ func (p *Protocol) restoreAnswers(ctx context.Context, keyID string, r *Request)
 		if err != nil {
 			return nil, fmt.Errorf("finding the stored turn of call %s: %w", id, err)
 		}
+		if !ok && hostedBlock(b.Type) {
+			return nil, nil // see hostedBlock
+		}
 		if !ok {
 			return nil, &Error{Message: fmt.Sprintf("%s %q: no stored turn of this conversation has this call (stored turns are kept per key and conversation, and expire after storage.turn_retention); send the conversation without the mcp_tool_use and mcp_tool_result blocks of that answer", b.Type, b.ID)}
 		}
@@ -105,7 +110,8 @@ func (a *answer) Relay() bool            { return false }
 // Start makes the encoder: streaming events to w, or building one message
 // object when w is nil.
 func (a *answer) Start(lt *loop.Turn, w exchange.Writer) loop.Out {
-	opts := Options{ID: a.p.NewID("msg_"), Model: a.mreq.Model, Tools: lt.Tools}
+	search := a.startSearch(lt)
+	opts := Options{ID: a.p.NewID("msg_"), Model: a.mreq.Model, Tools: lt.Tools, search: search}
 	if w == nil {
 		a.enc = NewMessage(opts)
 	} else {
@@ -113,6 +119,28 @@ func (a *answer) Start(lt *loop.Turn, w exchange.Writer) loop.Out {
 	}
 	return a.enc
 }
+
+// startSearch gives the turn Anthropic's tool search when the request
+// offers it: a server tool the proxy runs over the request's deferred
+// tools, always shown, and the rounds' client tools without the deferred
+// ones not found yet. A tool_choice of none turns it off with the other
+// server tools.
+func (a *answer) startSearch(lt *loop.Turn) *toolSearch {
+	if a.mreq.Search == nil || a.req.ToolChoiceNone {
+		return nil
+	}
+	s := newToolSearch(a.mreq, lt.Executor)
+	def := s.def()
+	lt.Tools = append(slices.Clip(lt.Tools), def)
+	lt.AlwaysShown = append(slices.Clip(lt.AlwaysShown), def.Name)
+	lt.Executor = s
+	lt.ClientShown = s.shown
+	return s
+}
+
+// LeftOut lists what the request had that this proxy cannot honour, left
+// out of the round; the route logs it.
+func (a *answer) LeftOut() []string { return a.mreq.LeftOut() }
 
 // Answer is the message object of a turn that was not streamed.
 func (a *answer) Answer() ([]byte, error) { return a.enc.Message() }
@@ -131,6 +159,7 @@ func (p *Protocol) ErrorAnswer(err error, ae exchange.Error) (int, []byte) {
 }
 
 var (
-	_ exchange.Protocol = (*Protocol)(nil)
-	_ exchange.Turn     = (*answer)(nil)
+	_ exchange.Protocol  = (*Protocol)(nil)
+	_ exchange.Turn      = (*answer)(nil)
+	_ exchange.LeftOuter = (*answer)(nil)
 )

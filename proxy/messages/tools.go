@@ -5,62 +5,152 @@ import (
 	"fmt"
 )
 
-// readTools reads tools and tool_choice.
+// readTools reads tools and tool_choice. It runs after the messages, so
+// that the tools a tool_reference named in the history are known: a
+// deferred tool (defer_loading) is offered only once one named it.
 func (r *Request) readTools(top object) error {
+	var choice struct{ Type, Name string }
+	if json.Unmarshal(top["tool_choice"], &choice) == nil && choice.Type == "tool" && choice.Name != "" {
+		r.name(choice.Name) // a tool the client wants called now is offered
+	}
 	if raw := top["tools"]; !isNull(raw) {
 		list, err := readArray(raw, "tools")
 		if err != nil {
 			return err
 		}
 		for i, t := range list {
+			if r.offerHosted(t) {
+				continue
+			}
 			ct, err := readTool(t, fmt.Sprintf("tools.%d", i))
 			if err != nil {
 				return err
 			}
-			r.chat.Tools = append(r.chat.Tools, ct)
-			r.ClientTools = append(r.ClientTools, ct.Function.Name)
+			r.addTool(ct)
 		}
 	}
 	return r.readToolChoice(top["tool_choice"])
 }
 
-// readTool maps a client tool ({name, description, input_schema}, type
-// "custom" or none) to a chat function tool. Anthropic's server tools
-// (web_search_…, bash_…, text_editor_…, computer_…, code_execution_…)
-// run on Anthropic's side and are refused: server tools here are the
-// proxy's own.
-func readTool(raw json.RawMessage, p string) (chatTool, error) {
+// toolEntry is one tools entry as read: a client tool, Anthropic's tool
+// search tool, or a kind left out.
+type toolEntry struct {
+	client   chatTool
+	deferred bool // defer_loading: true
+	search   *SearchTool
+	leftOut  string // the kind left out, "" for none
+}
+
+// readTool reads one tools entry by its type (hosted kinds, which
+// hosted_tools may bind, are read before it: offerHosted). A client tool ({name,
+// description, input_schema}, type "custom" or none) becomes a chat
+// function tool. Anthropic's tool search tools (tool_search_tool_regex_…
+// / _bm25_…) are run here, over the deferred tools (search.go). Every
+// other type — Anthropic's server tools (bash_…, text_editor_…,
+// computer_…, code_execution_…, memory_…) and types newer than this
+// package — runs on Anthropic's side: it is left out of the round and
+// logged, never refused, so a stock agent's request still runs
+// (docs/http-api.md).
+func readTool(raw json.RawMessage, p string) (toolEntry, error) {
 	o, err := readObject(raw, p)
 	if err != nil {
-		return chatTool{}, err
+		return toolEntry{}, err
 	}
 	typ, err := readString(o["type"], p+".type")
 	if err != nil {
-		return chatTool{}, err
+		return toolEntry{}, err
 	}
-	if typ != "" && typ != "custom" {
-		return chatTool{}, invalid(p+".type", "tools of type %q are not supported by this server; only client tools (name, description, input_schema) are", typ)
+	switch {
+	case typ == "" || typ == "custom":
+		return readClientTool(o, p)
+	case searchKind(typ) != "":
+		st, err := readSearchTool(o, typ, p)
+		return toolEntry{search: st}, err
+	default:
+		return toolEntry{leftOut: "tool " + typ}, nil
 	}
+}
+
+// addTool adds a tools entry to the request. A deferred client tool that
+// no tool_reference of the history named yet is kept aside: the model
+// does not see it until a search finds it (search.go).
+func (r *Request) addTool(e toolEntry) {
+	switch {
+	case e.leftOut != "":
+		r.leave(e.leftOut)
+	case e.search != nil && r.Search != nil:
+		r.leave("tool search tool " + e.search.Name + " (a second one)")
+	case e.search != nil:
+		r.Search = e.search
+	case e.deferred && !r.named[e.client.Function.Name]:
+		r.deferred = append(r.deferred, e.client)
+	default:
+		r.chat.Tools = append(r.chat.Tools, e.client)
+		r.ClientTools = append(r.ClientTools, e.client.Function.Name)
+	}
+}
+
+// leave notes that kind was left out of the request (exchange.LeftOuter),
+// once per kind.
+func (r *Request) leave(kind string) {
+	for _, k := range r.leftOut {
+		if k == kind {
+			return
+		}
+	}
+	r.leftOut = append(r.leftOut, kind)
+}
+
+// readClientTool reads a client tool and its defer_loading.
+func readClientTool(o object, p string) (toolEntry, error) {
 	f := chatFunction{}
+	var err error
 	if f.Name, err = readString(o["name"], p+".name"); err != nil {
-		return chatTool{}, err
+		return toolEntry{}, err
 	}
 	if f.Name == "" {
-		return chatTool{}, invalid(p+".name", "Field required")
+		return toolEntry{}, invalid(p+".name", "Field required")
 	}
 	if f.Description, err = readString(o["description"], p+".description"); err != nil {
-		return chatTool{}, err
+		return toolEntry{}, err
 	}
 	if s := o["input_schema"]; !isNull(s) {
 		if _, err := readObject(s, p+".input_schema"); err != nil {
-			return chatTool{}, err
+			return toolEntry{}, err
 		}
 		f.Parameters = compact(s)
 	}
 	if f.Strict, err = readBool(o["strict"], p+".strict"); err != nil {
-		return chatTool{}, err
+		return toolEntry{}, err
 	}
-	return chatTool{Type: "function", Function: f}, nil
+	deferred, err := readBool(o["defer_loading"], p+".defer_loading")
+	if err != nil {
+		return toolEntry{}, err
+	}
+	return toolEntry{client: chatTool{Type: "function", Function: f}, deferred: deferred != nil && *deferred}, nil
+}
+
+// readReference reads a tool_reference block ({type: tool_reference,
+// tool_name}): the deferred tool it names is offered from this request
+// on. It returns what the model reads in its place.
+func (r *Request) readReference(o object, p string) (string, error) {
+	name, err := readString(o["tool_name"], p+".tool_name")
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		return "", invalid(p+".tool_name", "Field required")
+	}
+	r.name(name)
+	return "Tool loaded: " + name, nil
+}
+
+// name marks a tool as named by a tool_reference.
+func (r *Request) name(tool string) {
+	if r.named == nil {
+		r.named = map[string]bool{}
+	}
+	r.named[tool] = true
 }
 
 // readToolChoice maps tool_choice: auto → "auto", any → "required",

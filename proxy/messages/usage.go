@@ -9,6 +9,9 @@ type usage struct {
 	InputTokens          int  `json:"input_tokens"`
 	OutputTokens         int  `json:"output_tokens"`
 	CacheReadInputTokens *int `json:"cache_read_input_tokens,omitempty"`
+	// ServerToolUse counts the hosted tools' calls (hosted_out.go); nil
+	// when the answer made none.
+	ServerToolUse *serverToolUse `json:"server_tool_use,omitempty"`
 }
 
 // chatUsage reads the turn's usage, summed over its rounds, as the

@@ -111,14 +111,17 @@ func (r *Request) LeftOut() []string { return r.leftOut }
 
 // readToolList reads a list of Responses tools at param: function,
 // namespace, custom and tool_search tools are offered; hosted tools
-// (hostedKind) are for the hosted-tool binding; any other type is left
-// out.
+// (offerHosted) are offers for the hosted-tool binding; any other type is
+// left out.
 func (r *Request) readToolList(raw json.RawMessage, param string) error {
 	list, err := readArray(raw, param)
 	if err != nil {
 		return err
 	}
 	for i, t := range list {
+		if r.offerHosted(t) {
+			continue
+		}
 		if err := r.readTool(t, fmt.Sprintf("%s[%d]", param, i), ""); err != nil {
 			return err
 		}
@@ -136,9 +139,6 @@ func (r *Request) readTool(raw json.RawMessage, param, namespace string) error {
 	typ, err := readString(o["type"], param+".type")
 	if err != nil {
 		return err
-	}
-	if hostedKind(typ) {
-		return r.readHosted(typ, o, param)
 	}
 	switch typ {
 	case "":

@@ -16,6 +16,9 @@ func (e *Encoder) Event(ev *loop.Event) error {
 	if err := e.begin(); err != nil {
 		return err
 	}
+	if ev.Hosted != "" || e.hosted[ev.CallID] != nil {
+		return e.hostedEvent(ev)
+	}
 	var c *serverCall
 	var err error
 	switch ev.Event {

@@ -37,6 +37,10 @@
 //	  item_reference                         Request.Restore (a call is never run
 //	                                         again); an assistant message that only
 //	                                         calls tools then joins the one before it
+//	input item web_search_call             like mcp_call (see hostedItem); with no
+//	                                         stored response holding it, left out
+//	tools [{type: web_search…}]            not sent as a client tool: Request.Hosted,
+//	                                         run by the server tool hosted_tools binds
 //	tools [{type: function, name,          tools [{type: function, function: {name,
 //	  description, parameters, strict}]      description, parameters, strict}}]
 //	tools [{type: namespace, name: N,      each tool of the namespace, named

@@ -132,6 +132,7 @@ type Encoder struct {
 	forder []int
 	// mcp are the server calls by call id.
 	mcp        map[string]*serverCall
+	hosted     map[string]*hostedCall // hosted tools' calls by call id (hosted_out.go)
 	finish     string
 	transcript []json.RawMessage
 	items      map[string][]json.RawMessage

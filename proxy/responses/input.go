@@ -88,10 +88,13 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 		// and chat templates drop a model's earlier thinking (docs:
 		// "Reasoning sent back"). additional_tools were read with tools.
 		return open, nil
-	case "mcp_call", "mcp_approval_request", "item_reference":
+	case "mcp_call", "mcp_approval_request", "item_reference", hostedItem:
 		id, err := readString(it["id"], param+".id")
 		if err != nil {
 			return nil, err
+		}
+		if id == "" && typ == hostedItem {
+			return open, nil // nothing to restore it from: left out (see hostedItem)
 		}
 		if id == "" {
 			return nil, invalid(param+".id", "%s.id is required: it names the earlier %s", param, typ)

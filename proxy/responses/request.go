@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 
+	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
 )
 
@@ -40,6 +41,9 @@ type Request struct {
 	// (function, namespace, custom and tool_search tools): a call of one
 	// ends the response with the item its kind is called by.
 	ClientTools []string
+	// Hosted are the hosted tools the client offered that hosted_tools
+	// may bind (web_search; see offerHosted), in the order offered.
+	Hosted []loop.HostedOffer
 	// Restored are the items of an earlier answer sent back as input that
 	// stand for server-tool activity (mcp_call, mcp_approval_request), in
 	// input order. They are not in Chat: [Request.Restore] puts the

@@ -59,6 +59,7 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 	if err != nil {
 		return nil, err
 	}
+	req.Hosted = r.Hosted
 	if req.Overrides.Display == "" && in.Header.Get(exchange.HeaderDisplay) == "" {
 		req.Overrides.Display = config.DisplayEvents
 	}
@@ -103,6 +104,9 @@ func (p *Protocol) continueStored(ctx context.Context, keyID string, r *Request)
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !ok && it.Type == hostedItem {
+			return nil, nil // see hostedItem
 		}
 		if !ok {
 			return nil, &Error{Param: "input", Code: CodeUnknownItem, Message: fmt.Sprintf(

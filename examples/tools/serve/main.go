@@ -1,8 +1,11 @@
 // Command serve runs the example webhook tool servers: the task manager on
-// 127.0.0.1:9001, the kanban board on :9002 and the avatar on :9003, the
-// addresses examples/tools/toolstream.yaml points at.
+// 127.0.0.1:9001, the kanban board on :9002, the avatar on :9003 and the
+// search on :9004, the addresses examples/tools/toolstream.yaml points at.
 //
-//	go run ./examples/tools/serve [-tasks ADDR] [-kanban ADDR] [-avatar ADDR]
+//	go run ./examples/tools/serve [-tasks ADDR] [-kanban ADDR] [-avatar ADDR] [-search ADDR] [-pages FILE]
+//
+// -pages names the file of pages the search reads (a JSON array of
+// {title, url, text}); without it, the example pages.
 //
 // Calls must be signed with $TOOLS_WEBHOOK_SECRET, or the example secret
 // when it is unset.
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/examples/tools"
+	"github.com/toolstream/toolstream/examples/tools/search"
 	"github.com/toolstream/toolstream/examples/tools/webhook"
 )
 
@@ -33,7 +37,15 @@ func main() {
 	for i, s := range handlers {
 		addrs[i] = flag.String(s.Name, s.Addr, "address of the "+s.Name+" server (empty: do not run it)")
 	}
+	pages := flag.String("pages", "", "file of pages the search reads: a JSON array of {title, url, text} (default: the example pages)")
 	flag.Parse()
+	if *pages != "" {
+		x, err := search.Load(*pages)
+		if err != nil {
+			log.Fatal(err)
+		}
+		servers.Search = *x
+	}
 	errs := make(chan error)
 	running := 0
 	for i, s := range handlers {

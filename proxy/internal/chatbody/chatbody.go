@@ -28,10 +28,14 @@ type Function struct {
 // Message is one chat message. Content is a string, a list of Parts, or
 // nil (written as null: an assistant message that only calls tools).
 type Message struct {
-	Role       string     `json:"role"`
-	Content    any        `json:"content"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+	// ReasoningContent is an assistant message's reasoning, sent back to
+	// the upstream it came from (vLLM's and SGLang's field, which chat
+	// templates of reasoning models read).
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
 }
 
 // Part is one part of a message's content: text or an image.

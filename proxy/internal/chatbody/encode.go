@@ -97,7 +97,7 @@ func (c *Request) Encode() ([]byte, error) {
 // every request has one, and a long conversation thousands.
 func EncodeMessage(m *Message) (json.RawMessage, error) {
 	text, ok := m.Content.(string)
-	if !ok || len(m.ToolCalls) > 0 || m.ToolCallID != "" {
+	if !ok || len(m.ToolCalls) > 0 || m.ToolCallID != "" || m.ReasoningContent != "" {
 		return jsonread.Marshal(m)
 	}
 	b := make([]byte, 0, len(m.Role)+len(text)+32)
