@@ -72,8 +72,17 @@ func saveRecording(t *testing.T, name string, sent []tapped, r *agentRun) {
 	}
 }
 
-// scrub replaces the run's temporary directories in s by fixed paths.
+// clip is up to 120 bytes of line around byte at.
+func clip(line string, at int) string {
+	from, to := max(0, at-40), min(len(line), at+80)
+	return line[from:to]
+}
+
+// scrub replaces the run's temporary directories in s by fixed paths,
+// also as Claude Code names them in its project folder (slashes as
+// dashes).
 func scrub(s string, r *agentRun) string {
+	s = strings.ReplaceAll(s, strings.ReplaceAll(r.work, "/", "-"), strings.ReplaceAll(fixtureWork, "/", "-"))
 	s = strings.ReplaceAll(s, r.work, fixtureWork)
 	s = strings.ReplaceAll(s, r.home, fixtureHome)
 	s = strings.ReplaceAll(s, r.modules, fixtureModules)
@@ -239,7 +248,11 @@ func diffLines(want, got string) string {
 			b = g[i]
 		}
 		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n- " + a + "\n+ " + b
+			j := 0
+			for j < len(a) && j < len(b) && a[j] == b[j] {
+				j++
+			}
+			return "line " + strconv.Itoa(i+1) + ", byte " + strconv.Itoa(j+1) + ":\n- " + clip(a, j) + "\n+ " + clip(b, j)
 		}
 	}
 	return "(same lines)"
