@@ -80,6 +80,14 @@ func claudeWebSearch(t *testing.T, model string) {
 	// WebSearch's own request: the model calls the hosted tool.
 	search := []step{{tool: named("web_search"), args: `{"query": "` + webQuery + `"}`, expect: "tok-"}}
 	res := runAgent(t, claude, run{model: model, steps: steps, more: [][]step{search}, config: "testdata/websearch.yaml"})
+	checkSearch(t, res)
+}
+
+// checkSearch checks a run whose last step was a bound web search: the
+// agent exited well, the search webhook ran once with the query, and
+// the answer holds its result.
+func checkSearch(t *testing.T, res result) {
+	t.Helper()
 	if res.err != nil {
 		t.Fatal(res.err)
 	}

@@ -66,7 +66,8 @@ var codexArgs = []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-
 // tool and a server tool) through serve, in native and text mode: a tool
 // of an MCP server configured in Codex (a namespace tool); an apply_patch
 // that creates a file; Codex's own default model (its code-mode exec
-// tool); and, native, the built-in OpenAI provider pointed at serve.
+// tool); its web_search bound with hosted_tools; and, native, the
+// built-in OpenAI provider pointed at serve.
 func TestCodex(t *testing.T) {
 	for _, model := range []string{nativeModel, textModel} {
 		mode := strings.TrimSuffix(model, "-model")
@@ -81,6 +82,10 @@ func TestCodex(t *testing.T) {
 		t.Run("default-model/"+mode, func(t *testing.T) {
 			t.Parallel()
 			codexDefaultModel(t, model)
+		})
+		t.Run("web-search/"+mode, func(t *testing.T) {
+			t.Parallel()
+			codexWebSearch(t, model)
 		})
 	}
 	t.Run("builtin-provider", func(t *testing.T) {
@@ -203,6 +208,15 @@ func codexDefaultModel(t *testing.T, model string) {
 		{tool: named("get_token"), args: `{}`, expect: "tok-"},
 	}
 	checkTurn(t, runAgent(t, a, run{model: model, steps: steps}))
+}
+
+// codexWebSearch has the model call Codex's hosted web_search, which
+// testdata/websearch.yaml binds to a search webhook: the webhook runs
+// once with the query, and the answer holds its result.
+func codexWebSearch(t *testing.T, model string) {
+	steps := []step{{tool: named("web_search"), args: `{"query": "` + webQuery + `"}`, expect: "tok-"}}
+	res := runAgent(t, codex, run{model: model, steps: steps, config: "testdata/websearch.yaml"})
+	checkSearch(t, res)
 }
 
 // jsonString is s as a JSON string.
