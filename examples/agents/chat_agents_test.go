@@ -5,11 +5,14 @@ import (
 )
 
 // qwen is Qwen Code on /v1/chat/completions, configured by its
-// environment variables (docs/agents.md).
+// environment variables (docs/agents.md). Its shell call sleeps after
+// printing: Qwen Code 0.24.4 now and then reads no output from a command
+// that exits at once (a third of the runs on a loaded machine), and
+// the turn would fail for Qwen Code's reason, not the proxy's.
 var qwen = agent{
 	name: "qwen-code", bin: "qwen",
 	shell:     "run_shell_command",
-	shellArgs: `{"command": "echo agent-shell-ok | tr a-z A-Z", "description": "Print the build marker", "is_background": false}`,
+	shellArgs: `{"command": "echo agent-shell-ok | tr a-z A-Z; sleep 0.5", "description": "Print the build marker", "is_background": false}`,
 	setup: func(t *testing.T, r *agentRun) (args, env []string) {
 		writeFile(t, r.home, ".qwen/settings.json", `{"security": {"auth": {"selectedType": "openai"}}, "privacy": {"usageStatisticsEnabled": false}}`)
 		return []string{"--yolo", "--auth-type", "openai", prompt}, []string{
