@@ -4,11 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
@@ -37,7 +33,7 @@ var hostedDescriptions = map[string]string{
 // in the turn's tools, and the bound tool is not offered beside it: the
 // model sees one search tool. Its calls run the bound tool (see
 // hostedExecutor). A kind that cannot run is left out of the turn, and
-// logged (see hostedLog).
+// logged, once an hour per route, key and kind (leftout).
 func (s *Server) addHosted(ctx context.Context, st *state, t *loop.Turn, k *keys.Key, route, keyID string) {
 	offers := t.Request.Hosted
 	if len(offers) == 0 {
@@ -51,11 +47,11 @@ func (s *Server) addHosted(ctx context.Context, st *state, t *loop.Turn, k *keys
 	for _, o := range offers {
 		bound, why := hostedBinding(st.cfg.HostedTools, all, o.Kind)
 		if why != "" {
-			s.hostedLog.note(ctx, s.log, route, keyID, o.Kind, why)
+			s.leftOut.NoteWhy(ctx, route, keyID, "hosted tool "+o.Kind, why)
 			continue
 		}
 		for _, opt := range o.Ignored {
-			s.hostedLog.note(ctx, s.log, route, keyID, o.Kind+"."+opt, "not honoured: the bound tool gets only its "+config.HostedArg(o.Kind))
+			s.leftOut.NoteWhy(ctx, route, keyID, "hosted tool "+o.Kind+"."+opt, "not honoured: the bound tool gets only its "+config.HostedArg(o.Kind))
 		}
 		if o.MaxUses > 0 {
 			ex.max[o.Kind] = o.MaxUses
@@ -120,32 +116,4 @@ func withHosted(tools []toolhost.Tool, bound toolhost.Tool, kind string) []toolh
 		out = append(out, h)
 	}
 	return out
-}
-
-// hostedLog logs what of a client's hosted tools a turn left out: one
-// info line per route, key and what, an hour, since an agent offers the
-// same tools on every request.
-type hostedLog struct {
-	mu   sync.Mutex
-	last map[string]time.Time
-}
-
-// hostedLogEvery is how often the same left-out kind is logged again.
-const hostedLogEvery = time.Hour
-
-func (h *hostedLog) note(ctx context.Context, log *slog.Logger, route, keyID, what, why string) {
-	k := strings.Join([]string{route, keyID, what}, "\x00")
-	now := time.Now()
-	h.mu.Lock()
-	if h.last == nil {
-		h.last = map[string]time.Time{}
-	}
-	if at, ok := h.last[k]; ok && now.Sub(at) < hostedLogEvery {
-		h.mu.Unlock()
-		return
-	}
-	h.last[k] = now
-	h.mu.Unlock()
-	log.LogAttrs(ctx, slog.LevelInfo, "left out of the request", slog.String("route", route),
-		slog.String("key", keyID), slog.String("what", "hosted tool "+what), slog.String("why", why))
 }

@@ -125,7 +125,7 @@ func TestHostedTurns(t *testing.T) {
 			}
 			var left []string
 			for _, r := range logs.find("left out of the request") {
-				left = append(left, r["what"])
+				left = append(left, r["left_out"])
 			}
 			if diff := cmp.Diff(tc.left, left); diff != "" {
 				t.Errorf("left out (-want +got):\n%s", diff)

@@ -30,7 +30,7 @@ func TestLeftOutLogged(t *testing.T) {
 	}
 	e.srv.Close()
 	lines := linesWith(logs.String(), "left out of the request")
-	want := []string{`route=/v1/responses key="" left_out="tool web_search"`, `route=/v1/responses key="" left_out="tool image_generation"`}
+	want := []string{`route=/v1/responses key="" left_out="tool image_generation"`, `route=/v1/responses key="" left_out="hosted tool web_search" why="not bound by hosted_tools"`}
 	if len(lines) != len(want) {
 		t.Fatalf("left-out lines %q, want %d", lines, len(want))
 	}

@@ -40,7 +40,7 @@ func TestMessagesLeftOut(t *testing.T) {
 		}
 		kinds = append(kinds, r["left_out"])
 	}
-	if want := []string{"block document", "tool bash_20250124", "tool web_search_20250305"}; !slices.Equal(kinds, want) {
+	if want := []string{"block document", "tool bash_20250124", "hosted tool web_search"}; !slices.Equal(kinds, want) {
 		t.Errorf("logged %q, want %q once each", kinds, want)
 	}
 }

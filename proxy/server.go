@@ -159,12 +159,9 @@ type Server struct {
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
-	state atomic.Pointer[state]
-	// hostedLog says, once an hour per route, key and kind, which hosted
-	// tools a client offered were left out of its turns.
-	hostedLog hostedLog
-	reloadMu  sync.Mutex // serialises Reload
-	inflight  inflight
+	state    atomic.Pointer[state]
+	reloadMu sync.Mutex // serialises Reload
+	inflight inflight
 }
 
 // New builds a Server from a validated configuration.

@@ -6,10 +6,6 @@ import (
 	"github.com/toolstream/toolstream/loop"
 )
 
-// searchUsePrefix begins the id of a search's server_tool_use block, and
-// the tool_use_id of its result block, as Anthropic's do.
-const searchUsePrefix = "srvtoolu_"
-
 // The blocks of Anthropic's tool search, as Anthropic streams them: the
 // call (server_tool_use) then its result (tool_search_tool_result), whose
 // content lists a tool_reference per tool found, or says why the search
@@ -61,7 +57,7 @@ func (e *Encoder) searchEvent(ev *loop.Event) error {
 			e.shown = map[string]bool{}
 		}
 		e.shown[ev.CallID] = true
-		if err := e.whole(searchUseBlock{Type: "server_tool_use", ID: searchUsePrefix + ev.CallID, Name: ev.Name, Input: inputOf(args)}); err != nil {
+		if err := e.whole(searchUseBlock{Type: "server_tool_use", ID: serverToolUsePrefix + ev.CallID, Name: ev.Name, Input: inputOf(args)}); err != nil {
 			return err
 		}
 	}
@@ -83,5 +79,5 @@ func (e *Encoder) searchEvent(ev *loop.Event) error {
 		}
 		content = found
 	}
-	return e.whole(searchResultBlock{Type: "tool_search_tool_result", ToolUseID: searchUsePrefix + ev.CallID, Content: content})
+	return e.whole(searchResultBlock{Type: "tool_search_tool_result", ToolUseID: serverToolUsePrefix + ev.CallID, Content: content})
 }

@@ -58,6 +58,17 @@ func (l *Logger) Note(ctx context.Context, route, key string, kinds []string) {
 	}
 }
 
+// NoteWhy logs kind as Note does, with why it was left out: for what is
+// left out for a reason of the config (a hosted tool that hosted_tools
+// does not bind) rather than for what the proxy cannot do.
+func (l *Logger) NoteWhy(ctx context.Context, route, key, kind, why string) {
+	if l == nil || !l.due(seenKey{route, key, kind}, l.now()) {
+		return
+	}
+	l.log.LogAttrs(ctx, slog.LevelInfo, "left out of the request",
+		slog.String("route", route), slog.String("key", key), slog.String("left_out", kind), slog.String("why", why))
+}
+
 // due reports whether k's line is due at now, and if so marks it written.
 func (l *Logger) due(k seenKey, now time.Time) bool {
 	l.mu.Lock()
