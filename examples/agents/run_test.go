@@ -126,6 +126,12 @@ func runAgent(t *testing.T, a agent, o run) result {
 	if err != nil {
 		res.err = fmt.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", a.bin, strings.Join(args, " "), err, &out, tail(errs.String(), 4000))
 	}
+	// A stock agent's request is never refused for something new.
+	for _, line := range strings.Split(p.log.String(), "\n") {
+		if strings.Contains(line, `msg="request refused`) {
+			t.Errorf("serve refused a request of %s: %s", a.name, line)
+		}
+	}
 	if *record && o.model == nativeModel && o.config == "toolstream.yaml" && o.env == nil && res.err == nil {
 		saveRecording(t, a.name, res.sent, r)
 	}
@@ -157,12 +163,20 @@ func checkTurn(t *testing.T, res result) {
 
 // TestThreeRounds runs each agent's turn — its shell tool, the server
 // tool, the answer — in native and in text mode, the runs in parallel.
+// What an agent offers that toolstream leaves out (Codex's unbound
+// web_search) is logged once, however many requests offer it.
 func TestThreeRounds(t *testing.T) {
 	for _, a := range agents {
 		for _, model := range []string{nativeModel, textModel} {
 			t.Run(a.name+"/"+strings.TrimSuffix(model, "-model"), func(t *testing.T) {
 				t.Parallel()
-				threeRounds(t, a, run{model: model})
+				res := threeRounds(t, a, run{model: model})
+				if a.name != codex.name {
+					return
+				}
+				if n := strings.Count(res.proxy.log.String(), `left_out="hosted tool web_search"`); n != 1 {
+					t.Errorf("the unbound web_search was logged as left out %d times, want once:\n%s", n, res.proxy.log)
+				}
 			})
 		}
 	}
