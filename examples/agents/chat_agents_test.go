@@ -15,7 +15,7 @@ var qwen = agent{
 	shellArgs: `{"command": "echo agent-shell-ok | tr a-z A-Z; sleep 0.5", "description": "Print the build marker", "is_background": false}`,
 	setup: func(t *testing.T, r *agentRun) (args, env []string) {
 		writeFile(t, r.home, ".qwen/settings.json", `{"security": {"auth": {"selectedType": "openai"}}, "privacy": {"usageStatisticsEnabled": false}}`)
-		return []string{"--yolo", "--auth-type", "openai", prompt}, []string{
+		return []string{"--yolo", "--auth-type", "openai", r.prompt}, []string{
 			"OPENAI_BASE_URL=" + r.base + "/v1",
 			"OPENAI_API_KEY=" + clientKey,
 			"OPENAI_MODEL=" + r.model,
@@ -37,7 +37,7 @@ var opencode = agent{
       "npm": "@ai-sdk/openai-compatible",
       "name": "toolstream",
       "options": {"baseURL": "`+r.base+`/v1", "apiKey": "{env:TOOLSTREAM_KEY}"},
-      "models": {"native-model": {"name": "native-model"}, "text-model": {"name": "text-model"}}
+      "models": {"`+r.model+`": {"name": "`+r.model+`"}}
     }
   },
   "model": "toolstream/`+r.model+`",
@@ -46,7 +46,7 @@ var opencode = agent{
   "autoupdate": false,
   "share": "disabled"
 }`)
-		return []string{"run", "--model", "toolstream/" + r.model, prompt}, []string{
+		return []string{"run", "--model", "toolstream/" + r.model, r.prompt}, []string{
 			"TOOLSTREAM_KEY=" + clientKey,
 			"OPENCODE_DISABLE_AUTOUPDATE=1",
 		}
@@ -66,11 +66,11 @@ var pi = agent{
       "baseUrl": "`+r.base+`/v1",
       "api": "openai-completions",
       "apiKey": "TOOLSTREAM_KEY",
-      "models": [{"id": "native-model"}, {"id": "text-model"}]
+      "models": [{"id": "`+r.model+`"}]
     }
   }
 }`)
-		return []string{"--offline", "--no-session", "--provider", "toolstream", "--model", r.model, "-p", prompt}, []string{
+		return []string{"--offline", "--no-session", "--provider", "toolstream", "--model", r.model, "-p", r.prompt}, []string{
 			"TOOLSTREAM_KEY=" + clientKey,
 		}
 	},
@@ -83,7 +83,7 @@ var claude = agent{
 	shell:     "Bash",
 	shellArgs: `{"command": "echo agent-shell-ok | tr a-z A-Z", "description": "Print the build marker"}`,
 	setup: func(t *testing.T, r *agentRun) (args, env []string) {
-		return []string{"-p", "--permission-mode", "bypassPermissions", prompt}, []string{
+		return []string{"-p", "--permission-mode", "bypassPermissions", r.prompt}, []string{
 			"ANTHROPIC_BASE_URL=" + r.base,
 			"ANTHROPIC_API_KEY=" + clientKey,
 			"ANTHROPIC_MODEL=" + r.model,

@@ -51,16 +51,19 @@ wire_api = "responses"
 		}
 		b.WriteString(extra)
 		writeFile(t, r.home, ".codex/config.toml", b.String())
-		return codexArgs, []string{
+		return codexArgs(r), []string{
 			"TOOLSTREAM_KEY=" + clientKey,
 			"CODEX_HOME=" + filepath.Join(r.home, ".codex"),
 		}
 	}
 }
 
-// codexArgs run one turn without asking for approvals, outside a git
-// repository; the namespace already keeps the agent off the network.
-var codexArgs = []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt}
+// codexArgs run one turn of r's prompt without asking for approvals,
+// outside a git repository; the namespace already keeps the agent off
+// the network.
+func codexArgs(r *agentRun) []string {
+	return []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", r.prompt}
+}
 
 // TestCodex runs stock Codex's turns beyond TestThreeRounds' (its shell
 // tool and a server tool) through serve, in native and text mode: a tool
@@ -116,7 +119,7 @@ func codexBuiltin(t *testing.T, r *agentRun) (args, env []string) {
 	writeFile(t, r.home, ".codex/config.toml", `model = "`+codexModel+`"
 openai_base_url = "`+r.base+`/v1"
 `)
-	return codexArgs, []string{"CODEX_HOME=" + home, "CODEX_API_KEY=" + clientKey}
+	return codexArgs(r), []string{"CODEX_HOME=" + home, "CODEX_API_KEY=" + clientKey}
 }
 
 // codexMCP has Codex run the reference MCP server, whose tools Codex

@@ -43,9 +43,9 @@ type agentRun struct {
 	// directory.
 	home, work string
 	// base is the tap's URL in front of serve, without /v1; model is
-	// the model name it asks for.
-	base, model string
-	modules     string
+	// the model name it asks for, and prompt what it is asked.
+	base, model, prompt string
+	modules             string
 }
 
 // result is what one run left: the agent's output, what it sent, what
@@ -103,29 +103,9 @@ func runAgent(t *testing.T, a agent, o run) result {
 	p := startServe(t, o.config, up.URL, tool.URL)
 	tp := newTap(t, p.URL)
 
-	r := &agentRun{home: t.TempDir(), work: t.TempDir(), base: tp.URL, model: o.model, modules: modules}
-	args, env := a.setup(t, r)
-	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(modules, ".bin", a.bin), args...)
-	cmd.Dir = r.work
-	cmd.Env = append(append([]string{
-		"HOME=" + r.home,
-		// Node 22 from the pinned node package first: Claude Code and
-		// Qwen Code need it.
-		"PATH=" + filepath.Join(modules, ".bin") + ":/usr/local/bin:/usr/bin:/bin",
-		"TERM=dumb",
-		"NO_COLOR=1",
-		"CI=1",
-	}, env...), o.env...)
-	cmd.WaitDelay = 5 * time.Second
-	var out, errs syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	err := cmd.Run()
-	res := result{out: out.String(), sent: tp.requests(), upstream: up.Requests(), calls: tool.received(), proxy: p, work: r.work, token: token}
-	if err != nil {
-		res.err = fmt.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", a.bin, strings.Join(args, " "), err, &out, tail(errs.String(), 4000))
-	}
+	r := &agentRun{home: t.TempDir(), work: t.TempDir(), base: tp.URL, model: o.model, prompt: prompt, modules: modules}
+	out, err := execAgent(t, a, r, o.env...)
+	res := result{out: out, sent: tp.requests(), upstream: up.Requests(), calls: tool.received(), proxy: p, work: r.work, token: token, err: err}
 	// A stock agent's request is never refused for something new.
 	for _, line := range strings.Split(p.log.String(), "\n") {
 		if strings.Contains(line, `msg="request refused`) {
@@ -136,6 +116,35 @@ func runAgent(t *testing.T, a agent, o run) result {
 		saveRecording(t, a.name, res.sent, r)
 	}
 	return res
+}
+
+// execAgent runs a once as r says, with env added to its environment,
+// and returns its output, or an error with its output and the end of
+// what it logged. An agent that takes longer than agentTimeout is
+// stopped.
+func execAgent(t *testing.T, a agent, r *agentRun, env ...string) (string, error) {
+	t.Helper()
+	args, own := a.setup(t, r)
+	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(r.modules, ".bin", a.bin), args...)
+	cmd.Dir = r.work
+	cmd.Env = append(append([]string{
+		"HOME=" + r.home,
+		// Node 22 from the pinned node package first: Claude Code and
+		// Qwen Code need it.
+		"PATH=" + filepath.Join(r.modules, ".bin") + ":/usr/local/bin:/usr/bin:/bin",
+		"TERM=dumb",
+		"NO_COLOR=1",
+		"CI=1",
+	}, own...), env...)
+	cmd.WaitDelay = 5 * time.Second
+	var out, errs syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", a.bin, strings.Join(args, " "), err, &out, tail(errs.String(), 4000))
+	}
+	return out.String(), nil
 }
 
 // threeRounds runs the turn every agent must complete and checks it

@@ -33,15 +33,25 @@ type proxy struct {
 func startServe(t *testing.T, config, modelURL, tokenURL string, extra ...string) *proxy {
 	t.Helper()
 	addr := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, serveBin, "serve", config)
-	cmd.Env = append([]string{
+	env := append([]string{
 		"PATH=/usr/bin:/bin",
 		"TOOLSTREAM_LISTEN=" + addr,
 		"TOOLSTREAM_KEY=" + clientKey,
 		"MODEL_URL=" + modelURL,
 		"TOKEN_URL=" + tokenURL,
 	}, extra...)
+	p := &proxy{URL: "http://" + addr}
+	p.log = startToolstream(t, env, p.URL+"/readyz", "serve", config)
+	return p
+}
+
+// startToolstream runs the toolstream binary with args and env until t
+// ends, waits until ready answers 200, and returns what it prints.
+func startToolstream(t *testing.T, env []string, ready string, args ...string) *syncBuffer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, serveBin, args...)
+	cmd.Env = env
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -53,27 +63,26 @@ func startServe(t *testing.T, config, modelURL, tokenURL string, extra ...string
 		cancel()
 		<-done
 		if t.Failed() {
-			t.Logf("toolstream serve's log:\n%s", log)
+			t.Logf("toolstream %s printed:\n%s", args[0], log)
 		}
 	})
-	p := &proxy{URL: "http://" + addr, log: log}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		select {
 		case <-done:
-			t.Fatalf("toolstream serve stopped before serving:\n%s", log)
+			t.Fatalf("toolstream %s stopped before serving:\n%s", args[0], log)
 		default:
 		}
-		resp, err := client.Get(p.URL + "/readyz")
+		resp, err := client.Get(ready)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return p
+				return log
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("toolstream serve not ready on %s after 20s: %v\n%s", addr, err, log)
+			t.Fatalf("toolstream %s: %s not ready after 30s: %v\n%s", args[0], ready, err, log)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
