@@ -1,9 +1,13 @@
 // Package agents_test runs real coding agents — Codex, Claude Code, Qwen
 // Code, opencode and pi, each at the version package-lock.json pins —
 // through toolstream serve (the built binary, with toolstream.yaml) in
-// front of a scripted model, in native and in text mode. Each agent runs
-// its own shell tool once and the proxy's server tool once, and its final
-// answer must hold the server tool's result.
+// front of a scripted model (model_test.go), in native and in text mode.
+// Each agent runs its own shell tool once and the proxy's server tool
+// once, and its final answer must hold the server tool's result
+// (run_test.go); Codex and Claude Code go on to their MCP servers,
+// apply_patch, tool search and web search (codex_test.go,
+// claude_test.go); and each asks the demo what is on the task board
+// (demo_test.go).
 //
 // The agents may not reach the internet: the whole test binary re-executes
 // itself inside a network namespace of its own (unshare -n, loopback up),

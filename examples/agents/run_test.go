@@ -14,26 +14,26 @@ import (
 )
 
 // agentTimeout bounds one agent run.
-var agentTimeout = 2 * time.Minute
+const agentTimeout = 2 * time.Minute
 
 // prompt is what each agent is asked.
 const prompt = "Run the shell command the build needs, then fetch today's build token and tell me what it is."
 
 // agent is one coding agent under test.
 type agent struct {
-	// name names its fixtures (testdata/NAME.*) and subtests.
+	// name names its fixtures (testdata/NAME/) and subtests.
 	name string
 	// bin is its command in node_modules/.bin.
 	bin string
 	// shell is its shell tool as the model sees it, and shellArgs the
-	// JSON arguments of a call running shellCommand.
+	// JSON arguments of a call that prints shellOutput.
 	shell, shellArgs string
 	// setup writes the agent's configuration under r.home and returns its
 	// arguments and environment for a run against r.
 	setup func(t *testing.T, r *agentRun) (args, env []string)
 }
 
-// agents are the agents the tests run, in the order they are reported.
+// agents are the agents every test runs.
 var agents = []agent{qwen, opencode, pi, claude, codex}
 
 // agentRun is one run of an agent: where it lives, and where it sends
