@@ -87,10 +87,27 @@ func readTurn(body []byte, now time.Time) turn {
 			for _, r := range t.rounds {
 				t.earlier = append(t.earlier, r...)
 			}
-			t.prompt, t.rounds = text, nil
+			t.prompt, t.rounds = withoutReminders(text), nil
 		}
 	}
 	return t
+}
+
+// withoutReminders is a prompt without the <system-reminder> blocks
+// coding agents put in the user's message (Claude Code adds its
+// instructions there): the model reads what the user asked.
+func withoutReminders(text string) string {
+	for {
+		start := strings.Index(text, "<system-reminder>")
+		if start < 0 {
+			return strings.TrimSpace(text)
+		}
+		n := strings.Index(text[start:], "</system-reminder>")
+		if n < 0 {
+			return strings.TrimSpace(text[:start])
+		}
+		text = text[:start] + text[start+n+len("</system-reminder>"):]
+	}
 }
 
 // contentText is a message's text: the string, or its text parts joined.

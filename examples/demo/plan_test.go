@@ -112,6 +112,22 @@ func TestRounds(t *testing.T) {
 	}
 }
 
+// TestReadTurnReminders reads the prompt out of a user message that holds
+// Claude Code's <system-reminder> blocks too, which are not the user's.
+func TestReadTurnReminders(t *testing.T) {
+	tests := []struct{ content, want string }{
+		{`[{"type":"text","text":"<system-reminder>\nEnd commit messages with: Co-Authored-By: Claude\n</system-reminder>"},{"type":"text","text":"<system-reminder>Add a card for every TODO.</system-reminder>\n"},{"type":"text","text":"what's on my task board?"}]`, "what's on my task board?"},
+		{`"<system-reminder>create a task</system-reminder> what's on my task board? <system-reminder>x</system-reminder>"`, "what's on my task board?"},
+		{`"what's on my task board? <system-reminder>cut off"`, "what's on my task board?"},
+	}
+	for _, tt := range tests {
+		got := readTurn([]byte(`{"messages":[{"role":"user","content":`+tt.content+`}]}`), today)
+		if got.prompt != tt.want {
+			t.Errorf("prompt of %s = %q, want %q", tt.content, got.prompt, tt.want)
+		}
+	}
+}
+
 // TestReadTurn reads a conversation as the proxy sends it in text mode:
 // the last prompt, this turn's results (a hermes frame in a user
 // message) and the results from before the prompt.
