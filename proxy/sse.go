@@ -37,6 +37,8 @@ type sseSink struct {
 	writeIdle time.Duration
 	// deadlineSet is when the write deadline was last pushed forward.
 	deadlineSet time.Time
+	// unflushed counts the bytes written since the last flush.
+	unflushed int
 	// hold says events are written without a flush each (see
 	// [chat.Writer]); held says some are waiting for one. err is the
 	// first write error: a flush done from the stream's reader cannot
@@ -71,17 +73,12 @@ func (s *sseSink) write(frame []byte) error {
 		return s.err
 	}
 	s.commit()
-	// Not supported by every ResponseWriter (httptest's recorder); the
-	// deadline is a safeguard, not part of the protocol. Setting it costs
-	// a timer update, so it is set a tenth further out and pushed forward
-	// only once that tenth has passed: every write still gets at least
-	// write_idle_timeout, a stalled client at most a tenth more.
-	if now := time.Now(); now.After(s.deadlineSet.Add(s.writeIdle / 10)) {
-		s.deadlineSet = now
-		_ = s.rc.SetWriteDeadline(now.Add(s.writeIdle + s.writeIdle/10))
+	if s.unflushed+len(frame) > heldUnsent {
+		s.pushDeadline()
 	}
 	n, err := s.w.Write(frame)
 	s.written += int64(n)
+	s.unflushed += n
 	if s.err = err; err != nil {
 		return err
 	}
@@ -92,6 +89,27 @@ func (s *sseSink) write(frame []byte) error {
 	return s.Flush()
 }
 
+// heldUnsent is how many bytes of a response net/http keeps before it
+// writes any to the connection (its bufferBeforeChunkingSize): a write
+// that leaves no more than that unflushed reaches no socket, and needs no
+// fresh deadline. Only the write that may overflow it, and every flush,
+// look at the clock — not every event of a held run.
+const heldUnsent = 2048
+
+// pushDeadline moves the write deadline forward before a write that may
+// reach the client's socket. Not supported by every ResponseWriter
+// (httptest's recorder); the deadline is a safeguard, not part of the
+// protocol. Setting it costs a timer update, so it is set a tenth
+// further out and pushed forward only once that tenth has passed: every
+// write still gets at least write_idle_timeout, a stalled client at most
+// a tenth more.
+func (s *sseSink) pushDeadline() {
+	if now := time.Now(); now.After(s.deadlineSet.Add(s.writeIdle / 10)) {
+		s.deadlineSet = now
+		_ = s.rc.SetWriteDeadline(now.Add(s.writeIdle + s.writeIdle/10))
+	}
+}
+
 // Flush writes out what is held. With nothing held it does nothing: a
 // flush would commit the response, and before the first event an error
 // can still be an HTTP status.
@@ -100,6 +118,8 @@ func (s *sseSink) Flush() error {
 		return s.err
 	}
 	s.held = false
+	s.pushDeadline()
+	s.unflushed = 0
 	s.err = s.rc.Flush()
 	if s.bytes != nil && s.written > s.counted {
 		s.bytes.Add(float64(s.written - s.counted))

@@ -167,7 +167,11 @@ func (c *comparison) ratios(w io.Writer) {
 			if !okA || !okB || b == 0 {
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s %.2f×", col.head, a/b))
+			part := fmt.Sprintf("%s %.2f×", col.head, a/b)
+			if lo, hi, ok := c.pairedSpread(p.a, p.b, col); ok && p.b == p.a+baseSuffix {
+				part += fmt.Sprintf(" (repeats %.2f–%.2f×)", lo, hi)
+			}
+			parts = append(parts, part)
 		}
 		if len(parts) > 0 {
 			fmt.Fprintf(w, "%s / %s: %s\n", p.a, p.b, strings.Join(parts, " · "))
@@ -179,6 +183,34 @@ func (c *comparison) ratios(w io.Writer) {
 			fmt.Fprintf(w, "added TTFT p50 at c=1: ts-pass %+.3f ms, nginx %+.3f ms (over direct)\n", a-d, n-d)
 		}
 	}
+}
+
+// pairedSpread is the lowest and highest ratio of a's figure to b's over
+// the repeats, each repeat's a set against the same repeat's b: the two
+// builds of one target run one after the other in every repeat, and on a
+// shared machine the spread of these ratios says what a median ratio's
+// distance from 1.00 is worth. Only for the figures of the proxy's own
+// process (CPU, memory), and with more than one repeat.
+func (c *comparison) pairedSpread(a, b string, col column) (lo, hi float64, ok bool) {
+	fa, fb := c.results[a][col.scen], c.results[b][col.scen]
+	if !col.proxyOnly || len(fa) < 2 || len(fa) != len(fb) {
+		return 0, 0, false
+	}
+	for i := range fa {
+		y := col.get(fb[i])
+		if y == 0 {
+			return 0, 0, false
+		}
+		r := col.get(fa[i]) / y
+		if !ok || r < lo {
+			lo = r
+		}
+		if !ok || r > hi {
+			hi = r
+		}
+		ok = true
+	}
+	return lo, hi, ok
 }
 
 func (c *comparison) errors(target string) int {

@@ -171,3 +171,46 @@ func TestCheckNginxRefusesImpostors(t *testing.T) {
 		t.Error("echo was taken for nginx")
 	}
 }
+
+// TestPairedSpread: a build set against its base shows, beside the ratio
+// of the medians, the lowest and highest ratio of one repeat's figures —
+// for the proxy's own CPU and memory, with more than one repeat, and
+// only against the base.
+func TestPairedSpread(t *testing.T) {
+	cpu := func(ms ...int) []figures {
+		var fs []figures
+		for _, m := range ms {
+			fs = append(fs, figures{cpuPer1k: time.Duration(m) * time.Millisecond, perSec: 1000})
+		}
+		return fs
+	}
+	for _, tc := range []struct {
+		name        string
+		new, base   []figures
+		want, avoid string
+	}{
+		{"three repeats", cpu(260, 250, 300), cpu(250, 250, 250),
+			"ts-msg / ts-msg@base: c=64 CPU per 1k streams 1.04× (repeats 1.00–1.20×) · c=64 streams/s 1.00×", ""},
+		{"one repeat", cpu(260), cpu(250),
+			"ts-msg / ts-msg@base: c=64 CPU per 1k streams 1.04× · c=64 streams/s 1.00×", "repeats"},
+		{"a base with no CPU read", cpu(260, 250), cpu(0, 250), "", "repeats"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &comparison{
+				opts: compareOptions{Targets: []string{targetMsg, targetMsg + baseSuffix}, Scenarios: []string{scenC64}},
+				results: map[string]map[string][]figures{
+					targetMsg:              {scenC64: tc.new},
+					targetMsg + baseSuffix: {scenC64: tc.base},
+				},
+			}
+			var out bytes.Buffer
+			c.ratios(&out)
+			if tc.want != "" && !strings.Contains(out.String(), tc.want+"\n") {
+				t.Errorf("ratios:\n%s\nwant the line %q", out.String(), tc.want)
+			}
+			if tc.avoid != "" && strings.Contains(out.String(), tc.avoid) {
+				t.Errorf("ratios:\n%s\nhold %q", out.String(), tc.avoid)
+			}
+		})
+	}
+}
