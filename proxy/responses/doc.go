@@ -37,6 +37,14 @@
 //	  item_reference                         Request.Restore (a call is never run
 //	                                         again); an assistant message that only
 //	                                         calls tools then joins the one before it
+//	input item mcp_approval_response       the decision on a call an earlier response
+//	  (approval_request_id, approve,         ended on for approval (wireask.go): the
+//	  reason)                                call's result, once it ran or was denied
+//	input item mcp_list_tools              dropped: the turn lists its tools itself
+//	tools [{type: mcp, server_label:       not sent: Request.Ask — allowed_tools
+//	  "toolstream", allowed_tools,           narrows the server tools, require_approval
+//	  require_approval}]                     adds approval, and a call that needs it
+//	                                         ends the response (wireask.go)
 //	input item web_search_call             like mcp_call (see hostedItem); with no
 //	                                         stored response holding it, left out
 //	tools [{type: web_search…}]            not sent as a client tool: Request.Hosted,
@@ -80,8 +88,8 @@
 // than text and images, an image in a tool output, a tool_choice of
 // another kind. Refused with a 400 naming the field: background: true,
 // conversation and prompt (code unsupported_parameter), and inputs it
-// can neither pass on nor drop — an mcp_approval_response, an image by
-// file_id or outside a user message (code unsupported_input). Every
+// can neither pass on nor drop — an image by file_id or outside a user
+// message (code unsupported_input). Every
 // other field — include, truncation, service_tier, prompt_cache_key,
 // safety_identifier, fields newer than this package — is ignored: SDKs
 // send some of them on every request (the Agents SDK always sends

@@ -25,14 +25,14 @@ const (
 	// and is not built (background, conversation, prompt).
 	CodeUnsupportedParameter = "unsupported_parameter"
 	// CodeUnsupportedInput is an input this proxy can neither pass on
-	// faithfully nor drop without changing the answer: an
-	// mcp_approval_response item (approvals are decided through
-	// /v1/actions), an image outside a user message or by file_id. What
+	// faithfully nor drop without changing the answer: an image outside
+	// a user message or by file_id. What
 	// can be dropped is left out instead (Request.LeftOut).
 	CodeUnsupportedInput = "unsupported_input"
 	// CodeUnknownItem is an mcp_call or mcp_approval_request item sent
-	// back that no stored response of the client's key answered with: it
-	// cannot be restored, and is never run.
+	// back that no stored response of the client's key answered with, or
+	// an mcp_approval_response naming no approval request of the key: it
+	// cannot be restored or decided, and is never run.
 	CodeUnknownItem = "unknown_item"
 )
 
