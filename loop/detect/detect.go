@@ -118,6 +118,7 @@ const (
 	DeepSeek   Format = "deepseek"
 	KimiK2     Format = "kimi_k2"
 	GLM        Format = "glm"
+	Harmony    Format = "harmony"
 
 	// Auto is taught as Hermes, and its <tool_call> blocks count as
 	// taught; every other dialect is detected too, each only for tools
@@ -225,6 +226,18 @@ type Detector struct {
 	lead, holdLead, winLead int
 
 	carry []byte // an incomplete UTF-8 sequence held from visible text
+
+	// Harmony (harmonyscan.go): reason is the reasoning of this Feed;
+	// hseen says a harmony header was read; stripped that the reply is
+	// in the stripped form; hImplicit and hLead describe the header being
+	// read; hsyn is the syntax of the call being read.
+	reason    []byte
+	hseen     bool
+	stripped  bool
+	hImplicit bool
+	hLead     int
+	hsyn      syntax
+
 	ended bool
 
 	// The blank run after a removed block (blank.go): cutRun while it is
@@ -260,6 +273,9 @@ func New(opts Options) *Detector {
 	if d.markers == nil {
 		d.markers = markerSets[""]
 	}
+	if t == Harmony || t == Auto {
+		d.st = stStart // the prompt opened a header the reply may go on
+	}
 	if d.max <= 0 {
 		d.max = defaultMaxBlockBytes
 	}
@@ -284,6 +300,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 		return text, nil
 	}
 	d.calls = nil
+	d.reason = d.reason[:0]
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
 	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
@@ -297,7 +314,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	}
 	w := text
 	d.winLead = d.lead
-	if d.st == stText && len(d.hold) > 0 {
+	if (d.st == stText || d.st == stReason || d.st == stStart) && len(d.hold) > 0 {
 		w = string(d.hold) + text
 		d.winLead = d.holdLead
 		d.hold = d.hold[:0]
@@ -343,6 +360,7 @@ func (d *Detector) End() (visible string, calls []Call) {
 	}
 	d.ended = true
 	d.calls = nil
+	d.reason = d.reason[:0]
 	if len(d.carry) > 0 {
 		d.emitBytes(d.carry)
 		d.carry = d.carry[:0]
@@ -361,6 +379,8 @@ func (d *Detector) End() (visible string, calls []Call) {
 			d.endTail()
 		case stDrop:
 			d.emitBytes(d.block) // a dropped llama3_json run's tail (keepTail)
+		case stHeader, stReason, stStart:
+			d.endHarmony()
 		}
 		if d.rescan == "" {
 			break
@@ -408,6 +428,12 @@ func (d *Detector) step(w string, p int) int {
 		return d.scanDrop(w, p)
 	case stTrail:
 		return d.scanTrail(w, p)
+	case stStart:
+		return d.scanStart(w, p)
+	case stHeader:
+		return d.scanHeader(w, p)
+	case stReason:
+		return d.scanReason(w, p)
 	default:
 		return d.scanText(w, p)
 	}
