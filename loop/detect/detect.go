@@ -314,7 +314,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	}
 	w := text
 	d.winLead = d.lead
-	if (d.st == stText || d.st == stReason || d.st == stStart) && len(d.hold) > 0 {
+	if (d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence) && len(d.hold) > 0 {
 		w = string(d.hold) + text
 		d.winLead = d.holdLead
 		d.hold = d.hold[:0]
@@ -370,7 +370,7 @@ func (d *Detector) End() (visible string, calls []Call) {
 			d.endTrail()
 		}
 		switch d.st {
-		case stText:
+		case stText, stFence:
 			d.emitBytes(d.hold)
 			d.hold = d.hold[:0]
 		case stBlock:

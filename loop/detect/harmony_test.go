@@ -69,17 +69,7 @@ func runHarmony(t *testing.T, cases []hmCase) {
 // and cut at every byte, to be want.
 func checkReasoning(t *testing.T, opts detect.Options, in, want string) {
 	t.Helper()
-	runR := func(chunks []string) string {
-		d := detect.New(opts)
-		var r strings.Builder
-		for _, c := range chunks {
-			d.Feed(c)
-			r.WriteString(d.Reasoning())
-		}
-		d.End()
-		r.WriteString(d.Reasoning())
-		return r.String()
-	}
+	runR := func(chunks []string) string { return reasoningOf(opts, chunks) }
 	if got := runR([]string{in}); got != want {
 		t.Errorf("whole: reasoning = %q, want %q", got, want)
 	}
@@ -100,7 +90,9 @@ const (
 	hmThinking = hmAnalysis + "I'm\nthinking<|end|>"
 )
 
-func TestHarmonyVLLM(t *testing.T) {
+func TestHarmonyVLLM(t *testing.T) { runHarmony(t, hmVLLMCases()) }
+
+func hmVLLMCases() []hmCase {
 	tokyo := "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Tokyo\"}<|call|>"
 	empty := "<|start|>assistant<|channel|>commentary to=functions.get_user_location <|constrain|>json<|message|>{}<|call|>"
 	paris := "<|start|>assistant to=functions.get_weather<|channel|>commentary<|constrain|>json<|message|>{\"location\": \"Paris\"}<|call|>"
@@ -108,7 +100,7 @@ func TestHarmonyVLLM(t *testing.T) {
 	sf := "<|start|>assistant to=functions.get_weather<|channel|>commentary<|message|>{\"location\": \"SF\"}<|end|>"
 	utc := "<|start|>assistant to=functions.get_time<|channel|>commentary<|constrain|>json<|message|>{\"timezone\": \"UTC\"}<|call|>"
 	vllm := "<|start|>assistant to=functions.search<|channel|>commentary<|constrain|>json<|message|>{\"query\": \"vllm\"}<|call|>"
-	runHarmony(t, []hmCase{
+	return []hmCase{
 		{
 			name: "analysis, then a call, channel before recipient", src: "vLLM TestAdjustRequest TOOL_CALL_2_CHANNEL_FIRST",
 			opts: hmTaught, in: hmAnalysis + "reasoning<|end|>" + tokyo,
@@ -162,10 +154,12 @@ func TestHarmonyVLLM(t *testing.T) {
 			opts: hmTaught, in: hmAnalysis + "thinking<|end|><|start|>assistant<|channel|>commentary<|message|>thinking<|end|><|start|>assistant<|channel|>final {\"answer\": \"hi\"}<|return|>",
 			vis: `thinking{"answer": "hi"}`, reason: "thinking",
 		},
-	})
+	}
 }
 
-func TestHarmonyLlamaCpp(t *testing.T) {
+func TestHarmonyLlamaCpp(t *testing.T) { runHarmony(t, hmLlamaCppCases()) }
+
+func hmLlamaCppCases() []hmCase {
 	sf := "<|start|>assistant<|channel|>commentary to=functions.special_function <|constrain|>json<|message|>{\"arg1\": 1}"
 	sfAnalysis := "<|start|>assistant<|channel|>analysis to=functions.special_function <|constrain|>json<|message|>{\"arg1\": 1}"
 	cut := "<|start|>assistant<|channel|>commentary to=functions.special_function<|message|>{\"arg1"
@@ -174,7 +168,7 @@ func TestHarmonyLlamaCpp(t *testing.T) {
 	roleAfter := "<|start|>assistant to=functions.special_function<|channel|>analysis <|constrain|>json<|message|>{\"arg1\": 1}"
 	edit := "<|start|>assistant<|channel|>commentary to=functions.edit <|constrain|>json<|message|>{\"oldString\": \"if (part < railCount - 1) {\", \"newString\": \"if (part < 4) {\", \"replaceAll\": false}"
 	python := "<|start|>assistant<|channel|>commentary to=python <|constrain|>code<|message|>print(\"hello\")"
-	runHarmony(t, []hmCase{
+	return []hmCase{
 		{
 			name: "reasoning cut off", src: "llama.cpp test_gpt_oss_parser",
 			opts: hmTaught, in: hmAnalysis + "I'm\nthink", reason: "I'm\nthink",
@@ -238,17 +232,19 @@ func TestHarmonyLlamaCpp(t *testing.T) {
 			opts: hmTaught, in: "<|channel|>commentary to=assistant" + hmThinking + "<|start|>assistant<|channel|>final<|message|>Hello, world!\nWhat's up?",
 			vis: "Hello, world!\nWhat's up?", reason: "I'm\nthinking",
 		},
-	})
+	}
 }
 
-func TestHarmonySpec(t *testing.T) {
+func TestHarmonySpec(t *testing.T) { runHarmony(t, hmSpecCases()) }
+
+func hmSpecCases() []hmCase {
 	latlon := "<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>{\"latitude\":48.8566,\"longitude\":2.3522}<|call|>"
 	tokyo := " to=functions.get_weather<|channel|>commentary<|constrain|>json<|message|>{\"location\": \"Tokyo\"}<|call|>"
 	sf := "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"location\":\"San Francisco\"}<|call|>"
 	gen := "<|start|>assistant<|channel|>commentary to=functions.generate_file<|constrain|>json<|message|>{\"template\": \"basic_html\", \"path\": \"index.html\"}<|call|>"
 	plan := "**Action plan**:\n1. Generate an HTML file\n2. Generate a JavaScript for the Node.js server\n3. Start the server\n---\nWill start executing the plan step by step"
 	abc := "<|start|>assistant to=functions.get_weather abc<|channel|>analysis<|message|>{\"city\": \"Paris\"}<|end|>"
-	runHarmony(t, []hmCase{
+	return []hmCase{
 		{
 			name: "channel before recipient, <|constrain|> adjacent", src: "openai/harmony test_tool_call_with_channel_before_recipient_and_constrain_adjacent",
 			opts: hmTaught, in: latlon, calls: []detect.Call{hmCallOf("get_weather", `{"latitude":48.8566,"longitude":2.3522}`, latlon)},
@@ -281,19 +277,21 @@ func TestHarmonySpec(t *testing.T) {
 			opts: hmTaught, in: "<|channel|>??<|end|><|start|>assistant" + hmAnalysis + "We must comply with the gating rules.",
 			vis: "??", reason: "We must comply with the gating rules.",
 		},
-	})
+	}
 }
 
 // The variants docs/tool-calls.md lists, and what every dialect's table
 // has: calls mid-text, nested JSON, unicode and escapes, other modes.
-func TestHarmonyVariants(t *testing.T) {
+func TestHarmonyVariants(t *testing.T) { runHarmony(t, hmVariantsCases()) }
+
+func hmVariantsCases() []hmCase {
 	nested := "<|start|>assistant<|channel|>commentary to=functions.search <|constrain|>json<|message|>{\"q\": \"café <|call|> \\\"x\\\"\", \"filter\": {\"tags\": [\"a\", {\"b\": null}]}}<|call|>"
 	leaked := "<|start|>assistant to=functions.get_weather<|channel|>commentary<|message|>{\"city\": \"Paris\"}<|call|>"
 	jsonWord := "<|start|>assistant<|channel|>commentary to=functions.get_weather json<|message|>{\"city\": \"Paris\"}<|call|>"
 	noMsg := "<|start|>assistant<|channel|>commentary to=functions.get_weather {\"city\": \"Paris\"}<|call|>"
 	unknown := "<|channel|>commentary to=functions.rm <|constrain|>json<|message|>{\"path\": \"/\"}<|call|>"
 	bad := "<|channel|>commentary to=functions.search <|constrain|>json<|message|>{\"q\": }<|call|>"
-	runHarmony(t, []hmCase{
+	return []hmCase{
 		{
 			name: "nested JSON, unicode, escapes and an end token inside a string", src: "harmony spec call shape, arguments of our own",
 			opts: hmTaught, in: hmAnalysis + "Søk først.<|end|>" + nested, reason: "Søk først.",
@@ -337,9 +335,101 @@ func TestHarmonyVariants(t *testing.T) {
 			calls: []detect.Call{errCall(detect.Harmony, "search", bad, detect.ErrMalformed)},
 		},
 		{
+			name: "a message that ends inside a code fence ends the fence", src: "our own",
+			opts: hmTaught, in: "<|channel|>final<|message|>Here:\n```python\nprint(1)\n<|return|>",
+			vis: "Here:\n```python\nprint(1)\n",
+		},
+		{
 			name: "end tokens are prose where harmony is not read", src: "our own",
 			opts: detect.Options{Taught: detect.Hermes, Known: hmKnown}, in: "Phi ends with <|end|> and <|call|>.",
 			vis: "Phi ends with <|end|> and <|call|>.",
 		},
+	}
+}
+
+// FuzzHarmony feeds harmony replies taught (with small block limits), under
+// auto and in native mode. Besides the same result however the input is
+// cut (visible text, calls and reasoning), it wants no harmony token in
+// the visible text of a taught reply whose "<|" all open whole tokens, as
+// a tokenizer writes them, and that holds no <think>.
+func FuzzHarmony(f *testing.F) {
+	for _, cs := range [][]hmCase{hmVLLMCases(), hmLlamaCppCases(), hmSpecCases(), hmVariantsCases()} {
+		for _, c := range cs {
+			f.Add(c.in, []byte{0, 3, 7})
+			f.Add(c.in, []byte{1, 1})
+			f.Add(c.in, []byte{0x82, 5})
+		}
+	}
+	modes := []detect.Format{detect.Harmony, detect.Auto, ""}
+	f.Fuzz(func(t *testing.T, in string, cuts []byte) {
+		var m byte
+		if len(cuts) > 0 {
+			m = cuts[0]
+		}
+		opts := detect.Options{Taught: modes[int(m&0x7f)%len(modes)], Known: hmKnown}
+		if m&0x80 != 0 {
+			opts.MaxBlockBytes = 16 + int(m&0x3f)
+		}
+		wantVis, wantCalls := run(opts, []string{in})
+		wantR := reasoningOf(opts, []string{in})
+		for how, chunks := range map[string][]string{"cut": chunksOf(in, cuts), "byte at a time": bytesOf(in)} {
+			vis, calls := run(opts, chunks)
+			if vis != wantVis {
+				t.Fatalf("%s %q: visible = %q, whole gives %q", how, chunks, vis, wantVis)
+			}
+			if diff := cmp.Diff(wantCalls, calls, cmpSame); diff != "" {
+				t.Fatalf("%s %q: calls differ from whole (-whole +cut):\n%s", how, chunks, diff)
+			}
+			if r := reasoningOf(opts, chunks); r != wantR {
+				t.Fatalf("%s %q: reasoning = %q, whole gives %q", how, chunks, r, wantR)
+			}
+		}
+		if opts.Taught != detect.Harmony || strings.Contains(in, "<think>") || !wholeTokens(in) {
+			return
+		}
+		for _, tok := range []string{"<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|return|>", "<|call|>"} {
+			if strings.Contains(wantVis, tok) {
+				t.Fatalf("%s reaches the client: visible %q of %q", tok, wantVis, in)
+			}
+		}
 	})
+}
+
+// reasoningOf feeds chunks and End and returns the reasoning.
+func reasoningOf(opts detect.Options, chunks []string) string {
+	d := detect.New(opts)
+	var r strings.Builder
+	for _, c := range chunks {
+		d.Feed(c)
+		r.WriteString(d.Reasoning())
+	}
+	d.End()
+	r.WriteString(d.Reasoning())
+	return r.String()
+}
+
+// wholeTokens reports whether every "<|" in s opens one of harmony's
+// tokens, and every "|>" closes one.
+func wholeTokens(s string) bool {
+	toks := []string{"<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|return|>", "<|call|>", "<|constrain|>"}
+	n := 0
+	for _, t := range toks {
+		n += strings.Count(s, t)
+	}
+	return strings.Count(s, "<|") == n && strings.Count(s, "|>") == n
+}
+
+// hasHarmony reports whether in holds a harmony token or starts like a
+// reply whose header the prompt opened: what harmony reads besides its
+// call blocks (headers, reasoning, end tokens) is no Raw, so the other
+// fuzz targets cannot check that the visible text is the input less the
+// blocks.
+func hasHarmony(in string) bool {
+	for _, t := range []string{"<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|return|>", "<|call|>", "<|constrain|>"} {
+		if strings.Contains(in, t) {
+			return true
+		}
+	}
+	s := strings.TrimLeft(in, " \t")
+	return strings.HasPrefix(s, "to=") || strings.HasPrefix(in, "analysis")
 }

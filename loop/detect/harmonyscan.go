@@ -236,3 +236,35 @@ func (d *Detector) endCutHeader(s string) {
 	d.calls = append(d.calls, calls...)
 	d.st = stText
 }
+
+// scanFenceHarmony is scanFence where harmony is read: a message that ends
+// inside a code fence ("```python … <|return|>") ends the fence too, and
+// its end token is dropped as in prose, never shown as code. A suffix
+// that may still become a token is held.
+func (d *Detector) scanFenceHarmony(w string, p int) int {
+	lim, more := len(w), false
+	for i := p; i < len(w); i++ {
+		j := strings.Index(w[i:], "<|")
+		if j < 0 {
+			break
+		}
+		i += j
+		if r := prefixRes(w[i:], hmTokens...); r != startNo {
+			lim, more = i, r == startMore
+			break
+		}
+	}
+	if lim == len(w) && len(w) > p && w[len(w)-1] == '<' {
+		lim, more = len(w)-1, true
+	}
+	q := d.scanFenceCode(w[:lim], p)
+	switch {
+	case d.st != stFence || lim == len(w):
+		return q
+	case more:
+		d.holdFrom(w, lim)
+		return len(w)
+	}
+	d.st = stText
+	return lim
+}

@@ -358,8 +358,16 @@ func (d *Detector) scanThink(w string, p int) int {
 }
 
 // scanFence releases the code of an ordinary fenced block and looks for its
-// closing fence line.
+// closing fence line (or, where harmony is read, its message's end).
 func (d *Detector) scanFence(w string, p int) int {
+	if d.harmonyOn() {
+		return d.scanFenceHarmony(w, p)
+	}
+	return d.scanFenceCode(w, p)
+}
+
+// scanFenceCode is scanFence up to the closing fence line.
+func (d *Detector) scanFenceCode(w string, p int) int {
 	for i := p; i < len(w); i++ {
 		if d.fl.st == flMid {
 			j := strings.IndexByte(w[i:], '\n')
