@@ -15,6 +15,21 @@
 // llama3_json and pythonic (which have no marker) only when taught or
 // under Auto, and only where a line starts.
 //
+// # Harmony
+//
+// gpt-oss's harmony (harmony.go) is a structure around prose, not a block
+// in it, and the same state machine reads it with three more states
+// (harmonyscan.go): <|start|> and <|channel|> are markers that open a
+// header (stHeader), held until readHeader can tell what it is; an
+// analysis message is reasoning (stReason), released through
+// [Detector.Reasoning] instead of the visible text, up to its end token
+// or the next header; a final or commentary message is prose again
+// (stText), where the end tokens are markers that are dropped; a message
+// with a recipient is a marker block (stBlock) whose markup is its header,
+// its JSON and its end token, and rule 6 decides it like any block. The
+// start of a reply (stStart) may go on the header the prompt opened
+// (" to=functions.NAME…") or be the stripped form ("analysisWe…").
+//
 // # What is held back
 //
 // Prose is released at once (rule 1), except:
@@ -27,6 +42,10 @@
 //   - in json mode and under Auto, a piece's end that may still become
 //     "functools[" where a line starts (functools.go);
 //   - an incomplete UTF-8 sequence at the end of a piece;
+//   - a harmony header, at most 256 bytes, until it shows what it is, and
+//     a suffix that may still become a harmony token (in an analysis
+//     message or a code fence where harmony is read) or, at the start of a
+//     reply, " to=" or "analysis";
 //   - the blank run right after a removed block, until the next non-blank
 //     byte shows how many of its line breaks may go (blank.go);
 //   - in json mode (and under Auto where a line starts), an object whose
