@@ -246,16 +246,9 @@ type Detector struct {
 
 	carry []byte // an incomplete UTF-8 sequence held from visible text
 
-	// Harmony (harmonyscan.go): reason is the reasoning of this Feed;
-	// hseen says a harmony header was read; stripped that the reply is
-	// in the stripped form; hImplicit and hLead describe the header being
-	// read; hsyn is the syntax of the call being read.
-	reason    []byte
-	hseen     bool
-	stripped  bool
-	hImplicit bool
-	hLead     int
-	hsyn      syntax
+	// hm is harmony's state (harmonyscan.go), made at the first harmony
+	// header: prose never pays for it.
+	hm *harmonyState
 
 	ended bool
 
@@ -319,7 +312,9 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 		return text, nil
 	}
 	d.calls = nil
-	d.reason = d.reason[:0]
+	if d.hm != nil {
+		d.hm.reason = d.hm.reason[:0]
+	}
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
 	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
@@ -379,7 +374,9 @@ func (d *Detector) End() (visible string, calls []Call) {
 	}
 	d.ended = true
 	d.calls = nil
-	d.reason = d.reason[:0]
+	if d.hm != nil {
+		d.hm.reason = d.hm.reason[:0]
+	}
 	if len(d.carry) > 0 {
 		d.emitBytes(d.carry)
 		d.carry = d.carry[:0]

@@ -433,3 +433,13 @@ func hasHarmony(in string) bool {
 	s := strings.TrimLeft(in, " \t")
 	return strings.HasPrefix(s, "to=") || strings.HasPrefix(in, "analysis")
 }
+
+func BenchmarkFeedPlainHarmony(b *testing.B)   { benchFeed(b, prose, hmTaught) }
+func BenchmarkFeedDenseLTHarmony(b *testing.B) { benchFeed(b, denseLT, hmTaught) }
+
+// BenchmarkFeedHarmonyMessages is prose in analysis and final messages, a
+// call every few of them.
+func BenchmarkFeedHarmonyMessages(b *testing.B) {
+	benchFeed(b, hmAnalysis+prose+"<|end|><|start|>assistant<|channel|>final<|message|>"+prose+"<|end|>"+
+		"<|start|>assistant<|channel|>commentary to=functions.search <|constrain|>json<|message|>{\"q\": \"x\"}<|call|>", hmTaught)
+}

@@ -7,12 +7,32 @@ import "strings"
 // (stReason). A final or commentary message is prose (stText), a call a
 // block (stBlock).
 
+// harmonyState is what the detector keeps of harmony once it met it.
+type harmonyState struct {
+	reason   []byte // the reasoning of this Feed or End
+	seen     bool   // a harmony header was read
+	stripped bool   // the reply is in the stripped form
+	// implicit says the header being read is the one the prompt opened;
+	// lead is the line state before it.
+	implicit bool
+	lead     int
+	syn      syntax // the syntax of the call being read
+}
+
+// harmony returns the harmony state, made on first use.
+func (d *Detector) harmony() *harmonyState {
+	if d.hm == nil {
+		d.hm = new(harmonyState)
+	}
+	return d.hm
+}
+
 // harmonyOn reports whether harmony's end tokens are dropped and a header
 // whose channel gpt-oss does not write still counts: harmony or auto is
 // taught, or the reply has shown a harmony header already. Elsewhere
 // "<|end|>" in prose stays prose.
 func (d *Detector) harmonyOn() bool {
-	return d.taughtFmt == Harmony || d.taughtFmt == Auto || d.hseen
+	return d.taughtFmt == Harmony || d.taughtFmt == Auto || d.hm != nil && d.hm.seen
 }
 
 // atHarmony acts on a harmony token m found at w[i], after the prose
@@ -33,14 +53,18 @@ func (d *Detector) atHarmony(m *marker, w string, p, i int) (next int, ok bool) 
 // openHeader starts reading a header from the next byte scanned: at its
 // opening token, or (implicit) at the start of the reply.
 func (d *Detector) openHeader(implicit bool, lead int) {
-	d.st, d.hImplicit, d.hLead = stHeader, implicit, lead
+	h := d.harmony()
+	d.st, h.implicit, h.lead = stHeader, implicit, lead
 	d.block = d.block[:0]
 }
 
 // scanHeader holds a header's bytes until readHeader can tell what it is.
 func (d *Detector) scanHeader(w string, p int) int {
 	take := w[p:min(len(w), p+maxHeader+1-len(d.block))]
-	s := string(d.block) + take
+	s := take // a view of the caller's text: what is kept is copied
+	if len(d.block) > 0 {
+		s = string(d.block) + take
+	}
 	h, res := readHeader(s)
 	if res == hdrMore && len(s) <= maxHeader {
 		d.block = append(d.block, take...)
@@ -48,7 +72,7 @@ func (d *Detector) scanHeader(w string, p int) int {
 	}
 	d.block = d.block[:0]
 	if res == hdrDone && (h.known() || d.harmonyOn()) {
-		d.hseen = true
+		d.hm.seen = true
 		d.scanAgain(s[h.n:], 0)
 		d.openMessage(h, s[:h.n])
 		return p + len(take)
@@ -63,7 +87,7 @@ func (d *Detector) scanHeader(w string, p int) int {
 func (d *Detector) notHeader(s string) {
 	d.st = stText
 	k := 0
-	if !d.hImplicit {
+	if !d.hm.implicit {
 		k = len(hmChannel)
 		if strings.HasPrefix(s, hmStart) {
 			k = len(hmStart)
@@ -76,7 +100,7 @@ func (d *Detector) notHeader(s string) {
 			d.emit(s[:k])
 		}
 	}
-	d.scanAgain(s[k:], leadAfter(d.hLead, s[:k]))
+	d.scanAgain(s[k:], leadAfter(d.hm.lead, s[:k]))
 }
 
 // openMessage goes on after header h, written as hdr: an analysis message
@@ -84,11 +108,12 @@ func (d *Detector) notHeader(s string) {
 func (d *Detector) openMessage(h header, hdr string) {
 	switch {
 	case h.recipient != "":
-		name := hmName(h.recipient)
-		d.hsyn = hmCallSyntax
-		d.hsyn.parse = func(body string) parsed { return parseHarmony(name, body) }
-		d.hsyn.sniff = func(string) parsed { return parsed{name: name} }
-		d.openMarker(&d.hsyn, hdr, hdr, 0, d.hLead)
+		name := strings.Clone(hmName(h.recipient))
+		syn := &d.hm.syn
+		*syn = hmCallSyntax
+		syn.parse = func(body string) parsed { return parseHarmony(name, body) }
+		syn.sniff = func(string) parsed { return parsed{name: name} }
+		d.openMarker(syn, hdr, hdr, 0, d.hm.lead)
 		d.blk.started = true
 	case h.channel == "analysis":
 		d.st = stReason
@@ -121,7 +146,8 @@ func (d *Detector) scanStart(w string, p int) int {
 		d.holdFrom(w, p)
 		return len(w)
 	case r == startOK && isCapOrDigit(s[len(hmAnalysisStripped)]):
-		d.st, d.hseen, d.stripped = stReason, true, true
+		h := d.harmony()
+		d.st, h.seen, h.stripped = stReason, true, true
 		return p + len(hmAnalysisStripped)
 	}
 	d.st = stText
@@ -138,13 +164,13 @@ func (d *Detector) scanReason(w string, p int) int {
 	for i := p; i < len(w); i++ {
 		j := strings.IndexByte(w[i:], '<')
 		k := -1
-		if d.stripped {
+		if d.hm.stripped {
 			k = strings.Index(w[i:], hmFinalStripped)
 		}
 		switch {
 		case k >= 0 && (j < 0 || k < j):
 			d.reasoning(w[p : i+k])
-			d.st, d.stripped = stText, false
+			d.st, d.hm.stripped = stText, false
 			return i + k + len(hmFinalStripped)
 		case j < 0:
 			return d.reasonTail(w, p)
@@ -157,7 +183,7 @@ func (d *Detector) scanReason(w string, p int) int {
 			return len(w)
 		case startOK:
 			d.reasoning(w[p:i])
-			d.st, d.stripped = stText, false
+			d.st, d.hm.stripped = stText, false
 			return i // prose again: the token is dropped or opens a header
 		}
 	}
@@ -167,7 +193,7 @@ func (d *Detector) scanReason(w string, p int) int {
 // reasonTail releases w[p:] as reasoning but for a suffix that may still
 // become "assistantfinal" in a stripped reply.
 func (d *Detector) reasonTail(w string, p int) int {
-	if d.stripped {
+	if d.hm.stripped {
 		for k := min(len(hmFinalStripped)-1, len(w)-p); k > 0; k-- {
 			if strings.HasSuffix(w, hmFinalStripped[:k]) {
 				d.reasoning(w[p : len(w)-k])
@@ -181,16 +207,16 @@ func (d *Detector) reasonTail(w string, p int) int {
 }
 
 // reasoning adds s to what [Detector.Reasoning] returns.
-func (d *Detector) reasoning(s string) { d.reason = append(d.reason, s...) }
+func (d *Detector) reasoning(s string) { d.hm.reason = append(d.hm.reason, s...) }
 
 // Reasoning returns the reasoning the last Feed or End took out of the
 // content: harmony's analysis messages (rule 7), which the caller sends
 // as reasoning, before that call's visible text. Nothing in it runs.
 func (d *Detector) Reasoning() string {
-	if len(d.reason) == 0 {
+	if d.hm == nil || len(d.hm.reason) == 0 {
 		return ""
 	}
-	return string(d.reason)
+	return string(d.hm.reason)
 }
 
 // endHarmony ends the stream in a harmony state: a header cut off is
@@ -203,7 +229,7 @@ func (d *Detector) endHarmony() {
 		d.block = d.block[:0]
 		h, _ := readHeader(s)
 		switch {
-		case d.hImplicit && !strings.Contains(s, "to="), !d.hImplicit && !h.known() && !d.harmonyOn() && !strings.Contains(s, "to="):
+		case d.hm.implicit && !strings.Contains(s, "to="), !d.hm.implicit && !h.known() && !d.harmonyOn() && !strings.Contains(s, "to="):
 			d.notHeader(s)
 		case strings.Contains(s, "to="):
 			// A call's header cut off: unclosed (rule 4).
