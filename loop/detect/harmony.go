@@ -38,8 +38,9 @@ import (
 // real one (<|channel|>commentary to=assistant<|channel|>analysis: the
 // last channel counts, and a message to=assistant is no call); the
 // stripped form a server that drops special tokens writes
-// ("analysisWe need…assistantfinalThe answer"), read at the start of a
-// reply.
+// ("analysisWe need…assistantfinalThe answer", and a call as
+// "…assistantcommentary to=functions.NAME json{…}"), read at the start of
+// a reply.
 const (
 	hmStart     = "<|start|>"
 	hmChannel   = "<|channel|>"
@@ -49,8 +50,12 @@ const (
 	hmReturn    = "<|return|>"
 	hmCall      = "<|call|>"
 
-	// hmFinalStripped ends the reasoning of a stripped reply.
-	hmFinalStripped = "assistantfinal"
+	// In a stripped reply "assistant" and a channel stand for a header:
+	// hmFinalStripped ends the reasoning and starts the answer,
+	// hmCommentaryStripped starts a header (a call's, or a preamble's).
+	hmAssistant          = "assistant"
+	hmFinalStripped      = "assistantfinal"
+	hmCommentaryStripped = "assistantcommentary"
 	// hmAnalysisStripped opens a stripped reply.
 	hmAnalysisStripped = "analysis"
 

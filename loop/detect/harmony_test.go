@@ -310,9 +310,20 @@ func hmVariantsCases() []hmCase {
 			opts: hmTaught, in: noMsg, calls: []detect.Call{hmCallOf("get_weather", `{"city":"Paris"}`, noMsg)},
 		},
 		{
-			name: "the stripped form: reasoning, then the answer", src: "llama.cpp gpt-oss output with its special tokens skipped",
+			name: "the stripped form: reasoning, then the answer", src: "the harmony spec's messages as a server that skips special tokens passes them on",
 			opts: hmTaught, in: "analysisThe user asks 2+2. Easy.assistantfinalThe answer is 4.",
 			vis: "The answer is 4.", reason: "The user asks 2+2. Easy.",
+		},
+		{
+			name: "the stripped form: reasoning, then a call", src: "the harmony spec's messages as a server that skips special tokens passes them on",
+			opts: hmTaught, in: "analysisNeed the weather; the assistant calls get_weather.assistantcommentary to=functions.get_weather json{\"city\": \"Paris\"}",
+			reason: "Need the weather; the assistant calls get_weather.",
+			calls:  []detect.Call{hmCallOf("get_weather", `{"city":"Paris"}`, " to=functions.get_weather json{\"city\": \"Paris\"}")},
+		},
+		{
+			name: "the stripped form: a preamble", src: "the harmony spec's messages as a server that skips special tokens passes them on",
+			opts: hmTaught, in: "analysisUser wants a plan.assistantcommentaryHere is the plan.",
+			vis: "Here is the plan.", reason: "User wants a plan.",
 		},
 		{
 			name: "prose starting with the word analysis is prose", src: "our own",

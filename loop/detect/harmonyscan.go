@@ -157,22 +157,38 @@ func (d *Detector) scanStart(w string, p int) int {
 func isCapOrDigit(c byte) bool { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
 
 // scanReason releases an analysis message as reasoning up to its end
-// token (dropped) or the next header; a stripped one up to
-// "assistantfinal", where the answer starts. A suffix that may still
-// become one of those is held.
+// token (dropped) or the next header. In a stripped reply it ends at
+// "assistantfinal", where the answer starts, or at "assistantcommentary",
+// where a header the tokens of which were dropped starts
+// (" to=functions.NAME json{…}"). A suffix that may still become one of
+// those is held.
 func (d *Detector) scanReason(w string, p int) int {
 	for i := p; i < len(w); i++ {
 		j := strings.IndexByte(w[i:], '<')
 		k := -1
 		if d.hm.stripped {
-			k = strings.Index(w[i:], hmFinalStripped)
+			k = strings.Index(w[i:], hmAssistant)
 		}
-		switch {
-		case k >= 0 && (j < 0 || k < j):
-			d.reasoning(w[p : i+k])
-			d.st, d.hm.stripped = stText, false
-			return i + k + len(hmFinalStripped)
-		case j < 0:
+		if k >= 0 && (j < 0 || k < j) {
+			i += k
+			switch prefixRes(w[i:], hmFinalStripped, hmCommentaryStripped) {
+			case startMore:
+				d.reasoning(w[p:i])
+				d.holdFrom(w, i)
+				return len(w)
+			case startOK:
+				d.reasoning(w[p:i])
+				d.hm.stripped = false
+				if strings.HasPrefix(w[i:], hmFinalStripped) {
+					d.st = stText
+					return i + len(hmFinalStripped)
+				}
+				d.openHeader(true, 0)
+				return i + len(hmCommentaryStripped)
+			}
+			continue // "assistant" in the reasoning's own words
+		}
+		if j < 0 {
 			return d.reasonTail(w, p)
 		}
 		i += j
@@ -191,11 +207,11 @@ func (d *Detector) scanReason(w string, p int) int {
 }
 
 // reasonTail releases w[p:] as reasoning but for a suffix that may still
-// become "assistantfinal" in a stripped reply.
+// become "assistant" in a stripped reply.
 func (d *Detector) reasonTail(w string, p int) int {
 	if d.hm.stripped {
-		for k := min(len(hmFinalStripped)-1, len(w)-p); k > 0; k-- {
-			if strings.HasSuffix(w, hmFinalStripped[:k]) {
+		for k := min(len(hmAssistant)-1, len(w)-p); k > 0; k-- {
+			if strings.HasSuffix(w, hmAssistant[:k]) {
 				d.reasoning(w[p : len(w)-k])
 				d.holdFrom(w, len(w)-k)
 				return len(w)
