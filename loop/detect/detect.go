@@ -328,7 +328,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	}
 	w := text
 	d.winLead = d.lead
-	if (d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence) && len(d.hold) > 0 {
+	if len(d.hold) > 0 && (d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence) {
 		w = string(d.hold) + text
 		d.winLead = d.holdLead
 		d.hold = d.hold[:0]
