@@ -136,35 +136,14 @@ func readHeader(s string) (h header, res int) {
 		rest := s[j:]
 		switch {
 		case rest[0] == '<':
-			tok := ""
-			for _, t := range hmTokens {
-				if strings.HasPrefix(rest, t) {
-					tok = t
-					break
-				}
-				if len(rest) < len(t) && strings.HasPrefix(t, rest) {
-					return h, hdrMore
-				}
-			}
-			switch tok {
-			case hmMessage:
-				h.n, h.msg = j+len(hmMessage), true
-				return h.done()
-			case hmChannel:
-				var more bool
-				if h.channel, i, more = channelWord(s, j+len(hmChannel)); more {
-					return h, hdrMore
-				}
-			case hmConstrain:
-				k, r := nameEnd(s[j+len(hmConstrain):])
-				if r == startMore {
-					return h, hdrMore
-				}
-				i = j + len(hmConstrain) + k
-			default: // another token, or markup: the header ends here
-				h.n = j
+			next, r := h.token(s, j)
+			switch r {
+			case hdrMore:
+				return h, hdrMore
+			case hdrDone:
 				return h.done()
 			}
+			i = next
 		case prefixRes(rest, "to=") != startNo:
 			if len(rest) < 3 {
 				return h, hdrMore
@@ -195,6 +174,45 @@ func readHeader(s string) (h header, res int) {
 			return h.done()
 		}
 	}
+}
+
+// hdrNone says a token of the header was read and the header goes on.
+const hdrNone = -1
+
+// token reads the token at s[j] ('<'): the channel or the constraint
+// (the header goes on at next, res hdrNone), <|message|> or any other
+// token, where the header ends (hdrDone), or hdrMore.
+func (h *header) token(s string, j int) (next, res int) {
+	rest := s[j:]
+	tok := ""
+	for _, t := range hmTokens {
+		if strings.HasPrefix(rest, t) {
+			tok = t
+			break
+		}
+		if len(rest) < len(t) && strings.HasPrefix(t, rest) {
+			return 0, hdrMore
+		}
+	}
+	switch tok {
+	case hmMessage:
+		h.n, h.msg = j+len(hmMessage), true
+	case hmChannel:
+		var more bool
+		if h.channel, next, more = channelWord(s, j+len(hmChannel)); more {
+			return 0, hdrMore
+		}
+		return next, hdrNone
+	case hmConstrain:
+		k, r := nameEnd(s[j+len(hmConstrain):])
+		if r == startMore {
+			return 0, hdrMore
+		}
+		return j + len(hmConstrain) + k, hdrNone
+	default: // another token, or markup: the header ends here
+		h.n = j
+	}
+	return 0, hdrDone
 }
 
 // done settles a header read to its end: a message to=assistant is
