@@ -176,6 +176,11 @@ func (tr *turnRun) readDelta(c *stepChunk, det *detect.Detector, ro *roundOutcom
 		if det != nil {
 			text.WriteString(t)
 			c.visible, c.calls = det.Feed(c.visible)
+			// Harmony's analysis messages are reasoning the detector
+			// took out of the content (rule 7).
+			if r := det.Reasoning(); r != "" {
+				c.reasoning += r
+			}
 			ro.visible.WriteString(c.visible)
 			tr.visible.WriteString(c.visible)
 		}

@@ -238,6 +238,9 @@ func (tr *turnRun) endText(n int, final bool, det *detect.Detector, ro *roundOut
 	}
 	if det != nil {
 		tail, calls := det.End()
+		if err := tr.s.sendReasoning(det.Reasoning()); err != nil {
+			return err
+		}
 		if err := tr.sendContent(ro, tail); err != nil {
 			return err
 		}

@@ -15,6 +15,21 @@
 // llama3_json and pythonic (which have no marker) only when taught or
 // under Auto, and only where a line starts.
 //
+// # Harmony
+//
+// gpt-oss's harmony (harmony.go) is a structure around prose, not a block
+// in it, and the same state machine reads it with three more states
+// (harmonyscan.go): <|start|> and <|channel|> are markers that open a
+// header (stHeader), held until readHeader can tell what it is; an
+// analysis message is reasoning (stReason), released through
+// [Detector.Reasoning] instead of the visible text, up to its end token
+// or the next header; a final or commentary message is prose again
+// (stText), where the end tokens are markers that are dropped; a message
+// with a recipient is a marker block (stBlock) whose markup is its header,
+// its JSON and its end token, and rule 6 decides it like any block. The
+// start of a reply (stStart) may go on the header the prompt opened
+// (" to=functions.NAME…") or be the stripped form ("analysisWe…").
+//
 // # What is held back
 //
 // Prose is released at once (rule 1), except:
@@ -27,6 +42,10 @@
 //   - in json mode and under Auto, a piece's end that may still become
 //     "functools[" where a line starts (functools.go);
 //   - an incomplete UTF-8 sequence at the end of a piece;
+//   - a harmony header, at most 256 bytes, until it shows what it is, and
+//     a suffix that may still become a harmony token (in an analysis
+//     message or a code fence where harmony is read) or, at the start of a
+//     reply, " to=" or "analysis";
 //   - the blank run right after a removed block, until the next non-blank
 //     byte shows how many of its line breaks may go (blank.go);
 //   - in json mode (and under Auto where a line starts), an object whose
@@ -118,6 +137,7 @@ const (
 	DeepSeek   Format = "deepseek"
 	KimiK2     Format = "kimi_k2"
 	GLM        Format = "glm"
+	Harmony    Format = "harmony"
 
 	// Auto is taught as Hermes, and its <tool_call> blocks count as
 	// taught; every other dialect is detected too, each only for tools
@@ -225,6 +245,11 @@ type Detector struct {
 	lead, holdLead, winLead int
 
 	carry []byte // an incomplete UTF-8 sequence held from visible text
+
+	// hm is harmony's state (harmonyscan.go), made at the first harmony
+	// header: prose never pays for it.
+	hm *harmonyState
+
 	ended bool
 
 	// The blank run after a removed block (blank.go): cutRun while it is
@@ -260,6 +285,9 @@ func New(opts Options) *Detector {
 	if d.markers == nil {
 		d.markers = markerSets[""]
 	}
+	if t == Harmony || t == Auto {
+		d.st = stStart // the prompt opened a header the reply may go on
+	}
 	if d.max <= 0 {
 		d.max = defaultMaxBlockBytes
 	}
@@ -284,6 +312,9 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 		return text, nil
 	}
 	d.calls = nil
+	if d.hm != nil {
+		d.hm.reason = d.hm.reason[:0]
+	}
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
 	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
@@ -297,7 +328,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	}
 	w := text
 	d.winLead = d.lead
-	if d.st == stText && len(d.hold) > 0 {
+	if len(d.hold) > 0 && (d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence) {
 		w = string(d.hold) + text
 		d.winLead = d.holdLead
 		d.hold = d.hold[:0]
@@ -343,6 +374,9 @@ func (d *Detector) End() (visible string, calls []Call) {
 	}
 	d.ended = true
 	d.calls = nil
+	if d.hm != nil {
+		d.hm.reason = d.hm.reason[:0]
+	}
 	if len(d.carry) > 0 {
 		d.emitBytes(d.carry)
 		d.carry = d.carry[:0]
@@ -352,7 +386,7 @@ func (d *Detector) End() (visible string, calls []Call) {
 			d.endTrail()
 		}
 		switch d.st {
-		case stText:
+		case stText, stFence:
 			d.emitBytes(d.hold)
 			d.hold = d.hold[:0]
 		case stBlock:
@@ -361,6 +395,8 @@ func (d *Detector) End() (visible string, calls []Call) {
 			d.endTail()
 		case stDrop:
 			d.emitBytes(d.block) // a dropped llama3_json run's tail (keepTail)
+		case stHeader, stReason, stStart:
+			d.endHarmony()
 		}
 		if d.rescan == "" {
 			break
@@ -408,6 +444,12 @@ func (d *Detector) step(w string, p int) int {
 		return d.scanDrop(w, p)
 	case stTrail:
 		return d.scanTrail(w, p)
+	case stStart:
+		return d.scanStart(w, p)
+	case stHeader:
+		return d.scanHeader(w, p)
+	case stReason:
+		return d.scanReason(w, p)
 	default:
 		return d.scanText(w, p)
 	}

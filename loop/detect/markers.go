@@ -45,6 +45,13 @@ var markers = []marker{
 	{open: "<json>", syn: &synWrapJSON, fence: true},
 	{open: "<response>", syn: &synWrapResponse, fence: true},
 	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
+	{open: hmStart, syn: &synHarmonyHeader},
+	{open: hmChannel, syn: &synHarmonyHeader},
+	{open: hmEnd, syn: &synHarmonyDrop},
+	{open: hmReturn, syn: &synHarmonyDrop},
+	{open: hmCall, syn: &synHarmonyDrop},
+	{open: hmMessage, syn: &synHarmonyDrop},
+	{open: hmConstrain, syn: &synHarmonyDrop},
 	{open: "<think>"},
 }
 
@@ -93,7 +100,7 @@ func init() {
 			}
 		}
 	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Auto} {
+	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Harmony, Auto} {
 		markerSets[f] = markersFor(f)
 	}
 }

@@ -24,6 +24,11 @@ const (
 	// stTrail: a block whose syntax has a trail closed; what follows is
 	// held while it may still be that trail.
 	stTrail
+	// stStart, stHeader, stReason: harmony's start of a reply, a header
+	// being read, an analysis message (harmonyscan.go).
+	stStart
+	stHeader
+	stReason
 )
 
 // Bytes that need a closer look in prose (specOpen): '<' and '[' may open
@@ -160,6 +165,9 @@ func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
 			return d.openBracket(w, p, i), true
 		}
 		return 0, false // a '<' or '[' that opens nothing is prose
+	}
+	if m.syn != nil && m.syn.format == Harmony {
+		return d.atHarmony(m, w, p, i)
 	}
 	end := i + len(m.open)
 	if m.syn == nil { // <think>: shown, and nothing inside runs
@@ -350,8 +358,16 @@ func (d *Detector) scanThink(w string, p int) int {
 }
 
 // scanFence releases the code of an ordinary fenced block and looks for its
-// closing fence line.
+// closing fence line (or, where harmony is read, its message's end).
 func (d *Detector) scanFence(w string, p int) int {
+	if d.harmonyOn() {
+		return d.scanFenceHarmony(w, p)
+	}
+	return d.scanFenceCode(w, p)
+}
+
+// scanFenceCode is scanFence up to the closing fence line.
+func (d *Detector) scanFenceCode(w string, p int) int {
 	for i := p; i < len(w); i++ {
 		if d.fl.st == flMid {
 			j := strings.IndexByte(w[i:], '\n')

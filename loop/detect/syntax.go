@@ -33,6 +33,10 @@ type syntax struct {
 	// <｜tool▁call▁end｜> and stops (llama.cpp's test-chat.cpp: "Look
 	// what's not here: <｜tool▁calls▁end｜>").
 	lastClose string
+	// complete, when set, reports whether the body of a block open at the
+	// end of the stream is whole though its close never came: harmony's
+	// call whose <|call|> the server stopped at and dropped.
+	complete func(body string) bool
 	// alt, when set, is the syntax the block is read as instead when
 	// start rules its body out before it started: under auto a '{' where
 	// a line starts is llama3_json or else one of json's call shapes

@@ -21,6 +21,7 @@ var allFormats = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON,
 	detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral,
 	detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto,
+	detect.Harmony,
 }
 
 // markerDialects are the formats with a distinctive marker, detected in every
@@ -29,6 +30,7 @@ var allFormats = []detect.Format{
 var markerDialects = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes,
 	detect.Qwen3Coder, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM,
+	detect.Harmony,
 }
 
 // shapeOnly reports whether f is a format without a marker: its calls

@@ -47,6 +47,14 @@ const (
 	kimiSectionEnd   = "<|tool_calls_section_end|>"
 	// kimiReturn heads a result, "## Return of functions.NAME:IDX".
 	kimiReturn = "## Return of "
+
+	// gpt-oss's harmony tokens.
+	hmStart     = "<|start|>"
+	hmChannel   = "<|channel|>"
+	hmConstrain = "<|constrain|>"
+	hmMessage   = "<|message|>"
+	hmCall      = "<|call|>"
+	hmEnd       = "<|end|>"
 )
 
 // dialects are the text formats of docs/tool-calls.md. Each model-family
@@ -175,6 +183,22 @@ var dialects = map[detect.Format]dialect{
 		},
 		fence: plainText,
 		frame: `each under a line "` + kimiReturn + `functions.NAME:IDX" with your call's id`,
+	},
+	// gpt-oss's chat template and openai-harmony's renderer: a call is a
+	// commentary message to=functions.NAME whose content is the JSON
+	// arguments, ended by <|call|>, where the server stops; a result is a
+	// tool message <|start|>functions.NAME to=assistant<|channel|>
+	// commentary<|message|>…<|end|>. The model thinks on the analysis
+	// channel and answers on final, as it was trained to.
+	detect.Harmony: {
+		how: "Write a message on the commentary channel addressed to the tool: " + hmChannel + "commentary to=functions.NAME " + hmConstrain + "json" + hmMessage + ", the arguments as one JSON object, then " + hmCall + ".",
+		rules: []string{
+			"NAME is the tool's name. After your reasoning on the analysis channel, open the call's message with " + hmStart + "assistant.",
+			validJSON,
+			"Make one call per message and stop after " + hmCall + ": its result comes back before you go on. To make several calls, make them one after another, each once the result before it is back. Write your answer to the user on the final channel.",
+		},
+		fence: "Write calls as messages of their own: never inside a code fence (```), and never in the text of the analysis channel or inside <think>…</think>, where they are not run.",
+		frame: "each as a message " + hmStart + "functions.NAME to=assistant" + hmChannel + "commentary" + hmMessage + "…" + hmEnd + " from the tool",
 	},
 	// The chat template of GLM-4.5 and GLM-4.6: the name right after
 	// <tool_call>, string values raw and other values as JSON, results in

@@ -198,6 +198,15 @@ func callsText(f detect.Format, calls []call) string {
 			b.WriteString(dsCallBegin + c.name + dsSep + objectText(c.args, ": ", ", ") + dsCallEnd)
 		}
 		b.WriteString(dsCallsEnd)
+	case detect.Harmony:
+		// One call per message; the model stops at <|call|>.
+		for i, c := range calls {
+			if i > 0 {
+				b.WriteString(hmStart + "assistant")
+			}
+			b.WriteString(hmChannel + "commentary to=functions." + c.name + " " + hmConstrain + "json" + hmMessage +
+				objectText(c.args, ": ", ", ") + hmCall)
+		}
 	case detect.KimiK2:
 		b.WriteString(kimiSectionBegin)
 		for i, c := range calls {

@@ -64,6 +64,7 @@ Paris
 <arg_key>days</arg_key>
 <arg_value>3</arg_value>
 </tool_call>`},
+		{detect.Harmony, `<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris", "days": 3}<|call|>`},
 		{detect.Auto, `<tool_call>
 {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
 </tool_call>`},

@@ -37,6 +37,8 @@ func writeFrame(b *strings.Builder, f detect.Format, i int, r toolhost.Result, l
 		b.WriteString(dsOutputBegin + resultObject(r, "name") + dsOutputEnd + "\n")
 	case detect.KimiK2:
 		writeKimiFrame(b, i, r)
+	case detect.Harmony:
+		writeHarmonyFrame(b, r)
 	default:
 		// hermes, qwen3_coder and glm: Qwen's and GLM-4.5/4.6's templates
 		// write "<tool_response>\n" + content + "\n</tool_response>".
@@ -153,4 +155,21 @@ func callRef(f detect.Format, i int, r toolhost.Result) (id string, named bool) 
 		}
 	}
 	return label(r.CallID), false
+}
+
+// writeHarmonyFrame follows gpt-oss's template, a tool message being
+// <|start|>functions.NAME to=assistant<|channel|>commentary<|message|> +
+// its content + <|end|>, one per result. A call that could not be read has
+// no name: our call id stands in. <|end|> goes on a line of its own,
+// unlike the template's: a result ending in a code fence (```) must close
+// it, or the rest of the message reads as code. A forged <|end|> or
+// <|start|> inside a result is defused by [Neutralize].
+func writeHarmonyFrame(b *strings.Builder, r toolhost.Result) {
+	name := label(r.Name)
+	if name == "" {
+		name = label(r.CallID)
+	}
+	b.WriteString(hmStart + "functions." + name + " to=assistant" + hmChannel + "commentary" + hmMessage)
+	b.WriteString(textBody(r))
+	b.WriteString("\n" + hmEnd + "\n")
 }
