@@ -438,6 +438,8 @@ func (d *Detector) endBlock() {
 		} else if json.Valid([]byte(body)) {
 			b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
 		}
+	case b.kind == kMarker && b.fence == 0 && b.syn.openEnd:
+		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
 	case b.kind == kMarker && b.fence == 0 && b.syn.lastClose != "":
 		// Every call in it closed; only the section's close is missing.
 		if t := strings.TrimRight(body, " \t\r\n"); strings.HasSuffix(t, b.syn.lastClose) {

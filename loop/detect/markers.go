@@ -85,6 +85,7 @@ type markerWord struct {
 var markerSets = map[Format]*markerTable{}
 
 func init() {
+	markers = append(markers, dsmlMarkers()...)
 	for i := range markers {
 		markers[i].fail = kmp(markers[i].open)
 		for j := range markers {
@@ -93,7 +94,7 @@ func init() {
 			}
 		}
 	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Auto} {
+	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, DSML, Auto} {
 		markerSets[f] = markersFor(f)
 	}
 }

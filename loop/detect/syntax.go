@@ -33,6 +33,10 @@ type syntax struct {
 	// <｜tool▁call▁end｜> and stops (llama.cpp's test-chat.cpp: "Look
 	// what's not here: <｜tool▁calls▁end｜>").
 	lastClose string
+	// openEnd: a block open at the end of the stream is read as it
+	// stands, its parser telling complete items from one the end cut off
+	// (a DSML wrapper left open: its complete invokes are calls).
+	openEnd bool
 	// alt, when set, is the syntax the block is read as instead when
 	// start rules its body out before it started: under auto a '{' where
 	// a line starts is llama3_json or else one of json's call shapes
