@@ -20,7 +20,7 @@ import (
 var allFormats = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON,
 	detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral,
-	detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto,
+	detect.DeepSeek, detect.KimiK2, detect.GLM, detect.DSML, detect.Auto,
 }
 
 // markerDialects are the formats with a distinctive marker, detected in every
@@ -28,7 +28,7 @@ var allFormats = []detect.Format{
 // none, are detected just when taught (or, for the last two, under Auto).
 var markerDialects = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes,
-	detect.Qwen3Coder, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM,
+	detect.Qwen3Coder, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM, detect.DSML,
 }
 
 // shapeOnly reports whether f is a format without a marker: its calls
@@ -140,7 +140,7 @@ func wantArguments(t *testing.T, f detect.Format, tool toolhost.Tool, got []byte
 		switch f {
 		case detect.XML, detect.ToolRequest, detect.Qwen3Coder:
 			v = quote(text(a.value))
-		case detect.GLM:
+		case detect.GLM, detect.DSML:
 			if g := gotArgs[a.name]; len(g) > 0 && g[0] == '"' {
 				v = quote(text(a.value))
 			}
@@ -302,6 +302,8 @@ func TestSeveralCallsDetected(t *testing.T) {
 				text = exA + "; " + exB
 			case detect.DeepSeek:
 				text = strings.TrimSuffix(exA, dsCallsEnd) + strings.TrimPrefix(exB, dsCallsBegin)
+			case detect.DSML:
+				text = strings.TrimSuffix(exA, "\n"+dsmlCallsEnd) + strings.TrimPrefix(exB, dsmlCalls)
 			case detect.KimiK2:
 				// The second call of the reply is numbered 1.
 				exB = strings.Replace(exB, ":0"+kimiArgBegin, ":1"+kimiArgBegin, 1)
