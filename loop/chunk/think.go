@@ -46,7 +46,11 @@ const (
 // detectors show it and run nothing inside), and so is one whose upstream
 // already sends reasoning_content: that server has a reasoning parser.
 type ThinkSplit struct {
-	st int
+	// Ends are openings of tool-call blocks that end the reasoning too,
+	// where they start: DeepSeek V4 sometimes omits "</think>" before its
+	// DSML calls (SPEC rule 7). The block is content, and runs.
+	Ends []string
+	st   int
 	// held are bytes that may still be the start of "<think>" (thinkStart)
 	// or of "</think>" (thinkReasoning).
 	held string
@@ -82,21 +86,50 @@ func (t *ThinkSplit) Feed(s string) (reasoning, content string) {
 		s = t.held + s
 		t.held = ""
 	}
-	if i := strings.Index(s, thinkClose); i >= 0 {
+	if i := strings.Index(s, thinkClose); i >= 0 && t.endAt(s[:i]) < 0 {
 		t.written.WriteString(s[:i+len(thinkClose)])
 		t.st, t.trim = thinkContent, true
 		return s[:i], t.trimLead(s[i+len(thinkClose):])
 	}
-	// Hold the longest end of s that "</think>" could still continue.
-	for k := min(len(thinkClose)-1, len(s)); k > 0; k-- {
-		if strings.HasSuffix(s, thinkClose[:k]) {
-			t.held = strings.Clone(s[len(s)-k:]) // kept past the call: a copy
-			s = s[:len(s)-k]
-			break
-		}
+	if i := t.endAt(s); i >= 0 {
+		t.written.WriteString(s[:i])
+		t.st = thinkContent
+		return s[:i], s[i:]
+	}
+	// Hold the longest end of s that "</think>" or an end could still
+	// continue.
+	k := heldFor(s, thinkClose)
+	for _, e := range t.Ends {
+		k = max(k, heldFor(s, e))
+	}
+	if k > 0 {
+		t.held = strings.Clone(s[len(s)-k:]) // kept past the call: a copy
+		s = s[:len(s)-k]
 	}
 	t.written.WriteString(s)
 	return s, ""
+}
+
+// heldFor is the length of the longest end of s that is a proper prefix
+// of m.
+func heldFor(s, m string) int {
+	for k := min(len(m)-1, len(s)); k > 0; k-- {
+		if strings.HasSuffix(s, m[:k]) {
+			return k
+		}
+	}
+	return 0
+}
+
+// endAt returns where the first of Ends starts in s, or -1.
+func (t *ThinkSplit) endAt(s string) int {
+	at := -1
+	for _, e := range t.Ends {
+		if i := strings.Index(s, e); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	return at
 }
 
 // End is called once the reply is over and returns the reasoning still

@@ -163,3 +163,15 @@ func (d *Detector) matchMarker(s string, inFence bool) (m *marker, more bool) {
 	}
 	return nil, more
 }
+
+// Openings returns the opening markers of format f's own blocks, in every
+// spelling the detector reads: what may start a call of a model taught f.
+func Openings(f Format) []string {
+	var out []string
+	for i := range markers {
+		if m := &markers[i]; m.syn != nil && m.syn.format == f {
+			out = append(out, m.open)
+		}
+	}
+	return out
+}
