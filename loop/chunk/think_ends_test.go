@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"strconv"
 	"testing"
 
 	"github.com/toolstream/toolstream/loop/detect"
@@ -24,27 +23,7 @@ func TestThinkSplitEnds(t *testing.T) {
 		{"a <｜DSML｜ is not a call", "a <｜DSML｜ is not a call", "", "a <｜DSML｜ is not a call"},
 	}
 	for _, tt := range tests {
-		check := func(how string, pieces []string) {
-			t.Helper()
-			th := ThinkSplit{Ends: detect.Openings(detect.DSML)}
-			var r, c string
-			for _, p := range pieces {
-				pr, pc := th.Feed(p)
-				r, c = r+pr, c+pc
-			}
-			r += th.End()
-			if r != tt.reasoning || c != tt.content || th.Thought() != tt.thought {
-				t.Errorf("%q %s: reasoning %q content %q thought %q, want %q %q %q", tt.reply, how, r, c, th.Thought(), tt.reasoning, tt.content, tt.thought)
-			}
-		}
-		for i := 0; i <= len(tt.reply); i++ {
-			check("cut at "+strconv.Itoa(i), []string{tt.reply[:i], tt.reply[i:]})
-		}
-		var bytes []string
-		for i := 0; i < len(tt.reply); i++ {
-			bytes = append(bytes, tt.reply[i:i+1])
-		}
-		check("byte by byte", bytes)
+		splitAnywhere(t, detect.Openings(detect.DSML), tt.reply, tt.reasoning, tt.content, tt.thought)
 	}
 	// Held no longer than an end may still be one.
 	th := ThinkSplit{Ends: detect.Openings(detect.DSML)}
