@@ -98,12 +98,19 @@ func dsmlWrapStart(s string) (res, at int) {
 }
 
 // dsmlInvokeStart wants the name attribute first, as every DSML invoke
-// has it: "the <｜DSML｜invoke tag" stays prose.
+// has it: "the <｜DSML｜invoke tag" stays prose. A self-closing invoke is
+// the whole block: it ends at its "/>", not at a later invoke's close.
 func dsmlInvokeStart(s string) (res, at int) {
 	if prefixRes(s, "name") == startNo {
 		return startNo, 0
 	}
-	return invokeStart(s)
+	res, at = invokeStart(s)
+	if res == startOK {
+		if gt := strings.IndexByte(s, '>'); gt > 0 && s[gt-1] == '/' {
+			return startDone, gt + 1
+		}
+	}
+	return res, at
 }
 
 // dsmlTag reads the DSML tag at the start of s up to the end of its name

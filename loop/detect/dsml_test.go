@@ -153,6 +153,16 @@ func TestDSML(t *testing.T) {
 				call(detect.DSML, "get_weather", `{"city":"Oslo"}`, self)), end("")},
 		},
 		{
+			name: "a bare self-closing invoke ends at its />, text after it flows on",
+			opts: dsmlTaught,
+			steps: []step{
+				feed("ok "+dsmlInv+`search"/> then `+bare+" end", "ok  then  end",
+					call(detect.DSML, "search", `{}`, dsmlInv+`search"/>`),
+					call(detect.DSML, "search", `{"q":"go"}`, bare)),
+				end(""),
+			},
+		},
+		{
 			name:  "curly quotes around attribute values",
 			opts:  dsmlTaught,
 			steps: []step{feed(curly, "", call(detect.DSML, "get_weather", `{"city":"Paris"}`, curly)), end("")},

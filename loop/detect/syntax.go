@@ -44,8 +44,9 @@ type syntax struct {
 	alt *syntax
 	// start looks at the body from its first non-blank byte (s is not
 	// empty) and tells whether it starts like one: startOK, startMore (s
-	// is too short to tell), or startNo with the index of the byte that
-	// cannot be part of a body. A marker followed by anything else is
+	// is too short to tell), startNo with the index of the byte that
+	// cannot be part of a body, or startDone with the index where the
+	// body, complete already, ends. A marker followed by anything else is
 	// prose ("use the <tool_call> tag"), released at once.
 	start func(s string) (res, at int)
 	// parse reads a closed block's body.
@@ -91,6 +92,9 @@ const (
 	startMore = iota
 	startOK
 	startNo
+	// startDone: the check read the whole block, which ends at the byte
+	// it gives (a self-closing tag: <｜DSML｜invoke name="x"/>).
+	startDone
 )
 
 // kmp returns the failure table of p: t[i] is the length of the longest
