@@ -192,10 +192,14 @@ func parseDSML(body string) parsed {
 				s = s[1+i:]
 			}
 			continue
-		case closing:
+		case closing && dsmlWrapperName(name):
 			// The wrapper's close (or what its syntax's close left of it):
 			// nothing after it is the block's.
 			s = ""
+			continue
+		case closing:
+			// A stray close between invokes is skipped.
+			_, s, _ = strings.Cut(rest, ">")
 			continue
 		case name != "invoke":
 			pr.err = malformed(`expected <｜DSML｜invoke name="…">, got %s`, excerpt(s))
@@ -388,7 +392,18 @@ func dsmlClosed(body string) bool {
 		return false
 	}
 	name, closing, rest, ok := dsmlTag(body[i:])
-	return ok && closing && rest == "" && (name == "" || name == "function" || name == "tool")
+	return ok && closing && rest == "" && dsmlWrapperName(name)
+}
+
+// dsmlWrapperName reports whether a closing tag's name closes the block:
+// a wrapper's, or what the syntax's close left of one ("function" before
+// "_calls>", "" before "invoke>").
+func dsmlWrapperName(name string) bool {
+	switch name {
+	case "function_calls", "tool_calls", "function", "tool", "":
+		return true
+	}
+	return false
 }
 
 func sniffDSML(body string) parsed {

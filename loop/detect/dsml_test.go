@@ -70,6 +70,7 @@ func TestDSML(t *testing.T) {
 	bare := dsmlInv + `search">` + "\n" + dsmlPar + `q" string="true">go` + dsmlParE + "\n" + dsmlInvE
 	self := dsmlTC + "\n" + dsmlInv + `search"/>` + "\n" + dsmlInv + `get_weather">` + dsmlPar + `city" string="true">Oslo` + dsmlParE + dsmlInvE + "\n" + dsmlTCEnd
 	curly := dsmlTC + "\n<｜DSML｜invoke name=“get_weather”>\n<｜DSML｜parameter name=“city” string=“true”>Paris" + dsmlParE + "\n" + dsmlInvE + "\n" + dsmlTCEnd
+	stray := dsmlTC + dsmlInv + `search"/>` + dsmlParE + "\n" + dsmlInv + `get_weather"/>` + dsmlTCEnd
 	noInvEnd := dsmlFC + dsmlInv + `search">` + dsmlPar + `q" string="true">a` + dsmlParE + "\n" + dsmlFCEnd
 	unknown := dsmlCall(dsmlTC, dsmlTCEnd, "rm", "path", "/")
 	repair := dsmlFC + dsmlInv + `search">` + dsmlPar + `opts" string="false">{'k': 1,}` + dsmlParE + dsmlInvE + dsmlFCEnd
@@ -161,6 +162,13 @@ func TestDSML(t *testing.T) {
 					call(detect.DSML, "search", `{"q":"go"}`, bare)),
 				end(""),
 			},
+		},
+		{
+			name: "a stray close between invokes is skipped",
+			opts: dsmlTaught,
+			steps: []step{feed(stray, "",
+				call(detect.DSML, "search", `{}`, stray),
+				call(detect.DSML, "get_weather", `{}`, stray)), end("")},
 		},
 		{
 			name:  "curly quotes around attribute values",
