@@ -18,8 +18,10 @@ import (
 //	</｜DSML｜invoke>
 //	</｜DSML｜function_calls>
 //
-// (V4 names the wrapper tool_calls). A string="true" value is raw text, a
-// string="false" one JSON. Quirks of real output, as vLLM's deepseekv32
+// (V4 names the wrapper tool_calls, V4.1 " calls" with a space before the
+// name, as its invoke and parameter tags). A string="true" value is raw
+// text, a string="false" one JSON; an invoke may hold one JSON object
+// instead of parameter tags (SGLang's "direct JSON" form). Quirks of real output, as vLLM's deepseekv32
 // and deepseekv4 parsers and SGLang's detector (after its DSML fuzz
 // report, sgl-project/sglang#40236) accept them: invokes without the
 // wrapper; V4 writing V3.2's function_calls wrapper and the reverse;
@@ -31,10 +33,10 @@ import (
 // PARSE_ERROR (syntax.openEnd).
 //
 // Every tag is read by dsmlTag whatever its bars, so one pair of syntaxes
-// serves every spelling: the wrapper ends at "_calls>", the shared tail of
-// both wrappers' closes in every spelling, and a bare invoke at "invoke>".
+// serves every spelling: the wrapper ends at "calls>", the shared tail of
+// the wrappers' closes in every spelling, and a bare invoke at "invoke>".
 const (
-	dsmlWrapClose   = "_calls>"
+	dsmlWrapClose   = "calls>"
 	dsmlInvokeClose = "invoke>"
 )
 
@@ -42,7 +44,7 @@ const (
 // spelling models write: the real tokens (fullwidth ｜ U+FF5C), then the
 // bars of leaked and re-tokenised output.
 var dsmlPrefixes = []string{
-	"<｜DSML｜", "<‖DSML‖", "<｜｜DSML｜｜", "<｜｜DSML｜｜ ", "<||DSML||", "< | DSML | ",
+	"<｜DSML｜", "<｜DSML｜ ", "<‖DSML‖", "<｜｜DSML｜｜", "<｜｜DSML｜｜ ", "<||DSML||", "< | DSML | ",
 }
 
 var (
@@ -77,6 +79,7 @@ func dsmlMarkers() []marker {
 		ms = append(ms,
 			marker{open: p + "function_calls>", syn: &synDSML, fence: true},
 			marker{open: p + "tool_calls>", syn: &synDSML, fence: true},
+			marker{open: p + "calls>", syn: &synDSML, fence: true},
 			marker{open: p + "invoke", syn: &synDSMLInvoke, fence: true})
 	}
 	return ms
@@ -247,6 +250,9 @@ func dsmlInvoke(s string) (Call, string, error) {
 	case self:
 		return Call{Name: name, Arguments: []byte("{}")}, rest, nil
 	}
+	if r := trimBlankLeft(rest); strings.HasPrefix(r, "{") {
+		return dsmlJSONInvoke(name, r)
+	}
 	var args textArgs
 	for s = trimBlankLeft(rest); ; s = trimBlankLeft(s) {
 		if s == "" {
@@ -269,6 +275,30 @@ func dsmlInvoke(s string) (Call, string, error) {
 		if s, err = dsmlParam(&args, name, after); err != nil {
 			return Call{Name: name}, "", err
 		}
+	}
+}
+
+// dsmlJSONInvoke reads an invoke whose body is one JSON object (s starts
+// at its '{'), up to the invoke's close or the wrapper's.
+func dsmlJSONInvoke(name, s string) (Call, string, error) {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "</")
+		if j < 0 {
+			return Call{Name: name}, "", errDSMLCut
+		}
+		i += j
+		if tag, closing, after, ok := dsmlTag(s[i:]); ok && closing && (tag == "invoke" || dsmlWrapperName(tag)) {
+			a, err := jsonArguments(s[:i])
+			if err != nil {
+				return Call{Name: name}, "", err
+			}
+			if tag == "invoke" || tag == "" {
+				_, after, _ = strings.Cut(after, ">")
+				return Call{Name: name, Arguments: a}, after, nil
+			}
+			return Call{Name: name, Arguments: a}, s[i:], nil
+		}
+		i += 2
 	}
 }
 
@@ -384,8 +414,8 @@ func dsmlValue(s string) (value, rest string, ok bool) {
 }
 
 // dsmlClosed reports whether body ends with what a syntax's close left of
-// a closing tag: "</｜DSML｜function" or "</｜DSML｜tool" before "_calls>",
-// "</｜DSML｜" before "invoke>".
+// a closing tag: "</｜DSML｜function_" or "</｜DSML｜tool_" before "calls>",
+// "</｜DSML｜" before " calls>" or "invoke>".
 func dsmlClosed(body string) bool {
 	i := strings.LastIndex(body, "</")
 	if i < 0 {
@@ -396,11 +426,11 @@ func dsmlClosed(body string) bool {
 }
 
 // dsmlWrapperName reports whether a closing tag's name closes the block:
-// a wrapper's, or what the syntax's close left of one ("function" before
-// "_calls>", "" before "invoke>").
+// a wrapper's, or what the syntax's close left of one ("function_" before
+// "calls>", "" before " calls>" or "invoke>").
 func dsmlWrapperName(name string) bool {
 	switch name {
-	case "function_calls", "tool_calls", "function", "tool", "":
+	case "function_calls", "tool_calls", "calls", "function_", "tool_", "":
 		return true
 	}
 	return false

@@ -71,6 +71,9 @@ func TestDSML(t *testing.T) {
 	self := dsmlTC + "\n" + dsmlInv + `search"/>` + "\n" + dsmlInv + `get_weather">` + dsmlPar + `city" string="true">Oslo` + dsmlParE + dsmlInvE + "\n" + dsmlTCEnd
 	curly := dsmlTC + "\n<｜DSML｜invoke name=“get_weather”>\n<｜DSML｜parameter name=“city” string=“true”>Paris" + dsmlParE + "\n" + dsmlInvE + "\n" + dsmlTCEnd
 	stray := dsmlTC + dsmlInv + `search"/>` + dsmlParE + "\n" + dsmlInv + `get_weather"/>` + dsmlTCEnd
+	// SGLang's DeepSeekV32Detector docstring, "Format 2 - Direct JSON".
+	direct := dsmlFC + "\n    " + dsmlInv + `get_weather">` + "\n    { \"city\": \"San Francisco\" }\n" + dsmlInvE + "\n" +
+		dsmlInv + `search">{"q": "a</b>", "n": [1, {"k": null}]}` + "\n" + dsmlFCEnd
 	noInvEnd := dsmlFC + dsmlInv + `search">` + dsmlPar + `q" string="true">a` + dsmlParE + "\n" + dsmlFCEnd
 	unknown := dsmlCall(dsmlTC, dsmlTCEnd, "rm", "path", "/")
 	repair := dsmlFC + dsmlInv + `search">` + dsmlPar + `opts" string="false">{'k': 1,}` + dsmlParE + dsmlInvE + dsmlFCEnd
@@ -164,6 +167,13 @@ func TestDSML(t *testing.T) {
 			},
 		},
 		{
+			name: "invokes holding one JSON object (SGLang's direct JSON form)",
+			opts: dsmlTaught,
+			steps: []step{feed(direct, "",
+				call(detect.DSML, "get_weather", `{"city":"San Francisco"}`, direct),
+				call(detect.DSML, "search", `{"q":"a</b>","n":[1,{"k":null}]}`, direct)), end("")},
+		},
+		{
 			name: "a stray close between invokes is skipped",
 			opts: dsmlTaught,
 			steps: []step{feed(stray, "",
@@ -244,6 +254,14 @@ func TestDSMLBars(t *testing.T) {
 		name:  "｜｜DSML｜｜ with a space before the tag name",
 		opts:  dsmlTaught,
 		steps: []step{feed(spaced, "", call(detect.DSML, "search", `{"q":"go"}`, spaced)), end("")},
+	})
+	// SGLang's DeepSeekV41Detector: tag names with a leading space, the
+	// wrapper named " calls".
+	v41 := "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"search\">\n<｜DSML｜ parameter name=\"q\" string=\"true\">go</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>"
+	cases = append(cases, stepCase{
+		name:  "V4.1's spaced tag names (SGLang's DeepSeekV41Detector)",
+		opts:  dsmlTaught,
+		steps: []step{feed("a "+v41+" b", "a  b", call(detect.DSML, "search", `{"q":"go"}`, v41)), end("")},
 	})
 	runSteps(t, cases)
 }
