@@ -46,8 +46,8 @@ const (
 // detectors show it and run nothing inside), and so is one whose upstream
 // already sends reasoning_content: that server has a reasoning parser.
 type ThinkSplit struct {
-	// Ends are openings of tool-call blocks that end the reasoning too,
-	// where they start: DeepSeek V4 sometimes omits "</think>" before its
+	// Ends are openings of tool-call blocks, each starting with its only
+	// '<', that end the reasoning too, where they start: DeepSeek V4 sometimes omits "</think>" before its
 	// DSML calls (SPEC rule 7). The block is content, and runs.
 	Ends []string
 	st   int
@@ -96,40 +96,49 @@ func (t *ThinkSplit) Feed(s string) (reasoning, content string) {
 		t.st = thinkContent
 		return s[:i], s[i:]
 	}
-	// Hold the longest end of s that "</think>" or an end could still
-	// continue.
-	k := heldFor(s, thinkClose)
-	for _, e := range t.Ends {
-		k = max(k, heldFor(s, e))
-	}
-	if k > 0 {
-		t.held = strings.Clone(s[len(s)-k:]) // kept past the call: a copy
-		s = s[:len(s)-k]
+	// Hold the end of s that "</think>" or an end could still continue.
+	// Each starts with its only '<', so that end starts at s's last '<'.
+	if j := strings.LastIndexByte(s, '<'); j >= 0 && t.mayStart(s[j:]) {
+		t.held = strings.Clone(s[j:]) // kept past the call: a copy
+		s = s[:j]
 	}
 	t.written.WriteString(s)
 	return s, ""
 }
 
-// heldFor is the length of the longest end of s that is a proper prefix
-// of m.
-func heldFor(s, m string) int {
-	for k := min(len(m)-1, len(s)); k > 0; k-- {
-		if strings.HasSuffix(s, m[:k]) {
-			return k
+// mayStart reports whether tail is a proper prefix of "</think>" or of
+// one of Ends.
+func (t *ThinkSplit) mayStart(tail string) bool {
+	if len(tail) < len(thinkClose) && strings.HasPrefix(thinkClose, tail) {
+		return true
+	}
+	for _, e := range t.Ends {
+		if len(tail) < len(e) && strings.HasPrefix(e, tail) {
+			return true
 		}
 	}
-	return 0
+	return false
 }
 
-// endAt returns where the first of Ends starts in s, or -1.
+// endAt returns where the first of Ends starts in s, or -1. Each starts
+// with '<', so only the '<' of s are tried.
 func (t *ThinkSplit) endAt(s string) int {
-	at := -1
-	for _, e := range t.Ends {
-		if i := strings.Index(s, e); i >= 0 && (at < 0 || i < at) {
-			at = i
-		}
+	if len(t.Ends) == 0 {
+		return -1
 	}
-	return at
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		for _, e := range t.Ends {
+			if strings.HasPrefix(s[i:], e) {
+				return i
+			}
+		}
+		j := strings.IndexByte(s[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return -1
 }
 
 // End is called once the reply is over and returns the reasoning still
