@@ -227,6 +227,8 @@ func hasMarker(s string) bool {
 		"tool_use", "function_calls", "minimax:tool_call", "invoke", "parameter",
 		"tool_call", "function", "arg_key", "arg_value", "tool_result", "tool_response", "think",
 		"function_results", "result",
+		// The Hermes wrappers llama.cpp accepts, defused since they are read.
+		"tool", "tools", "json", "function_call", "response",
 	} {
 		tags = append(tags, "<"+name, "</"+name)
 	}
