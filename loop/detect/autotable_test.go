@@ -111,6 +111,7 @@ var autoDiffers = map[string]string{
 	"TestDeepSeekErrors/empty_section":                                           autoUnreadable,
 	"TestDSML/taught:_a_V4_reply_leaked_on_one_line_(hermes-agent#119261)":       autoUnknownName,
 	"TestDSML/taught:_unknown_tool_is_a_call":                                    autoUnknownName,
+	"TestDSML/rule_2:_words_after_the_wrapper":                                   autoUnreadable,
 	"TestDSMLErrors/invoke_without_a_name":                                       autoUnreadable,
 	"TestDSMLErrors/no_invoke_in_the_wrapper":                                    autoUnreadable,
 	"TestKimiK2Errors/an_empty_id":                                               autoUnreadable,

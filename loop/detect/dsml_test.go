@@ -216,6 +216,21 @@ func TestDSML(t *testing.T) {
 			steps: []step{feed(v4FC, "", call(detect.DSML, "search", `{"query":"deepseek v4"}`, v4FC)), end("")},
 		},
 		{
+			name:  "rule 2: words after the wrapper",
+			opts:  dsmlTaught,
+			steps: []step{feed(dsmlFC+"\nget weather for Paris\n"+dsmlFCEnd, "", errCall(detect.DSML, "", dsmlFC+"\nget weather for Paris\n"+dsmlFCEnd, detect.ErrMalformed)), end("")},
+		},
+		{
+			name:  "rule 8: a fence holding one block is that block",
+			opts:  dsmlTaught,
+			steps: []step{feed("```\n"+v4FC+"\n```\nok", "\nok", call(detect.DSML, "search", `{"query":"deepseek v4"}`, "```\n"+v4FC+"\n```")), end("")},
+		},
+		{
+			name:  "rule 8: a longer fenced example stays code",
+			opts:  dsmlTaught,
+			steps: []step{feed("```\nWrite:\n"+v4FC+"\n```\n", "```\nWrite:\n"+v4FC+"\n```\n"), end("")},
+		},
+		{
 			name: "prose naming the tokens",
 			opts: dsmlTaught,
 			steps: []step{
