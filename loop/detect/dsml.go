@@ -21,9 +21,10 @@ import (
 // (V4 names the wrapper tool_calls, V4.1 " calls" with a space before the
 // name, as its invoke and parameter tags). A string="true" value is raw
 // text, a string="false" one JSON; an invoke may hold one JSON object
-// instead of parameter tags (SGLang's "direct JSON" form). Quirks of real output, as vLLM's deepseekv32
-// and deepseekv4 parsers and SGLang's detector (after its DSML fuzz
-// report, sgl-project/sglang#40236) accept them: invokes without the
+// instead of parameter tags (SGLang's "direct JSON" form). Quirks of real
+// output, as vLLM's deepseekv32 and deepseekv4 parsers and SGLang's
+// detectors (after its DSML fuzz report, sgl-project/sglang#40236) accept
+// them: invokes without the
 // wrapper; V4 writing V3.2's function_calls wrapper and the reverse;
 // self-closing invokes (<｜DSML｜invoke name="get_time"/>); curly quotes
 // around attribute values; the bars written ‖, ｜｜ (also with a space
