@@ -147,6 +147,7 @@ const (
 	TextFormatKimiK2     = "kimi_k2"
 	TextFormatGLM        = "glm"
 	TextFormatHarmony    = "harmony"
+	TextFormatDSML       = "dsml"
 	// TextFormatAuto teaches hermes and detects every dialect, each only
 	// for tools the turn can run.
 	TextFormatAuto = "auto"
@@ -158,7 +159,7 @@ var TextFormats = []string{
 	TextFormatXML, TextFormatToolRequest, TextFormatHermes, TextFormatJSON,
 	TextFormatQwen3Coder, TextFormatLlama3JSON, TextFormatPythonic, TextFormatMistral,
 	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM,
-	TextFormatHarmony,
+	TextFormatHarmony, TextFormatDSML,
 	TextFormatAuto,
 }
 

@@ -145,6 +145,13 @@ func (tr *turnRun) newOutcome() *roundOutcome {
 		// Every round: the template opens <think> after the tool results
 		// as after the user's message.
 		ro.think = &chunk.ThinkSplit{}
+		if tr.t.Format == detect.DSML {
+			// DeepSeek V4 sometimes omits </think> before its calls: a
+			// DSML block ends the reasoning too (SPEC rule 7). Other
+			// formats keep the reasoning whole: Qwen3 rehearses calls in
+			// its reasoning, which must not run.
+			ro.think.Ends = detect.Openings(detect.DSML)
+		}
 	}
 	if !tr.plain {
 		// Whatever is not the client's own tool is handled here: a server

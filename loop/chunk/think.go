@@ -46,7 +46,11 @@ const (
 // detectors show it and run nothing inside), and so is one whose upstream
 // already sends reasoning_content: that server has a reasoning parser.
 type ThinkSplit struct {
-	st int
+	// Ends are openings of tool-call blocks, each starting with its only
+	// '<', that end the reasoning too, where they start: DeepSeek V4 sometimes omits "</think>" before its
+	// DSML calls (SPEC rule 7). The block is content, and runs.
+	Ends []string
+	st   int
 	// held are bytes that may still be the start of "<think>" (thinkStart)
 	// or of "</think>" (thinkReasoning).
 	held string
@@ -82,21 +86,59 @@ func (t *ThinkSplit) Feed(s string) (reasoning, content string) {
 		s = t.held + s
 		t.held = ""
 	}
-	if i := strings.Index(s, thinkClose); i >= 0 {
+	if i := strings.Index(s, thinkClose); i >= 0 && t.endAt(s[:i]) < 0 {
 		t.written.WriteString(s[:i+len(thinkClose)])
 		t.st, t.trim = thinkContent, true
 		return s[:i], t.trimLead(s[i+len(thinkClose):])
 	}
-	// Hold the longest end of s that "</think>" could still continue.
-	for k := min(len(thinkClose)-1, len(s)); k > 0; k-- {
-		if strings.HasSuffix(s, thinkClose[:k]) {
-			t.held = strings.Clone(s[len(s)-k:]) // kept past the call: a copy
-			s = s[:len(s)-k]
-			break
-		}
+	if i := t.endAt(s); i >= 0 {
+		t.written.WriteString(s[:i])
+		t.st = thinkContent
+		return s[:i], s[i:]
+	}
+	// Hold the end of s that "</think>" or an end could still continue.
+	// Each starts with its only '<', so that end starts at s's last '<'.
+	if j := strings.LastIndexByte(s, '<'); j >= 0 && t.mayStart(s[j:]) {
+		t.held = strings.Clone(s[j:]) // kept past the call: a copy
+		s = s[:j]
 	}
 	t.written.WriteString(s)
 	return s, ""
+}
+
+// mayStart reports whether tail is a proper prefix of "</think>" or of
+// one of Ends.
+func (t *ThinkSplit) mayStart(tail string) bool {
+	if len(tail) < len(thinkClose) && strings.HasPrefix(thinkClose, tail) {
+		return true
+	}
+	for _, e := range t.Ends {
+		if len(tail) < len(e) && strings.HasPrefix(e, tail) {
+			return true
+		}
+	}
+	return false
+}
+
+// endAt returns where the first of Ends starts in s, or -1. Each starts
+// with '<', so only the '<' of s are tried.
+func (t *ThinkSplit) endAt(s string) int {
+	if len(t.Ends) == 0 {
+		return -1
+	}
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		for _, e := range t.Ends {
+			if strings.HasPrefix(s[i:], e) {
+				return i
+			}
+		}
+		j := strings.IndexByte(s[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return -1
 }
 
 // End is called once the reply is over and returns the reasoning still

@@ -132,28 +132,36 @@ func TestThinkSplitAnywhere(t *testing.T) {
 		{"a</think>\r\n\r\nb\n", "a", "b\n", "a</think>"},
 	}
 	for _, tt := range tests {
-		check := func(how string, pieces []string) {
-			t.Helper()
-			var th ThinkSplit
-			var r, c string
-			for _, p := range pieces {
-				pr, pc := th.Feed(p)
-				r, c = r+pr, c+pc
-			}
-			r += th.End()
-			if r != tt.reasoning || c != tt.content || th.Thought() != tt.thought {
-				t.Errorf("%q %s: reasoning %q content %q thought %q, want %q %q %q", tt.reply, how, r, c, th.Thought(), tt.reasoning, tt.content, tt.thought)
-			}
-		}
-		for i := 0; i <= len(tt.reply); i++ {
-			check("cut at "+strconv.Itoa(i), []string{tt.reply[:i], tt.reply[i:]})
-		}
-		var bytes []string
-		for i := 0; i < len(tt.reply); i++ {
-			bytes = append(bytes, tt.reply[i:i+1])
-		}
-		check("byte by byte", bytes)
+		splitAnywhere(t, nil, tt.reply, tt.reasoning, tt.content, tt.thought)
 	}
+}
+
+// splitAnywhere feeds reply cut in two at every byte and byte by byte to a
+// ThinkSplit with ends, and wants the same reasoning, content and thought
+// every way.
+func splitAnywhere(t *testing.T, ends []string, reply, reasoning, content, thought string) {
+	t.Helper()
+	check := func(how string, pieces []string) {
+		t.Helper()
+		th := ThinkSplit{Ends: ends}
+		var r, c string
+		for _, p := range pieces {
+			pr, pc := th.Feed(p)
+			r, c = r+pr, c+pc
+		}
+		r += th.End()
+		if r != reasoning || c != content || th.Thought() != thought {
+			t.Errorf("%q %s: reasoning %q content %q thought %q, want %q %q %q", reply, how, r, c, th.Thought(), reasoning, content, thought)
+		}
+	}
+	for i := 0; i <= len(reply); i++ {
+		check("cut at "+strconv.Itoa(i), []string{reply[:i], reply[i:]})
+	}
+	var bytes []string
+	for i := 0; i < len(reply); i++ {
+		bytes = append(bytes, reply[i:i+1])
+	}
+	check("byte by byte", bytes)
 }
 
 func TestThinkSplitUpstreamReasoning(t *testing.T) {

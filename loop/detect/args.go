@@ -21,6 +21,11 @@ type textArgs struct {
 // add appends key: value. A key given twice is an error: which value was
 // meant is not ours to guess.
 func (a *textArgs) add(key, value string) error {
+	return a.addRaw(key, appendJSONString(nil, value))
+}
+
+// addRaw appends key: raw, a JSON value (dsml's string="false" values).
+func (a *textArgs) addRaw(key string, raw []byte) error {
 	for _, k := range a.keys {
 		if k == key {
 			return malformed("parameter %q is given twice", key)
@@ -34,7 +39,7 @@ func (a *textArgs) add(key, value string) error {
 	}
 	a.buf = appendJSONString(a.buf, key)
 	a.buf = append(a.buf, ':')
-	a.buf = appendJSONString(a.buf, value)
+	a.buf = append(a.buf, raw...)
 	return nil
 }
 

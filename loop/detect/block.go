@@ -118,6 +118,8 @@ func (d *Detector) scanBlock(w string, p int) int {
 				d.block = append(d.block, s...)
 				p += len(s)
 				continue
+			case startDone:
+				return d.startDone(w, p, max(at, held)-held)
 			case startNo:
 				if at < held { // the check gave up on a byte held before
 					return d.giveBack(w, p, b.pre+at)
@@ -148,6 +150,16 @@ func (d *Detector) scanBlock(w string, p int) int {
 		}
 	}
 	return p
+}
+
+// startDone closes a block whose start check read all of it: its last
+// byte is w[p+k-1].
+func (d *Detector) startDone(w string, p, k int) int {
+	b := &d.blk
+	d.block = append(d.block, w[p:p+k]...)
+	b.started = true
+	b.bodyEnd, b.closeEnd = len(d.block), len(d.block)
+	return d.closeBlock(w, p+k)
 }
 
 // strictBody reports whether the block being read is a call whatever its
@@ -438,6 +450,8 @@ func (d *Detector) endBlock() {
 		} else if json.Valid([]byte(body)) {
 			b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
 		}
+	case b.kind == kMarker && b.fence == 0 && b.syn.openEnd:
+		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
 	case b.kind == kMarker && b.fence == 0 && b.syn.lastClose != "":
 		// Every call in it closed; only the section's close is missing.
 		if t := strings.TrimRight(body, " \t\r\n"); strings.HasSuffix(t, b.syn.lastClose) {

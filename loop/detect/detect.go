@@ -33,9 +33,9 @@
 // # What is held back
 //
 // Prose is released at once (rule 1), except:
-//   - a suffix that may still become an opening marker: at most 27 bytes,
-//     the longest marker less one (<｜tool▁calls▁begin｜> and
-//     <|tool_calls_section_begin|> are 28), released as soon as it cannot;
+//   - a suffix that may still become an opening marker: at most 32 bytes,
+//     the longest marker less one (DSML's <｜｜DSML｜｜ function_calls> is
+//     33), released as soon as it cannot;
 //   - a code fence opening a line ("```lang" and the blank lines after it),
 //     at most 160 bytes, until what follows shows whether the fence holds a
 //     tool block;
@@ -101,7 +101,8 @@
 //     complete value is parsed as if its closing braces were there (the
 //     documented "missing closing brace"), a DeepSeek section that
 //     ends right after a call's <｜tool▁call▁end｜> is complete (R1 leaves
-//     its <｜tool▁calls▁end｜> out), and a
+//     its <｜tool▁calls▁end｜> out), a DSML wrapper left open gives its
+//     complete invokes as calls and an invoke cut off as [ErrUnclosed], and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect
@@ -138,6 +139,7 @@ const (
 	KimiK2     Format = "kimi_k2"
 	GLM        Format = "glm"
 	Harmony    Format = "harmony"
+	DSML       Format = "dsml"
 
 	// Auto is taught as Hermes, and its <tool_call> blocks count as
 	// taught; every other dialect is detected too, each only for tools

@@ -134,6 +134,8 @@ func FuzzDialectStarts(f *testing.F) {
 		checkStartsStable(t, deepSeekStart, s)
 		checkStartsStable(t, deepSeekHeadStart, s)
 		checkStartsStable(t, kimiIDStart, s)
+		checkStartsStable(t, dsmlWrapStart, s)
+		checkStartsStable(t, dsmlInvokeStart, s)
 	})
 }
 

@@ -92,6 +92,7 @@ type markerWord struct {
 var markerSets = map[Format]*markerTable{}
 
 func init() {
+	markers = append(markers, dsmlMarkers()...)
 	for i := range markers {
 		markers[i].fail = kmp(markers[i].open)
 		for j := range markers {
@@ -100,7 +101,7 @@ func init() {
 			}
 		}
 	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Harmony, Auto} {
+	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Harmony, DSML, Auto} {
 		markerSets[f] = markersFor(f)
 	}
 }
@@ -168,4 +169,16 @@ func (d *Detector) matchMarker(s string, inFence bool) (m *marker, more bool) {
 		more = true
 	}
 	return nil, more
+}
+
+// Openings returns the opening markers of format f's own blocks, in every
+// spelling the detector reads: what may start a call of a model taught f.
+func Openings(f Format) []string {
+	var out []string
+	for i := range markers {
+		if m := &markers[i]; m.syn != nil && m.syn.format == f {
+			out = append(out, m.open)
+		}
+	}
+	return out
 }

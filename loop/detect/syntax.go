@@ -37,6 +37,10 @@ type syntax struct {
 	// end of the stream is whole though its close never came: harmony's
 	// call whose <|call|> the server stopped at and dropped.
 	complete func(body string) bool
+	// openEnd: a block open at the end of the stream is read as it
+	// stands, its parser telling complete items from one the end cut off
+	// (a DSML wrapper left open: its complete invokes are calls).
+	openEnd bool
 	// alt, when set, is the syntax the block is read as instead when
 	// start rules its body out before it started: under auto a '{' where
 	// a line starts is llama3_json or else one of json's call shapes
@@ -44,8 +48,9 @@ type syntax struct {
 	alt *syntax
 	// start looks at the body from its first non-blank byte (s is not
 	// empty) and tells whether it starts like one: startOK, startMore (s
-	// is too short to tell), or startNo with the index of the byte that
-	// cannot be part of a body. A marker followed by anything else is
+	// is too short to tell), startNo with the index of the byte that
+	// cannot be part of a body, or startDone with the index where the
+	// body, complete already, ends. A marker followed by anything else is
 	// prose ("use the <tool_call> tag"), released at once.
 	start func(s string) (res, at int)
 	// parse reads a closed block's body.
@@ -91,6 +96,9 @@ const (
 	startMore = iota
 	startOK
 	startNo
+	// startDone: the check read the whole block, which ends at the byte
+	// it gives (a self-closing tag: <｜DSML｜invoke name="x"/>).
+	startDone
 )
 
 // kmp returns the failure table of p: t[i] is the length of the longest

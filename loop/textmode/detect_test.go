@@ -21,7 +21,7 @@ var allFormats = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON,
 	detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral,
 	detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto,
-	detect.Harmony,
+	detect.Harmony, detect.DSML,
 }
 
 // markerDialects are the formats with a distinctive marker, detected in every
@@ -30,7 +30,7 @@ var allFormats = []detect.Format{
 var markerDialects = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes,
 	detect.Qwen3Coder, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM,
-	detect.Harmony,
+	detect.Harmony, detect.DSML,
 }
 
 // shapeOnly reports whether f is a format without a marker: its calls
@@ -142,7 +142,7 @@ func wantArguments(t *testing.T, f detect.Format, tool toolhost.Tool, got []byte
 		switch f {
 		case detect.XML, detect.ToolRequest, detect.Qwen3Coder:
 			v = quote(text(a.value))
-		case detect.GLM:
+		case detect.GLM, detect.DSML:
 			if g := gotArgs[a.name]; len(g) > 0 && g[0] == '"' {
 				v = quote(text(a.value))
 			}
@@ -304,6 +304,8 @@ func TestSeveralCallsDetected(t *testing.T) {
 				text = exA + "; " + exB
 			case detect.DeepSeek:
 				text = strings.TrimSuffix(exA, dsCallsEnd) + strings.TrimPrefix(exB, dsCallsBegin)
+			case detect.DSML:
+				text = strings.TrimSuffix(exA, "\n"+dsmlCallsEnd) + strings.TrimPrefix(exB, dsmlCalls)
 			case detect.KimiK2:
 				// The second call of the reply is numbered 1.
 				exB = strings.Replace(exB, ":0"+kimiArgBegin, ":1"+kimiArgBegin, 1)

@@ -57,6 +57,19 @@ const (
 	hmEnd       = "<|end|>"
 )
 
+// DeepSeek V3.2's DSML tokens (U+FF5C as in its tokenizer) and the frame
+// its encoding (encoding_dsv32.py) puts tool results in.
+const (
+	dsmlCalls      = "<｜DSML｜function_calls>"
+	dsmlCallsEnd   = "</｜DSML｜function_calls>"
+	dsmlInvoke     = "<｜DSML｜invoke"
+	dsmlInvokeEnd  = "</｜DSML｜invoke>"
+	dsmlParam      = "<｜DSML｜parameter"
+	dsmlParamEnd   = "</｜DSML｜parameter>"
+	dsmlResults    = "<function_results>"
+	dsmlResultsEnd = "</function_results>"
+)
+
 // dialects are the text formats of docs/tool-calls.md. Each model-family
 // dialect teaches the syntax its family's chat template renders tool calls in,
 // and names the frame that template renders tool results in; the comment on
@@ -199,6 +212,21 @@ var dialects = map[detect.Format]dialect{
 		},
 		fence: "Write calls as messages of their own: never inside a code fence (```), and never in the text of the analysis channel or inside <think>…</think>, where they are not run.",
 		frame: "each as a message " + hmStart + "functions.NAME to=assistant" + hmChannel + "commentary" + hmMessage + "…" + hmEnd + " from the tool",
+	},
+	// DeepSeek V3.2's encoding (encoding_dsv32.py in its model repository):
+	// the function_calls wrapper (V4's encoding names it tool_calls; both
+	// are read), string="true" values raw and others as JSON, and the
+	// results of a round in one <function_results> block, a <result> per
+	// call.
+	detect.DSML: {
+		how: "Write a " + dsmlCalls + " block holding one " + dsmlInvoke + ` name="…"> element per call and one ` + dsmlParam + ` name="…" string="…"> element per argument, then close it with ` + dsmlCallsEnd + ".",
+		rules: []string{
+			"Write the tags exactly as shown, with the fullwidth bar ｜ on each side of DSML.",
+			`Write a string value as plain text with string="true", without quotes or escaping; write numbers, booleans, arrays and objects as JSON with string="false". A value ends at the first ` + dsmlParamEnd + ".",
+			"To make several calls at once, write several " + dsmlInvoke + ` name="…">…` + dsmlInvokeEnd + " elements in one block. Their results come back in the order written.",
+		},
+		fence: plainText,
+		frame: "in one " + dsmlResults + " block, each in a <result>…</result> element",
 	},
 	// The chat template of GLM-4.5 and GLM-4.6: the name right after
 	// <tool_call>, string values raw and other values as JSON, results in

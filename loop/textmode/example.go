@@ -136,7 +136,7 @@ type call struct {
 
 // callsText writes calls as one reply of a model taught f would: in the
 // formats with a section or list around calls (xml, json, pythonic,
-// mistral, deepseek, kimi_k2) all of them in one, elsewhere one block per
+// mistral, deepseek, kimi_k2, dsml) all of them in one, elsewhere one block per
 // call on lines of their own.
 func callsText(f detect.Format, calls []call) string {
 	var b strings.Builder
@@ -207,6 +207,8 @@ func callsText(f detect.Format, calls []call) string {
 			b.WriteString(hmChannel + "commentary to=functions." + c.name + " " + hmConstrain + "json" + hmMessage +
 				objectText(c.args, ": ", ", ") + hmCall)
 		}
+	case detect.DSML:
+		dsmlText(&b, calls)
 	case detect.KimiK2:
 		b.WriteString(kimiSectionBegin)
 		for i, c := range calls {
@@ -251,6 +253,25 @@ func blockText(b *strings.Builder, f detect.Format, c call) {
 	default: // detect.Hermes, and detect.Auto, which is taught as hermes
 		b.WriteString("<tool_call>\n" + callText(c.name, c.args) + "\n</tool_call>")
 	}
+}
+
+// dsmlText writes calls as DeepSeek V3.2's encoding renders them: each
+// tag on a line of its own, a string value raw with string="true", any
+// other as JSON with string="false".
+func dsmlText(b *strings.Builder, calls []call) {
+	b.WriteString(dsmlCalls + "\n")
+	for _, c := range calls {
+		b.WriteString(dsmlInvoke + ` name="` + c.name + "\">\n")
+		for _, a := range c.args {
+			str := "false"
+			if strings.HasPrefix(a.value, `"`) {
+				str = "true"
+			}
+			b.WriteString(dsmlParam + ` name="` + a.name + `" string="` + str + `">` + text(a.value) + dsmlParamEnd + "\n")
+		}
+		b.WriteString(dsmlInvokeEnd + "\n")
+	}
+	b.WriteString(dsmlCallsEnd)
 }
 
 // delimit wraps a tool_request value, in the escape form when the value

@@ -65,6 +65,12 @@ Paris
 <arg_value>3</arg_value>
 </tool_call>`},
 		{detect.Harmony, `<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris", "days": 3}<|call|>`},
+		{detect.DSML, `<｜DSML｜function_calls>
+<｜DSML｜invoke name="get_weather">
+<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>
+<｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+</｜DSML｜invoke>
+</｜DSML｜function_calls>`},
 		{detect.Auto, `<tool_call>
 {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
 </tool_call>`},
@@ -168,6 +174,12 @@ func TestWorkedExampleValueSpelling(t *testing.T) {
 			"<arg_key>b</arg_key>\n<arg_value>false</arg_value>\n<arg_key>n</arg_key>\n<arg_value>null</arg_value>\n" +
 			"<arg_key>o</arg_key>\n<arg_value>{\"k\":[true,null,1.5e3],\"e\":{}}</arg_value>\n" +
 			"<arg_key>l</arg_key>\n<arg_value>[]</arg_value>\n</tool_call>"},
+		{detect.DSML, "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"set\">\n" +
+			"<｜DSML｜parameter name=\"s\" string=\"true\">two words \"q\" \\ ü</｜DSML｜parameter>\n" +
+			"<｜DSML｜parameter name=\"b\" string=\"false\">false</｜DSML｜parameter>\n" +
+			"<｜DSML｜parameter name=\"n\" string=\"false\">null</｜DSML｜parameter>\n" +
+			"<｜DSML｜parameter name=\"o\" string=\"false\">{\"k\":[true,null,1.5e3],\"e\":{}}</｜DSML｜parameter>\n" +
+			"<｜DSML｜parameter name=\"l\" string=\"false\">[]</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"},
 		{detect.Qwen3Coder, "<tool_call>\n<function=set>\n<parameter=s>\ntwo words \"q\" \\ ü\n</parameter>\n" +
 			"<parameter=b>\nfalse\n</parameter>\n<parameter=n>\nnull\n</parameter>\n" +
 			"<parameter=o>\n{\"k\":[true,null,1.5e3],\"e\":{}}\n</parameter>\n<parameter=l>\n[]\n</parameter>\n</function>\n</tool_call>"},

@@ -80,6 +80,7 @@ func TestFeedbackOneFramePerResult(t *testing.T) {
 		{detect.GLM, "<tool_response>", "</tool_response>"},
 		{detect.Mistral, "[TOOL_RESULTS]", "[/TOOL_RESULTS]"},
 		{detect.DeepSeek, "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"},
+		{detect.DSML, "<result>", "</result>"},
 		// Frames without a closing marker: each is a line, or starts at
 		// a header line.
 		{detect.KimiK2, "## Return of ", ""},
@@ -136,6 +137,7 @@ func TestFeedbackJSONBodies(t *testing.T) {
 		{detect.Qwen3Coder, "<tool_response>\n", "\n</tool_response>", "name"},
 		{detect.GLM, "<tool_response>\n", "\n</tool_response>", "name"},
 		{detect.DeepSeek, "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>", "name"},
+		{detect.DSML, "<result>", "</result>", "name"},
 		{detect.Llama3JSON, "", "", "tool"}, // one line each
 		{detect.Pythonic, "", "", "tool"},
 		{detect.Mistral, "[TOOL_RESULTS]", "[/TOOL_RESULTS]", ""},

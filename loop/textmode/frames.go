@@ -39,6 +39,8 @@ func writeFrame(b *strings.Builder, f detect.Format, i int, r toolhost.Result, l
 		writeKimiFrame(b, i, r)
 	case detect.Harmony:
 		writeHarmonyFrame(b, r)
+	case detect.DSML:
+		writeDSMLFrame(b, i, r, last)
 	default:
 		// hermes, qwen3_coder and glm: Qwen's and GLM-4.5/4.6's templates
 		// write "<tool_response>\n" + content + "\n</tool_response>".
@@ -140,6 +142,20 @@ func writeKimiFrame(b *strings.Builder, i int, r toolhost.Result) {
 	b.WriteString(kimiReturn + id + "\n")
 	b.WriteString(textBody(r))
 	b.WriteString("\n")
+}
+
+// writeDSMLFrame follows DeepSeek V3.2's encoding: the round's results in
+// one <function_results> block, each "<result>content</result>" on a line
+// of its own. The content is the result object, which names the call the
+// encoding's bare content leaves to its order.
+func writeDSMLFrame(b *strings.Builder, i int, r toolhost.Result, last bool) {
+	if i == 0 {
+		b.WriteString(dsmlResults + "\n")
+	}
+	b.WriteString("<result>" + resultObject(r, "name") + "</result>\n")
+	if last {
+		b.WriteString(dsmlResultsEnd + "\n")
+	}
 }
 
 // callRef is how the feedback of format f names the i-th call of a round:

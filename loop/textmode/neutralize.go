@@ -19,12 +19,14 @@ import (
 //	「始」              →  ｢始」               (U+FF62 HALFWIDTH LEFT CORNER BRACKET)
 //	<|tool_call_begin|>   →  ＜|tool_call_begin|>
 //	<｜tool▁sep｜>        →  ＜｜tool▁sep｜>
+//	</‖DSML‖invoke>    →  ＜/‖DSML‖invoke>
 //	## Return of       →  ＃# Return of        (U+FF03 FULLWIDTH NUMBER SIGN)
 //
 // Special tokens are defused by shape rather than by a list: every
 // <|name|> (Kimi K2's tool tokens, Llama's <|python_tag|>, GLM's
-// <|observation|>, and the role tokens of those families) and every "<｜"
-// (all DeepSeek tokens start so, and nothing else does). A tool result
+// <|observation|>, and the role tokens of those families), every "<｜"
+// (all DeepSeek tokens start so, and nothing else does), and every DSML
+// tag in the other spellings of its bars (dsmlAt). A tool result
 // that forges a role token is as dangerous as one that forges a call. A
 // <|name|> token counts only when whole: "a <| b" in F# or Elm code stays,
 // and no frame writes "|>" after a result to complete a cut one.
@@ -55,7 +57,7 @@ func Neutralize(s string) string {
 		var twin string
 		switch s[i] {
 		case '<':
-			if !tagAt(s, i+1) && !tokenAt(s, i+1) {
+			if !tagAt(s, i+1) && !tokenAt(s, i+1) && !dsmlAt(s, i+1) {
 				continue
 			}
 			twin = "＜"
@@ -105,6 +107,8 @@ var tagNames = []string{
 	"tool_use", "function_calls", "minimax:tool_call", "invoke", "parameter",
 	"tool_call", "function", "arg_key", "arg_value", "tool_result",
 	"tool_response", "think",
+	// DeepSeek V3.2's result frame (dsml).
+	"function_results", "result",
 	// The Hermes wrappers llama.cpp accepts, and the generic <tool>: a
 	// tool's XML loses these few tags to the twin, which a model reads
 	// the same, rather than let a result forge a call of a known tool.

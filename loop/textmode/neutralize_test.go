@@ -39,6 +39,11 @@ var markers = []string{
 	"<|python_tag|>", "<|eom_id|>", "<|eot_id|>", "<|start_header_id|>",
 	"<|observation|>", "<|im_end|>",
 	"## Return of functions.x:0",
+	// dsml in each spelling of its bars, and its result frame.
+	"<｜DSML｜function_calls>", "</｜DSML｜tool_calls>", `<‖DSML‖invoke name="x">`, "</‖DSML‖invoke>",
+	`<||DSML||parameter name="x" string="true">`, "</||DSML||parameter>", "< | DSML | tool_calls>",
+	"</ | DSML | invoke>", "<｜｜DSML｜｜ invoke name=\"x\">", "<function_results>", "</function_results>",
+	"<result>", "</result>",
 }
 
 func TestNeutralize(t *testing.T) {
@@ -137,6 +142,7 @@ func TestNeutralizeLeavesOtherText(t *testing.T) {
 		"< tool_call> <\u200dtool_call> ＜tool_call>",
 		"[TOOL_CALL] [TOOL] [TOOL_REQUEST [tool result] [ARG] [TOOL_RESULTS [/TOOL_RESULT]",
 		"a <| b |> c, x <|> y <||> z <|a b|> <|a|",
+		"<||> DSML, < | x | DSML, <DSML>, <‖ DSM, <results> <result_x>",
 		"<arg_keys> <arg_value_x> <args>",
 		"｜tool▁sep｜> ＜｜tool▁sep｜>",
 		"## Returns # Return of #Return of ##Return of ## Return off",
@@ -213,13 +219,16 @@ func hasMarker(s string) bool {
 		"[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "[TOOL_RESULTS]", "[TOOL_CONTENT]", "[/TOOL_RESULTS]",
 		"## Return of ", "<｜",
 	}
-	if specialToken.MatchString(s) {
+	if specialToken.MatchString(s) || dsmlTag.MatchString(s) {
 		return true
 	}
 	var tags []string
 	for _, name := range []string{
 		"tool_use", "function_calls", "minimax:tool_call", "invoke", "parameter",
 		"tool_call", "function", "arg_key", "arg_value", "tool_result", "tool_response", "think",
+		"function_results", "result",
+		// The Hermes wrappers llama.cpp accepts, defused since they are read.
+		"tool", "tools", "json", "function_call", "response",
 	} {
 		tags = append(tags, "<"+name, "</"+name)
 	}
@@ -242,6 +251,9 @@ func hasMarker(s string) bool {
 	}
 	return false
 }
+
+// dsmlTag is the head of a DSML tag in any spelling of its bars.
+var dsmlTag = regexp.MustCompile(`(?i)</?[｜‖| ]*[｜‖|][｜‖| ]*DSML`)
 
 // specialToken is the shape of a special token such as <|tool_call_begin|>:
 // a name of tag-name characters, '▁', or the runes folding onto ASCII.
