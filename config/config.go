@@ -146,6 +146,7 @@ const (
 	TextFormatDeepSeek   = "deepseek"
 	TextFormatKimiK2     = "kimi_k2"
 	TextFormatGLM        = "glm"
+	TextFormatGemma4     = "gemma4"
 	// TextFormatAuto teaches hermes and detects every dialect, each only
 	// for tools the turn can run.
 	TextFormatAuto = "auto"
@@ -156,7 +157,9 @@ const (
 var TextFormats = []string{
 	TextFormatXML, TextFormatToolRequest, TextFormatHermes, TextFormatJSON,
 	TextFormatQwen3Coder, TextFormatLlama3JSON, TextFormatPythonic, TextFormatMistral,
-	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM, TextFormatAuto,
+	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM,
+	TextFormatGemma4,
+	TextFormatAuto,
 }
 
 // Display modes (docs/stream.md).

@@ -444,6 +444,8 @@ func (d *Detector) endBlock() {
 			end := b.bodyStart + len(t)
 			b.bodyEnd, b.closeEnd, closed = end, end, true
 		}
+	case b.kind == kMarker && b.fence == 0 && b.syn.endOK != nil && b.syn.endOK(body):
+		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
 	case b.kind == kBalanced:
 		var end int
 		if closed, end = b.bal.complete(len(d.block)); closed {

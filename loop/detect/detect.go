@@ -118,6 +118,7 @@ const (
 	DeepSeek   Format = "deepseek"
 	KimiK2     Format = "kimi_k2"
 	GLM        Format = "glm"
+	Gemma4     Format = "gemma4"
 
 	// Auto is taught as Hermes, and its <tool_call> blocks count as
 	// taught; every other dialect is detected too, each only for tools
@@ -218,6 +219,8 @@ type Detector struct {
 	blk   block  // the block being read, dropped or closed
 	fl    fenceLine
 	think int // stThink: bytes of "</think>" matched at the end of the input
+	// thinkEnd is the close of the reasoning span being read (stThink).
+	thinkEnd string
 
 	// lead is the line state (see leadAfter) at the end of everything fed;
 	// holdLead at the start of hold; winLead at the start of the window

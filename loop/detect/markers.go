@@ -13,6 +13,8 @@ type marker struct {
 	// looked for at all (Auto counts as every one).
 	only []Format
 	fail []int // kmp(open), set by init
+	// thinkEnd closes a reasoning span other than <think>'s (syn nil).
+	thinkEnd string
 }
 
 // markers are every opening tag looked for in prose. All start with '<' or
@@ -45,7 +47,11 @@ var markers = []marker{
 	{open: "<json>", syn: &synWrapJSON, fence: true},
 	{open: "<response>", syn: &synWrapResponse, fence: true},
 	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
+	{open: gemmaCallOpen, syn: &synGemma4, fence: true},
+	{open: fgemmaCallOpen, syn: &synFunctionGemma, fence: true},
 	{open: "<think>"},
+	{open: gemmaThoughtOpen, thinkEnd: gemmaThoughtClose},
+	{open: seedThinkOpen, thinkEnd: seedThinkClose},
 }
 
 // markerTable lists, by the byte after their first, the markers a '<' or
@@ -93,7 +99,7 @@ func init() {
 			}
 		}
 	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Auto} {
+	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Gemma4, Auto} {
 		markerSets[f] = markersFor(f)
 	}
 }

@@ -33,6 +33,10 @@ type syntax struct {
 	// <｜tool▁call▁end｜> and stops (llama.cpp's test-chat.cpp: "Look
 	// what's not here: <｜tool▁calls▁end｜>").
 	lastClose string
+	// endOK, when set, reports whether a body open at the end of the
+	// stream is complete all the same: Gemma 4 may close its last call
+	// with the end-of-turn token instead, which servers often strip.
+	endOK func(body string) bool
 	// alt, when set, is the syntax the block is read as instead when
 	// start rules its body out before it started: under auto a '{' where
 	// a line starts is llama3_json or else one of json's call shapes
