@@ -49,6 +49,8 @@ var markers = []marker{
 	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
 	{open: gemmaCallOpen, syn: &synGemma4, fence: true},
 	{open: fgemmaCallOpen, syn: &synFunctionGemma, fence: true},
+	{open: seedCallOpen, syn: &synSeed, fence: true},
+	{open: lfmCallOpen, syn: &synLFM2, fence: true},
 	{open: "<think>"},
 	{open: gemmaThoughtOpen, thinkEnd: gemmaThoughtClose},
 	{open: seedThinkOpen, thinkEnd: seedThinkClose},
