@@ -190,7 +190,15 @@ func TestGemma4Errors(t *testing.T) {
 		}})
 	}
 	open := `<|tool_call>call:get_weather{location:<|"|>London`
+	// Rule 2: in the taught format a block is a call, the body starting
+	// on the line after the token.
+	words := "<|tool_call>\nget weather for Paris please\n<tool_call|>"
 	runSteps(t, []stepCase{
+		{
+			name:  "taught: words after the token are a PARSE_ERROR",
+			opts:  gemmaTaught,
+			steps: []step{feed(words, "", errCall(detect.Gemma4, "get", words, detect.ErrMalformed)), end("")},
+		},
 		{
 			name:  "unclosed at End",
 			opts:  gemmaTaught,
