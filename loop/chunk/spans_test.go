@@ -55,3 +55,32 @@ func TestSpanSplitProseAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations", n)
 	}
 }
+
+// FuzzSpanSplit: whatever the content and however it is cut, the split
+// gives the same reasoning and content as whole, and loses nothing but
+// the spans' tokens.
+func FuzzSpanSplit(f *testing.F) {
+	f.Add("<|channel>thought\nx<channel|>y<seed:think>z</seed:think>", uint8(3))
+	f.Add("a <|chan <seed:th </seed:think", uint8(1))
+	f.Fuzz(func(t *testing.T, in string, step uint8) {
+		run := func(n int) (string, string) {
+			var p chunk.SpanSplit
+			var r, c string
+			for s := in; s != ""; {
+				k := min(n, len(s))
+				a, b := p.Feed(s[:k])
+				r, c, s = r+a, c+b, s[k:]
+			}
+			a, b := p.End()
+			return r + a, c + b
+		}
+		r0, c0 := run(len(in) + 1)
+		r1, c1 := run(int(step%16) + 1)
+		if r0 != r1 || c0 != c1 {
+			t.Fatalf("whole: %q %q; cut every %d: %q %q", r0, c0, step%16+1, r1, c1)
+		}
+		if len(r0)+len(c0) > len(in) {
+			t.Fatalf("more out than in: %q %q from %q", r0, c0, in)
+		}
+	})
+}

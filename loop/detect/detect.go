@@ -77,6 +77,12 @@
 //   - <think>…</think> in content is shown and never executed; an unclosed
 //     <think> runs to the end of the reply. (A server that strips the
 //     opening tag leaves its thinking as prose, where calls are found.)
+//   - Gemma 4's thought channel (<|channel>…<channel|>) and Seed's
+//     <seed:think>…</seed:think> are read as <think> is. (The loop takes
+//     them out as reasoning before its detector sees the content.)
+//   - A Gemma 4 call open at End is complete when it ends with <turn|>, or
+//     with the '}' of arguments that parse (the server stripped the stop
+//     token): syntax.endOK.
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
 //     or text under rule 6, except that a json object cut right after a
 //     complete value is parsed as if its closing braces were there (the
