@@ -41,20 +41,35 @@ func (p *SpanSplit) Feed(s string) (reasoning, content string) {
 	var r, c strings.Builder
 	for s != "" {
 		if p.in == 0 {
-			i, sp := openAt(s)
-			if sp < 0 {
-				keep := heldOpen(s[i:])
+			i, sp, closing := tokenAt(s)
+			switch {
+			case sp < 0:
+				keep := heldToken(s[i:])
 				c.WriteString(s[:len(s)-keep])
 				p.held = strings.Clone(s[len(s)-keep:])
-				break
+				s = ""
+			case closing:
+				// A stray close (llama.cpp's test-chat.cpp: "…What's
+				// up?<channel|>") is a token, not content.
+				c.WriteString(s[:i])
+				s = s[i+len(spans[sp].close):]
+			default:
+				c.WriteString(s[:i])
+				s = s[i+len(spans[sp].open):]
+				p.in, p.named = sp+1, spans[sp].name != ""
 			}
-			c.WriteString(s[:i])
-			s = s[i+len(spans[sp].open):]
-			p.in, p.named = sp+1, spans[sp].name != ""
 			continue
 		}
 		sp := spans[p.in-1]
 		if p.named {
+			if rest, ok := strings.CutPrefix(s, sp.open); ok {
+				s = rest // the opening token twice: "<|channel><|channel>thought"
+				continue
+			}
+			if len(s) < len(sp.open) && strings.HasPrefix(sp.open, s) {
+				p.held = strings.Clone(s)
+				break
+			}
 			rest, more := cutName(s, sp.name)
 			if more {
 				p.held = strings.Clone(s)
@@ -90,31 +105,36 @@ func (p *SpanSplit) End() (reasoning, content string) {
 	return "", h
 }
 
-// openAt returns where the first span opening in s is, and which span; or
-// -1 as the span and where the bytes that may start one begin (len(s)
-// when none may).
-func openAt(s string) (at, sp int) {
+// tokenAt returns where the first span token in s is, which span's, and
+// whether it is the close; or -1 as the span and where the bytes that may
+// start one begin (len(s) when none may).
+func tokenAt(s string) (at, sp int, closing bool) {
 	for i := strings.IndexByte(s, '<'); i >= 0; {
 		for k := range spans {
 			if strings.HasPrefix(s[i:], spans[k].open) {
-				return i, k
+				return i, k, false
+			}
+			if strings.HasPrefix(s[i:], spans[k].close) {
+				return i, k, true
 			}
 		}
 		j := strings.IndexByte(s[i+1:], '<')
 		if j < 0 {
-			return i, -1
+			return i, -1, false
 		}
 		i += 1 + j
 	}
-	return len(s), -1
+	return len(s), -1, false
 }
 
-// heldOpen returns how many bytes at the end of s, which starts at its
-// last '<' (or is empty), may still become a span's opening.
-func heldOpen(s string) int {
+// heldToken returns how many bytes at the end of s, which starts at its
+// last '<' (or is empty), may still become a span's token.
+func heldToken(s string) int {
 	for k := range spans {
-		if len(s) < len(spans[k].open) && strings.HasPrefix(spans[k].open, s) {
-			return len(s)
+		for _, tok := range []string{spans[k].open, spans[k].close} {
+			if len(s) < len(tok) && strings.HasPrefix(tok, s) {
+				return len(s)
+			}
 		}
 	}
 	return 0

@@ -21,6 +21,12 @@ func TestSpanSplit(t *testing.T) {
 		{"a span left open is reasoning to the end", "ok <seed:think>still thinking <seed", "still thinking <seed", "ok "},
 		{"a cut opening at the end is content", "ok <|chan", "", "ok <|chan"},
 		{"a channel name cut at the end", "<|channel>tho", "tho", ""},
+		// llama.cpp's tests/test-chat.cpp, Gemma 4's edge cases.
+		{"an empty thought", "<|channel>thought<channel|>Hello, world!\nWhat's up?", "", "Hello, world!\nWhat's up?"},
+		{"a stray close after the answer", "<|channel>thought\n<channel|>Hello, world!\nWhat's up?<channel|>", "", "Hello, world!\nWhat's up?"},
+		{"an empty thought after the answer", "<|channel>thought\n<channel|>Hello, world!\nWhat's up?<|channel>thought\n<channel|><channel|>", "", "Hello, world!\nWhat's up?"},
+		{"the opening token twice", "<|channel><|channel>thought\n<channel|>Hello, world!\nWhat's up?", "", "Hello, world!\nWhat's up?"},
+		{"reasoning and content", "<|channel>thought\nI'm\nthinking<channel|>Hello, world!\nWhat's up?", "I'm\nthinking", "Hello, world!\nWhat's up?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			check := func(how string, pieces []string) {

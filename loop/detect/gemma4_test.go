@@ -173,6 +173,32 @@ func TestGemma4(t *testing.T) {
 	})
 }
 
+// TestGemma4LlamaCpp: llama.cpp's tests/test-chat.cpp, "Google Gemma 4
+// (tool calling with Gemma4 dict format)", each case a block of its own,
+// names made the tests' own.
+func TestGemma4LlamaCpp(t *testing.T) {
+	for _, tc := range []struct{ name, before, block, tool, args string }{
+		{"string argument", "", `<|tool_call>call:search{city:<|"|>London<|"|>}<tool_call|>`, "search", `{"city":"London"}`},
+		{"string with a space", "", `<|tool_call>call:search{city:<|"|>San Francisco<|"|>}<tool_call|>`, "search", `{"city":"San Francisco"}`},
+		{"empty args", "", `<|tool_call>call:search{}<tool_call|>`, "search", `{}`},
+		{"content before", "Hello, world!\nWhat's up?", `<|tool_call>call:search{city:<|"|>Paris<|"|>}<tool_call|>`, "search", `{"city":"Paris"}`},
+		{"integer", "", `<|tool_call>call:search{arg1:42}<tool_call|>`, "search", `{"arg1":42}`},
+		{"negative number", "", `<|tool_call>call:search{arg1:-7}<tool_call|>`, "search", `{"arg1":-7}`},
+		{"decimal", "", `<|tool_call>call:search{orig:3.14}<tool_call|>`, "search", `{"orig":3.14}`},
+		{"booleans and null", "", `<|tool_call>call:search{enabled:true,off:false,value:null}<tool_call|>`, "search", `{"enabled":true,"off":false,"value":null}`},
+		{"array of strings", "", `<|tool_call>call:search{todos:[<|"|>buy milk<|"|>,<|"|>walk dog<|"|>]}<tool_call|>`, "search", `{"todos":["buy milk","walk dog"]}`},
+		{"object", "", `<|tool_call>call:search{config:{theme:<|"|>dark<|"|>,count:3}}<tool_call|>`, "search", `{"config":{"theme":"dark","count":3}}`},
+		{"empty array and dict", "", `<|tool_call>call:search{todos:[],config:{}}<tool_call|>`, "search", `{"todos":[],"config":{}}`},
+		{"scientific notation", "", `<|tool_call>call:search{orig:1.5e10}<tool_call|>`, "search", `{"orig":1.5e10}`},
+	} {
+		runSteps(t, []stepCase{{
+			name:  tc.name,
+			opts:  gemmaTaught,
+			steps: []step{feed(tc.before+tc.block, tc.before, call(detect.Gemma4, tc.tool, tc.args, tc.block)), end("")},
+		}})
+	}
+}
+
 func TestGemma4Errors(t *testing.T) {
 	for _, tc := range []struct {
 		name, block, wantName string

@@ -68,3 +68,34 @@ func TestSeedOSS(t *testing.T) {
 		},
 	})
 }
+
+// TestSeedOSSLlamaCpp: llama.cpp's tests/test-chat.cpp, "ByteDance-Seed-OSS":
+// two wrappers a line apart, a JSON array value (a string until toolhost
+// coerces it by the schema), quotes and newlines inside values.
+func TestSeedOSSLlamaCpp(t *testing.T) {
+	qwen := detect.Options{Taught: detect.Qwen3Coder, Known: known}
+	a := "<seed:tool_call>\n<function=search>\n<parameter=arg1>1</parameter>\n</function>\n</seed:tool_call>"
+	b := "<seed:tool_call>\n<function=get_weather>\n<parameter=arg1>1</parameter>\n<parameter=arg2>2</parameter>\n</function>\n</seed:tool_call>"
+	todo := "<seed:tool_call>\n<function=search>\n<parameter=todos>[{\"item\": \"Check stuff\", \"selected\": false}]</parameter>\n</function>\n</seed:tool_call>"
+	edit := "<seed:tool_call>\n<function=search>\n<parameter=filename>\nfoo.cpp\n</parameter>\n<parameter=oldString>def foo(arg = \"14\"):\n    return arg + \"bar\"\n\n</parameter>\n</function>\n</seed:tool_call>"
+	runSteps(t, []stepCase{
+		{
+			name: "two wrappers",
+			opts: qwen,
+			steps: []step{feed(a+"\n"+b, "",
+				call(detect.Qwen3Coder, "search", `{"arg1":"1"}`, a),
+				call(detect.Qwen3Coder, "get_weather", `{"arg1":"1","arg2":"2"}`, b)),
+				end("\n")}, // the line between two blocks, as between two <tool_call> blocks
+		},
+		{
+			name:  "a JSON array value",
+			opts:  qwen,
+			steps: []step{feed(todo, "", call(detect.Qwen3Coder, "search", `{"todos":"[{\"item\": \"Check stuff\", \"selected\": false}]"}`, todo)), end("")},
+		},
+		{
+			name:  "quotes and newlines inside values",
+			opts:  qwen,
+			steps: []step{feed(edit, "", call(detect.Qwen3Coder, "search", `{"filename":"foo.cpp","oldString":"def foo(arg = \"14\"):\n    return arg + \"bar\"\n"}`, edit)), end("")},
+		},
+	})
+}
