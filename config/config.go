@@ -148,6 +148,7 @@ const (
 	TextFormatGLM        = "glm"
 	TextFormatHarmony    = "harmony"
 	TextFormatDSML       = "dsml"
+	TextFormatGemma4     = "gemma4"
 	// TextFormatAuto teaches hermes and detects every dialect, each only
 	// for tools the turn can run.
 	TextFormatAuto = "auto"
@@ -160,6 +161,7 @@ var TextFormats = []string{
 	TextFormatQwen3Coder, TextFormatLlama3JSON, TextFormatPythonic, TextFormatMistral,
 	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM,
 	TextFormatHarmony, TextFormatDSML,
+	TextFormatGemma4,
 	TextFormatAuto,
 }
 

@@ -174,6 +174,7 @@ func (tr *turnRun) readDelta(c *stepChunk, det *detect.Detector, ro *roundOutcom
 			c.reasoning, c.visible = ro.think.Feed(t)
 		}
 		if det != nil {
+			c.visible = ro.splitSpans(c)
 			text.WriteString(t)
 			c.visible, c.calls = det.Feed(c.visible)
 			// Harmony's analysis messages are reasoning the detector

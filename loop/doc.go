@@ -33,6 +33,9 @@
 //     upstream opened and read, the end of its text, its calls awaited.
 //   - chunkstep.go: step, the one path every upstream chunk takes: usage,
 //     delta, finish, send.
+//   - reasoningspans.go: the reasoning spans models write in content
+//     (Gemma 4's thought channel, <seed:think>) sent as reasoning before
+//     the detector reads the content.
 //   - roundbody.go: the request body of each round of a turn with tools
 //     (the client's messages, the taught prompt or the server tools, the
 //     earlier rounds in the tool mode's shape).

@@ -29,6 +29,9 @@ type roundOutcome struct {
 	native *nativeCalls
 	// think splits off the implicit reasoning (Turn.ImplicitThink).
 	think *chunk.ThinkSplit
+	// spans moves the reasoning spans written in content (Gemma 4's
+	// thought channel, <seed:think>) to reasoning; nil in a plain turn.
+	spans *chunk.SpanSplit
 	// order lists every call of the round, server and client, in order of
 	// appearance: the assistant message of a native history carries them
 	// all.
@@ -154,6 +157,7 @@ func (tr *turnRun) newOutcome() *roundOutcome {
 		}
 	}
 	if !tr.plain {
+		ro.spans = &chunk.SpanSplit{}
 		// Whatever is not the client's own tool is handled here: a server
 		// tool runs, an unknown name gets TOOL_NOT_FOUND. In text mode
 		// too: a server with a tool parser of its own turns the model's
@@ -244,8 +248,8 @@ func (tr *turnRun) endText(n int, final bool, det *detect.Detector, ro *roundOut
 		}
 	}
 	if det != nil {
-		tail, calls := det.End()
-		if err := tr.s.sendReasoning(det.Reasoning()); err != nil {
+		tail, calls, err := tr.endSpans(det, ro)
+		if err != nil {
 			return err
 		}
 		if err := tr.sendContent(ro, tail); err != nil {

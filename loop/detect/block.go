@@ -460,6 +460,8 @@ func (d *Detector) endBlock() {
 		}
 	case b.kind == kMarker && b.syn.complete != nil && b.syn.complete(body):
 		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
+	case b.kind == kMarker && b.fence == 0 && b.syn.endOK != nil && b.syn.endOK(body):
+		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
 	case b.kind == kBalanced:
 		var end int
 		if closed, end = b.bal.complete(len(d.block)); closed {

@@ -96,6 +96,12 @@
 //   - <think>…</think> in content is shown and never executed; an unclosed
 //     <think> runs to the end of the reply. (A server that strips the
 //     opening tag leaves its thinking as prose, where calls are found.)
+//   - Gemma 4's thought channel (<|channel>…<channel|>) and Seed's
+//     <seed:think>…</seed:think> are read as <think> is. (The loop takes
+//     them out as reasoning before its detector sees the content.)
+//   - A Gemma 4 call open at End is complete when it ends with <turn|>, or
+//     with the '}' of arguments that parse (the server stripped the stop
+//     token): syntax.endOK.
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
 //     or text under rule 6, except that a json object cut right after a
 //     complete value is parsed as if its closing braces were there (the
@@ -140,6 +146,7 @@ const (
 	GLM        Format = "glm"
 	Harmony    Format = "harmony"
 	DSML       Format = "dsml"
+	Gemma4     Format = "gemma4"
 
 	// Auto is taught as Hermes, and its <tool_call> blocks count as
 	// taught; every other dialect is detected too, each only for tools
@@ -240,6 +247,8 @@ type Detector struct {
 	blk   block  // the block being read, dropped or closed
 	fl    fenceLine
 	think int // stThink: bytes of "</think>" matched at the end of the input
+	// thinkEnd is the close of the reasoning span being read (stThink).
+	thinkEnd string
 
 	// lead is the line state (see leadAfter) at the end of everything fed;
 	// holdLead at the start of hold; winLead at the start of the window

@@ -13,6 +13,8 @@ type marker struct {
 	// looked for at all (Auto counts as every one).
 	only []Format
 	fail []int // kmp(open), set by init
+	// thinkEnd closes a reasoning span other than <think>'s (syn nil).
+	thinkEnd string
 }
 
 // markers are every opening tag looked for in prose. All start with '<' or
@@ -52,7 +54,13 @@ var markers = []marker{
 	{open: hmCall, syn: &synHarmonyDrop},
 	{open: hmMessage, syn: &synHarmonyDrop},
 	{open: hmConstrain, syn: &synHarmonyDrop},
+	{open: gemmaCallOpen, syn: &synGemma4, fence: true},
+	{open: fgemmaCallOpen, syn: &synFunctionGemma, fence: true},
+	{open: seedCallOpen, syn: &synSeed, fence: true},
+	{open: lfmCallOpen, syn: &synLFM2, fence: true},
 	{open: "<think>"},
+	{open: gemmaThoughtOpen, thinkEnd: gemmaThoughtClose},
+	{open: seedThinkOpen, thinkEnd: seedThinkClose},
 }
 
 // markerTable lists, by the byte after their first, the markers a '<' or
@@ -101,7 +109,7 @@ func init() {
 			}
 		}
 	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Harmony, DSML, Auto} {
+	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Harmony, DSML, Gemma4, Auto} {
 		markerSets[f] = markersFor(f)
 	}
 }

@@ -72,7 +72,7 @@ func qwenFunctionStart(s string) (res, at int) {
 func parseQwen(s string) parsed {
 	pr := parsed{format: Qwen3Coder}
 	for s = trimBlankLeft(s); s != ""; s = trimBlankLeft(s) {
-		rest, ok := strings.CutPrefix(s, qwenFunction)
+		rest, ok := cutQwenOpen(s)
 		if !ok {
 			pr.err = malformed("expected <function=name>, got %s", excerpt(s))
 			return pr

@@ -172,7 +172,10 @@ func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
 	end := i + len(m.open)
 	if m.syn == nil { // <think>: shown, and nothing inside runs
 		d.emit(w[p:end])
-		d.st, d.think = stThink, 0
+		d.st, d.think, d.thinkEnd = stThink, 0, thinkClose
+		if m.thinkEnd != "" {
+			d.thinkEnd = m.thinkEnd
+		}
 		return end, true
 	}
 	d.emit(w[p:i])
@@ -320,10 +323,12 @@ func isBlank(c byte) bool {
 
 const thinkClose = "</think>"
 
-// scanThink releases think text and looks for "</think>", which may arrive
-// split across pieces (d.think bytes of it already seen). Nothing is held:
-// the closing tag is visible text too.
+// scanThink releases think text and looks for "</think>" (or the close of
+// the span d.thinkEnd names), which may arrive split across pieces (d.think
+// bytes of it already seen). Nothing is held: the closing tag is visible
+// text too.
 func (d *Detector) scanThink(w string, p int) int {
+	thinkClose := d.thinkEnd
 	if d.think > 0 {
 		rest := thinkClose[d.think:]
 		n := min(len(rest), len(w)-p)
@@ -337,7 +342,8 @@ func (d *Detector) scanThink(w string, p int) int {
 			d.emit(w[p:])
 			return len(w)
 		}
-		// "</think>" has no border ('<' occurs once), so matching restarts
+		// "</think>" has no border ('<' occurs once, as in every span's
+		// close), so matching restarts
 		// at w[p].
 		d.think = 0
 	}

@@ -41,6 +41,10 @@ type syntax struct {
 	// stands, its parser telling complete items from one the end cut off
 	// (a DSML wrapper left open: its complete invokes are calls).
 	openEnd bool
+	// endOK, when set, reports whether a body open at the end of the
+	// stream is complete all the same: Gemma 4 may close its last call
+	// with the end-of-turn token instead, which servers often strip.
+	endOK func(body string) bool
 	// alt, when set, is the syntax the block is read as instead when
 	// start rules its body out before it started: under auto a '{' where
 	// a line starts is llama3_json or else one of json's call shapes

@@ -244,6 +244,8 @@ func blockText(b *strings.Builder, f detect.Format, c call) {
 			b.WriteString("<parameter=" + a.name + ">\n" + text(a.value) + "\n</parameter>\n")
 		}
 		b.WriteString("</function>\n</tool_call>")
+	case detect.Gemma4:
+		gemmaCallText(b, c)
 	case detect.GLM:
 		b.WriteString("<tool_call>" + c.name + "\n")
 		for _, a := range c.args {

@@ -41,6 +41,8 @@ func writeFrame(b *strings.Builder, f detect.Format, i int, r toolhost.Result, l
 		writeHarmonyFrame(b, r)
 	case detect.DSML:
 		writeDSMLFrame(b, i, r, last)
+	case detect.Gemma4:
+		writeGemmaFrame(b, r)
 	default:
 		// hermes, qwen3_coder and glm: Qwen's and GLM-4.5/4.6's templates
 		// write "<tool_response>\n" + content + "\n</tool_response>".

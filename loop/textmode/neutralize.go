@@ -57,7 +57,7 @@ func Neutralize(s string) string {
 		var twin string
 		switch s[i] {
 		case '<':
-			if !tagAt(s, i+1) && !tokenAt(s, i+1) && !dsmlAt(s, i+1) {
+			if !tagAt(s, i+1) && !tokenAt(s, i+1) && !dsmlAt(s, i+1) && !gemmaTokenAt(s, i+1) {
 				continue
 			}
 			twin = "＜"

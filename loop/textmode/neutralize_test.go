@@ -219,7 +219,7 @@ func hasMarker(s string) bool {
 		"[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "[TOOL_RESULTS]", "[TOOL_CONTENT]", "[/TOOL_RESULTS]",
 		"## Return of ", "<｜",
 	}
-	if specialToken.MatchString(s) || dsmlTag.MatchString(s) {
+	if specialToken.MatchString(s) || dsmlTag.MatchString(s) || gemmaMarker(s) {
 		return true
 	}
 	var tags []string
