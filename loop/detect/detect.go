@@ -118,6 +118,8 @@ const (
 	DeepSeek   Format = "deepseek"
 	KimiK2     Format = "kimi_k2"
 	GLM        Format = "glm"
+	KimiK3     Format = "kimi_k3"
+	MiniMaxM3  Format = "minimax_m3"
 
 	// Auto is taught as Hermes, and its <tool_call> blocks count as
 	// taught; every other dialect is detected too, each only for tools

@@ -37,6 +37,7 @@ var markers = []marker{
 	{open: kimiSectionBegin, syn: &synKimi, fence: true},
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
+	{open: k3ToolsOpen, syn: &synKimiK3, fence: true},
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
 	{open: trBracketOpen, syn: &synTRBracket, fence: true},
 	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
@@ -93,7 +94,7 @@ func init() {
 			}
 		}
 	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Auto} {
+	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, KimiK3, MiniMaxM3, Auto} {
 		markerSets[f] = markersFor(f)
 	}
 }
