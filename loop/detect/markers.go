@@ -15,8 +15,9 @@ type marker struct {
 	fail []int // kmp(open), set by init
 }
 
-// markers are every opening tag looked for in prose. All start with '<' or
-// '[', so prose without them never reaches matchMarker. No marker is a
+// markers are every opening tag looked for in prose. All start with '<',
+// '[' or ']' (minimax_m3's namespace token), so prose without them never
+// reaches matchMarker. No marker is a
 // prefix of another (init checks), so the first one s starts with is the
 // only one.
 var markers = []marker{
@@ -38,6 +39,7 @@ var markers = []marker{
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
 	{open: k3ToolsOpen, syn: &synKimiK3, fence: true},
+	{open: mmOpen, syn: &synMiniMaxM3, fence: true},
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
 	{open: trBracketOpen, syn: &synTRBracket, fence: true},
 	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
@@ -132,7 +134,7 @@ func word8(s string) (w, mask uint64) {
 	return w, mask
 }
 
-// matchMarker looks at s, which starts with '<' or '['. It returns the
+// matchMarker looks at s, which starts with '<', '[' or ']'. It returns the
 // marker s starts with, or more=true when s is shorter than a marker it is
 // a prefix of (the caller holds s back until more text arrives), or
 // neither: the byte opens no marker.
