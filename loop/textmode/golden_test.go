@@ -41,7 +41,7 @@ func golden(t *testing.T, name, got string) {
 var formats = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON,
 	detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral,
-	detect.DeepSeek, detect.KimiK2, detect.GLM,
+	detect.DeepSeek, detect.KimiK2, detect.GLM, detect.KimiK3, detect.MiniMaxM3,
 }
 
 // registry is the two-tool registry the golden prompts are built from. Its
