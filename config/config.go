@@ -146,6 +146,8 @@ const (
 	TextFormatDeepSeek   = "deepseek"
 	TextFormatKimiK2     = "kimi_k2"
 	TextFormatGLM        = "glm"
+	TextFormatKimiK3     = "kimi_k3"
+	TextFormatMiniMaxM3  = "minimax_m3"
 	// TextFormatAuto teaches hermes and detects every dialect, each only
 	// for tools the turn can run.
 	TextFormatAuto = "auto"
@@ -156,7 +158,9 @@ const (
 var TextFormats = []string{
 	TextFormatXML, TextFormatToolRequest, TextFormatHermes, TextFormatJSON,
 	TextFormatQwen3Coder, TextFormatLlama3JSON, TextFormatPythonic, TextFormatMistral,
-	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM, TextFormatAuto,
+	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM,
+	TextFormatKimiK3, TextFormatMiniMaxM3,
+	TextFormatAuto,
 }
 
 // Display modes (docs/stream.md).
