@@ -243,7 +243,7 @@ func TestFindToolsShownFromRoundOne(t *testing.T) {
 // format writes it.
 func TestFindToolsEveryTextFormat(t *testing.T) {
 	formats := []detect.Format{detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON, detect.Qwen3Coder, detect.Llama3JSON,
-		detect.Pythonic, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto}
+		detect.Pythonic, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM, detect.KimiK3, detect.MiniMaxM3, detect.Auto}
 	for _, f := range formats {
 		t.Run(string(f), func(t *testing.T) {
 			yaml := strings.Replace(manyTools(40, ""), "text_format: hermes", "text_format: "+string(f), 1)
