@@ -174,3 +174,6 @@ func TestKimiK3Errors(t *testing.T) {
 }
 
 func FuzzKimiK3(f *testing.F) { fuzzDetector(f, taughtWithLimit(detect.KimiK3)) }
+
+func BenchmarkFeedPlainKimiK3(b *testing.B)   { benchFeed(b, prose, k3Taught) }
+func BenchmarkFeedDenseLTKimiK3(b *testing.B) { benchFeed(b, denseLT, k3Taught) }

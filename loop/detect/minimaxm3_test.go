@@ -155,3 +155,7 @@ func TestMiniMaxM3Errors(t *testing.T) {
 }
 
 func FuzzMiniMaxM3(f *testing.F) { fuzzDetector(f, taughtWithLimit(detect.MiniMaxM3)) }
+
+func BenchmarkFeedPlainMiniMaxM3(b *testing.B)        { benchFeed(b, prose, mmTaught) }
+func BenchmarkFeedDenseLTMiniMaxM3(b *testing.B)      { benchFeed(b, denseLT, mmTaught) }
+func BenchmarkFeedDenseBracketMiniMaxM3(b *testing.B) { benchFeed(b, denseBracket, mmTaught) }
