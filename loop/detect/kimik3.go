@@ -23,7 +23,10 @@ import (
 // arguments may instead be one <|open|>json type="object"<|sep|>{…}
 // <|close|>json<|sep|> element, as some servers' XTML grammars force;
 // attribute values are HTML-escaped (&quot;, &amp;); white space inside a
-// token's element name ("<|open|> tools <|sep|>") is tolerated. A section
+// token's element name ("<|open|> tools <|sep|>") is tolerated. The
+// close of the response channel right before the section and the
+// message's close right after it (as K3 writes them once its prompt
+// opened the response channel) are removed with it. A section
 // left open at the end of the reply keeps its complete calls; a call cut
 // off is a PARSE_ERROR (syntax.lastClose, block.go).
 const (
@@ -36,18 +39,45 @@ const (
 	k3Sep        = "<|sep|>"
 	k3JSONOpen   = "<|open|>json"
 	k3JSONClose  = "<|close|>json<|sep|>"
+	// The channel tokens around a section: the close of the response
+	// channel before it and of the message after it are part of it.
+	k3ResponseClose = "<|close|>response<|sep|>"
+	k3MessageClose  = "<|close|>message<|sep|>"
 )
 
-// synKimiK3 is the tools section.
-var synKimiK3 = syntax{
-	format:    KimiK3,
-	close:     k3ToolsClose,
-	fail:      kmp(k3ToolsClose),
-	lastClose: k3CallClose,
-	cutKeeps:  true,
-	start:     func(s string) (int, int) { return tagAt(s, 0, k3CallOpen) },
-	parse:     parseKimiK3,
-	sniff:     sniffKimiK3,
+var (
+	// synKimiK3 is the tools section, with the message's close after it.
+	synKimiK3 = syntax{
+		format:    KimiK3,
+		close:     k3ToolsClose,
+		fail:      kmp(k3ToolsClose),
+		trail:     k3MessageClose,
+		lastClose: k3CallClose,
+		cutKeeps:  true,
+		start:     func(s string) (int, int) { return tagAt(s, 0, k3CallOpen) },
+		parse:     parseKimiK3,
+		sniff:     sniffKimiK3,
+	}
+	// synKimiK3Response is the tools section after the close of the
+	// response channel it follows ("…<|close|>response<|sep|><|open|>tools<|sep|>"),
+	// which is then part of it.
+	synKimiK3Response = syntax{
+		format:    KimiK3,
+		close:     k3ToolsClose,
+		fail:      kmp(k3ToolsClose),
+		trail:     k3MessageClose,
+		lastClose: k3CallClose,
+		cutKeeps:  true,
+		start:     func(s string) (int, int) { return tagAt(s, 0, k3ToolsOpen) },
+		parse:     func(body string) parsed { return parseKimiK3(k3AfterOpen(body)) },
+		sniff:     func(body string) parsed { return sniffKimiK3(k3AfterOpen(body)) },
+	}
+)
+
+// k3AfterOpen is body less the <|open|>tools<|sep|> it starts with.
+func k3AfterOpen(body string) string {
+	_, rest, _ := strings.Cut(body, k3ToolsOpen)
+	return rest
 }
 
 // parseKimiK3 reads the calls of a tools section.

@@ -14,6 +14,8 @@ const (
 	k3TC = "<|close|>tools<|sep|>"
 	k3CC = "<|close|>call<|sep|>"
 	k3AC = "<|close|>argument<|sep|>"
+	k3RC = "<|close|>response<|sep|>"
+	k3MC = "<|close|>message<|sep|>"
 )
 
 // k3Call writes one call element: tool, index, then key, type, value
@@ -62,19 +64,19 @@ func TestKimiK3(t *testing.T) {
 		{
 			name: "two calls in one section",
 			opts: k3Taught,
-			steps: []step{feed(two, "",
+			steps: []step{feed(two, ""), end("",
 				call(detect.KimiK3, "search", `{"q":"a"}`, two),
-				call(detect.KimiK3, "search", `{"q":"b"}`, two)), end("")},
+				call(detect.KimiK3, "search", `{"q":"b"}`, two))},
 		},
 		{
 			name:  "typed values are JSON, one that is not stays text",
 			opts:  k3Taught,
-			steps: []step{feed(typed, "", call(detect.KimiK3, "search", `{"n":42,"flag":true,"bad":"{not json"}`, typed)), end("")},
+			steps: []step{feed(typed, ""), end("", call(detect.KimiK3, "search", `{"n":42,"flag":true,"bad":"{not json"}`, typed))},
 		},
 		{
 			name:  "attributes unescaped, string values raw",
 			opts:  k3Taught,
-			steps: []step{feed(escaped, "", call(detect.KimiK3, "search", `{"q&a":"say &quot;hi&quot;"}`, escaped)), end("")},
+			steps: []step{feed(escaped, ""), end("", call(detect.KimiK3, "search", `{"q&a":"say &quot;hi&quot;"}`, escaped))},
 		},
 		{
 			name:  "a section the reply ends in keeps its complete calls",
@@ -96,17 +98,43 @@ func TestKimiK3(t *testing.T) {
 		{
 			name:  "after reasoning",
 			opts:  k3Taught,
-			steps: []step{feed("<think>which tool?</think>\n"+unicode, "<think>which tool?</think>\n", call(detect.KimiK3, "get_weather", `{"city":"北京","days":2}`, unicode)), end("")},
+			steps: []step{feed("<think>which tool?</think>\n"+unicode, "<think>which tool?</think>\n"), end("", call(detect.KimiK3, "get_weather", `{"city":"北京","days":2}`, unicode))},
 		},
 		{
 			name:  "the arguments as one json element",
 			opts:  k3Taught,
-			steps: []step{feed(jsonForm, "", call(detect.KimiK3, "get_weather", `{"city":"杭州"}`, jsonForm)), end("")},
+			steps: []step{feed(jsonForm, ""), end("", call(detect.KimiK3, "get_weather", `{"city":"杭州"}`, jsonForm))},
 		},
 		{
 			name:  "nested JSON, escapes and newlines",
 			opts:  k3Taught,
-			steps: []step{feed(nested, "", call(detect.KimiK3, "search", `{"q":"line1\nline2 \"quoted\" \\ end","filter":{"tags": ["a", "b"], "range": {"from": 1, "to": null}}}`, nested)), end("")},
+			steps: []step{feed(nested, ""), end("", call(detect.KimiK3, "search", `{"q":"line1\nline2 \"quoted\" \\ end","filter":{"tags": ["a", "b"], "range": {"from": 1, "to": null}}}`, nested))},
+		},
+		{
+			// A leaked K3 reply an agent runtime recovered (its test "kimi
+			// model runtime XTML recovery"), the prompt having opened the
+			// response channel: its close before the section and the
+			// message's close after it go with the section.
+			name: "the response channel's close before, the message's close after",
+			opts: k3Taught,
+			steps: []step{
+				feed("Sure, one moment."+k3RC+leaked+k3MC, "Sure, one moment.", call(detect.KimiK3, "search", `{"q":"hello"}`, k3RC+leaked+k3MC)),
+				end(""),
+			},
+		},
+		{
+			name: "the message's close, then text: the calls go when it is known",
+			opts: k3Taught,
+			steps: []step{
+				feed(leaked+"\n", ""),
+				feed(k3MC+" ok", " ok", call(detect.KimiK3, "search", `{"q":"hello"}`, leaked+"\n"+k3MC)),
+				end(""),
+			},
+		},
+		{
+			name:  "the response channel's close without a section after it is text",
+			opts:  k3Taught,
+			steps: []step{feed("Hi"+k3RC+"there", "Hi"+k3RC+"there"), end("")},
 		},
 		{
 			name: "fed in pieces",
@@ -114,19 +142,19 @@ func TestKimiK3(t *testing.T) {
 			steps: []step{
 				feed("x <|open|>to", "x "),
 				feed(two[len("<|open|>to"):len(two)-4], ""),
-				feed(two[len(two)-4:], "", call(detect.KimiK3, "search", `{"q":"a"}`, two), call(detect.KimiK3, "search", `{"q":"b"}`, two)),
+				feed(two[len(two)-4:]+" ok", " ok", call(detect.KimiK3, "search", `{"q":"a"}`, two), call(detect.KimiK3, "search", `{"q":"b"}`, two)),
 				end(""),
 			},
 		},
 		{
 			name:  "taught: unknown tool is a call",
 			opts:  k3Taught,
-			steps: []step{feed(unknown, "", call(detect.KimiK3, "rm", `{"path":"/"}`, unknown)), end("")},
+			steps: []step{feed(unknown, ""), end("", call(detect.KimiK3, "rm", `{"path":"/"}`, unknown))},
 		},
 		{
 			name:  "native mode: known tool is a call, unknown is text",
 			opts:  native,
-			steps: []step{feed(unknown+two, unknown, call(detect.KimiK3, "search", `{"q":"a"}`, two), call(detect.KimiK3, "search", `{"q":"b"}`, two)), end("")},
+			steps: []step{feed(unknown+two, unknown), end("", call(detect.KimiK3, "search", `{"q":"a"}`, two), call(detect.KimiK3, "search", `{"q":"b"}`, two))},
 		},
 		{
 			name:  "prose naming the tokens",
@@ -154,7 +182,7 @@ func TestKimiK3Errors(t *testing.T) {
 		runSteps(t, []stepCase{{
 			name:  tc.name,
 			opts:  k3Taught,
-			steps: []step{feed(tc.block, "", errCall(detect.KimiK3, tc.wantName, tc.block, detect.ErrMalformed)), end("")},
+			steps: []step{feed(tc.block, ""), end("", errCall(detect.KimiK3, tc.wantName, tc.block, detect.ErrMalformed))},
 		}})
 	}
 	// SGLang's test_stream_end_reports_truncated_tools_section.

@@ -39,6 +39,7 @@ var markers = []marker{
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
 	{open: k3ToolsOpen, syn: &synKimiK3, fence: true},
+	{open: k3ResponseClose, syn: &synKimiK3Response, fence: true},
 	{open: mmOpen, syn: &synMiniMaxM3, fence: true},
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
 	{open: trBracketOpen, syn: &synTRBracket, fence: true},
