@@ -17,9 +17,8 @@ type marker struct {
 
 // markers are every opening tag looked for in prose. All start with '<',
 // '[' or ']' (minimax_m3's namespace token), so prose without them never
-// reaches matchMarker. No marker is a
-// prefix of another (init checks), so the first one s starts with is the
-// only one.
+// reaches matchMarker. No marker is a prefix of another (init checks), so
+// the first one s starts with is the only one.
 var markers = []marker{
 	{open: "<tool_call>", syn: &synHermes, fence: true},
 	{open: "<tool_use>", syn: &synXMLToolUse, fence: true},

@@ -27,8 +27,9 @@ const (
 )
 
 // Bytes that need a closer look in prose (specOpen): '<', '[' and ']'
-// (minimax_m3's namespace token) may open a marker, '`' and '~' a fence, '[' a pythonic call list and, where json
-// or llama3_json is detected, '{' an object and '[' a json array. Where
+// (minimax_m3's namespace token) may open a marker, '`' and '~' a fence,
+// '[' a pythonic call list and, where json or llama3_json is detected,
+// '{' an object and '[' a json array. Where
 // functools[…] is looked for, a line break is flagged too (specNL): only
 // a piece in which a line may start needs the functools check.
 type specTable [256]uint8
