@@ -58,7 +58,7 @@
 //
 // # Decisions
 //
-//   - Raw text values (xml, Qwen3-Coder, GLM) lose one leading and one
+//   - Raw text values (xml, Qwen3-Coder, GLM, MiniMax M3's leaves) lose one leading and one
 //     trailing newline ("\n" or "\r\n"), nothing else; tool_request values
 //     are kept as written (their 「始」「末」 delimiters are explicit). No
 //     entities are decoded.
@@ -80,9 +80,11 @@
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
 //     or text under rule 6, except that a json object cut right after a
 //     complete value is parsed as if its closing braces were there (the
-//     documented "missing closing brace"), a DeepSeek section that
-//     ends right after a call's <｜tool▁call▁end｜> is complete (R1 leaves
-//     its <｜tool▁calls▁end｜> out), and a
+//     documented "missing closing brace"), a DeepSeek or Kimi K2 section
+//     that ends right after a call's end is complete (R1 leaves its
+//     <｜tool▁calls▁end｜> out), a Kimi K3 tools section or MiniMax M3
+//     tool_call block cut inside a later call keeps the calls that closed
+//     in it, the cut one being the [ErrUnclosed] call (cutsection.go), and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect
