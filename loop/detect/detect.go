@@ -61,8 +61,7 @@
 //   - Raw text values (xml, Qwen3-Coder, GLM, MiniMax M3's leaves) lose
 //     one leading and one trailing newline ("\n" or "\r\n"), nothing
 //     else; tool_request values are kept as written (their 「始」「末」
-//     delimiters are explicit). No
-//     entities are decoded.
+//     delimiters are explicit). No entities are decoded.
 //   - A block over Options.MaxBlockBytes is reported with [ErrTooLarge] from
 //     the Feed in which it passes the limit, Raw being its first
 //     MaxBlockBytes bytes; the rest of it, up to and including its closing
