@@ -100,7 +100,16 @@ func (d *Detector) scanText(w string, p int) int {
 			break
 		}
 		switch c := w[i]; c {
-		case '<', '[', ']':
+		case '<', '[':
+			if next, ok := d.atMarker(w, p, i); ok {
+				return next
+			}
+		case ']':
+			// Only "]<" may open minimax_m3's token: "[1]" and "[x](url)"
+			// cost no call. A "]" ending the window is held (atMarker).
+			if i+1 < len(w) && w[i+1] != '<' {
+				continue
+			}
 			if next, ok := d.atMarker(w, p, i); ok {
 				return next
 			}
