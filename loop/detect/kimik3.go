@@ -47,32 +47,29 @@ const (
 
 var (
 	// synKimiK3 is the tools section, with the message's close after it.
-	synKimiK3 = syntax{
-		format:    KimiK3,
-		close:     k3ToolsClose,
-		fail:      kmp(k3ToolsClose),
-		trail:     k3MessageClose,
-		lastClose: k3CallClose,
-		cutKeeps:  true,
-		start:     func(s string) (int, int) { return tagAt(s, 0, k3CallOpen) },
-		parse:     parseKimiK3,
-		sniff:     sniffKimiK3,
-	}
+	synKimiK3 = k3Syntax(k3CallOpen, parseKimiK3, sniffKimiK3)
 	// synKimiK3Response is the tools section after the close of the
 	// response channel it follows ("…<|close|>response<|sep|><|open|>tools<|sep|>"),
 	// which is then part of it.
-	synKimiK3Response = syntax{
+	synKimiK3Response = k3Syntax(k3ToolsOpen,
+		func(body string) parsed { return parseKimiK3(k3AfterOpen(body)) },
+		func(body string) parsed { return sniffKimiK3(k3AfterOpen(body)) })
+)
+
+// k3Syntax is a tools section whose body starts with first.
+func k3Syntax(first string, parse, sniff func(string) parsed) syntax {
+	return syntax{
 		format:    KimiK3,
 		close:     k3ToolsClose,
 		fail:      kmp(k3ToolsClose),
 		trail:     k3MessageClose,
 		lastClose: k3CallClose,
 		cutKeeps:  true,
-		start:     func(s string) (int, int) { return tagAt(s, 0, k3ToolsOpen) },
-		parse:     func(body string) parsed { return parseKimiK3(k3AfterOpen(body)) },
-		sniff:     func(body string) parsed { return sniffKimiK3(k3AfterOpen(body)) },
+		start:     func(s string) (int, int) { return tagAt(s, 0, first) },
+		parse:     parse,
+		sniff:     sniff,
 	}
-)
+}
 
 // k3AfterOpen is body less the <|open|>tools<|sep|> it starts with.
 func k3AfterOpen(body string) string {
