@@ -149,6 +149,8 @@ const (
 	TextFormatHarmony    = "harmony"
 	TextFormatDSML       = "dsml"
 	TextFormatGemma4     = "gemma4"
+	TextFormatKimiK3     = "kimi_k3"
+	TextFormatMiniMaxM3  = "minimax_m3"
 	// TextFormatAuto teaches hermes and detects every dialect, each only
 	// for tools the turn can run.
 	TextFormatAuto = "auto"
@@ -162,6 +164,7 @@ var TextFormats = []string{
 	TextFormatDeepSeek, TextFormatKimiK2, TextFormatGLM,
 	TextFormatHarmony, TextFormatDSML,
 	TextFormatGemma4,
+	TextFormatKimiK3, TextFormatMiniMaxM3,
 	TextFormatAuto,
 }
 

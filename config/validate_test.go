@@ -124,7 +124,7 @@ func TestValidate(t *testing.T) {
 		{"tool_mode", up + "    tool_mode: nativ\n", nil, []string{
 			`t.yaml:4:16: upstreams[0].tool_mode: unknown value "nativ" (want native, text or auto)`}},
 		{"text_format", up + "    text_format: qwen\n", nil, []string{
-			`t.yaml:4:18: upstreams[0].text_format: unknown value "qwen" (want xml, tool_request, hermes, json, qwen3_coder, llama3_json, pythonic, mistral, deepseek, kimi_k2, glm, harmony, dsml, gemma4 or auto)`}},
+			`t.yaml:4:18: upstreams[0].text_format: unknown value "qwen" (want xml, tool_request, hermes, json, qwen3_coder, llama3_json, pythonic, mistral, deepseek, kimi_k2, glm, harmony, dsml, gemma4, kimi_k3, minimax_m3 or auto)`}},
 		{"upstream timeouts", up + "    timeout: 0s\n    connect_timeout: -1s\n    header_timeout: 0s\n    idle_timeout: 0s\n", nil, []string{
 			`t.yaml:4:14: upstreams[0].timeout: must be positive, got 0s`,
 			`t.yaml:5:22: upstreams[0].connect_timeout: must be positive, got -1s`,

@@ -244,7 +244,7 @@ func TestFindToolsShownFromRoundOne(t *testing.T) {
 func TestFindToolsEveryTextFormat(t *testing.T) {
 	formats := []detect.Format{detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON, detect.Qwen3Coder, detect.Llama3JSON,
 		detect.Pythonic, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto,
-		detect.Harmony, detect.DSML}
+		detect.Harmony, detect.DSML, detect.KimiK3, detect.MiniMaxM3}
 	for _, f := range formats {
 		t.Run(string(f), func(t *testing.T) {
 			yaml := strings.Replace(manyTools(40, ""), "text_format: hermes", "text_format: "+string(f), 1)

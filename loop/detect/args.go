@@ -21,11 +21,12 @@ type textArgs struct {
 // add appends key: value. A key given twice is an error: which value was
 // meant is not ours to guess.
 func (a *textArgs) add(key, value string) error {
-	return a.addRaw(key, appendJSONString(nil, value))
+	return a.addValue(key, appendJSONString(nil, value))
 }
 
-// addRaw appends key: raw, a JSON value (dsml's string="false" values).
-func (a *textArgs) addRaw(key string, raw []byte) error {
+// addValue appends key: value, value being JSON already (kimi_k3's and
+// minimax_m3's typed and nested values).
+func (a *textArgs) addValue(key string, value json.RawMessage) error {
 	for _, k := range a.keys {
 		if k == key {
 			return malformed("parameter %q is given twice", key)
@@ -39,7 +40,7 @@ func (a *textArgs) addRaw(key string, raw []byte) error {
 	}
 	a.buf = appendJSONString(a.buf, key)
 	a.buf = append(a.buf, ':')
-	a.buf = append(a.buf, raw...)
+	a.buf = append(a.buf, value...)
 	return nil
 }
 

@@ -88,9 +88,10 @@ func TestAutoJSON(t *testing.T) {
 			steps: []step{feed(plainLine+"\nok", "\nok", call(detect.Llama3JSON, "search", `{"q":"b"}`, plainLine)), end("")},
 		},
 		{
-			name:  "bare JSON in the middle of a line stays text",
-			opts:  autoOpts,
-			steps: []step{feed("Sure: "+wrapped+" and "+list, "Sure: "+wrapped+" and "+list), end("")},
+			name: "bare JSON in the middle of a line stays text",
+			opts: autoOpts,
+			// The last "]" is held until the reply ends: it may open minimax_m3's token.
+			steps: []step{feed("Sure: "+wrapped+" and "+list, "Sure: "+wrapped+" and "+list[:len(list)-1]), end("]")},
 		},
 		{
 			name:  "a bare name alone stays text, as under llama3_json",

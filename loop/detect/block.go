@@ -457,6 +457,8 @@ func (d *Detector) endBlock() {
 		if t := strings.TrimRight(body, " \t\r\n"); strings.HasSuffix(t, b.syn.lastClose) {
 			end := b.bodyStart + len(t)
 			b.bodyEnd, b.closeEnd, closed = end, end, true
+		} else if d.endCutSection(body) {
+			return
 		}
 	case b.kind == kMarker && b.syn.complete != nil && b.syn.complete(body):
 		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true

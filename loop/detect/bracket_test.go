@@ -66,7 +66,7 @@ func TestMistral(t *testing.T) {
 		{
 			name:  "prose after the marker is text at once",
 			opts:  mistralTaught,
-			steps: []step{feed("the [TOOL_CALLS] token, or [TOOL_CALLS] [1]", "the [TOOL_CALLS] token, or [TOOL_CALLS] [1]"), end("")},
+			steps: []step{feed("the [TOOL_CALLS] token, or [TOOL_CALLS] [1].", "the [TOOL_CALLS] token, or [TOOL_CALLS] [1]."), end("")},
 		},
 		{
 			name:  "brackets in prose are text",
@@ -261,7 +261,7 @@ func TestPythonic(t *testing.T) {
 		{
 			name:  "not looked for when hermes is taught",
 			opts:  hermesTaught,
-			steps: []step{feed(one, one), end("")},
+			steps: []step{feed(one, one[:len(one)-1]), end("]")}, // a last "]" may open ]<]minimax[>[
 		},
 		{
 			name: "auto: known tools only",

@@ -77,10 +77,10 @@
 //
 // # Decisions
 //
-//   - Raw text values (xml, Qwen3-Coder, GLM) lose one leading and one
-//     trailing newline ("\n" or "\r\n"), nothing else; tool_request values
-//     are kept as written (their 「始」「末」 delimiters are explicit). No
-//     entities are decoded.
+//   - Raw text values (xml, Qwen3-Coder, GLM, MiniMax M3's leaves) lose
+//     one leading and one trailing newline ("\n" or "\r\n"), nothing
+//     else; tool_request values are kept as written (their 「始」「末」
+//     delimiters are explicit). No entities are decoded.
 //   - A block over Options.MaxBlockBytes is reported with [ErrTooLarge] from
 //     the Feed in which it passes the limit, Raw being its first
 //     MaxBlockBytes bytes; the rest of it, up to and including its closing
@@ -105,10 +105,13 @@
 //   - At End, a block still open is a call with [ErrUnclosed] (rule 4),
 //     or text under rule 6, except that a json object cut right after a
 //     complete value is parsed as if its closing braces were there (the
-//     documented "missing closing brace"), a DeepSeek section that
-//     ends right after a call's <｜tool▁call▁end｜> is complete (R1 leaves
-//     its <｜tool▁calls▁end｜> out), a DSML wrapper left open gives its
-//     complete invokes as calls and an invoke cut off as [ErrUnclosed], and a
+//     documented "missing closing brace"), a DeepSeek or Kimi K2 section
+//     that ends right after a call's end is complete (R1 leaves its
+//     <｜tool▁calls▁end｜> out), a DSML wrapper left open gives its
+//     complete invokes as calls and an invoke cut off as [ErrUnclosed], a
+//     Kimi K3 tools section or MiniMax M3 tool_call block cut inside a
+//     later call keeps the calls that closed in it, the cut one being the
+//     [ErrUnclosed] call (cutsection.go), and a
 //     fenced json body that is complete JSON is taken though its fence was
 //     left open.
 package detect
@@ -147,6 +150,8 @@ const (
 	Harmony    Format = "harmony"
 	DSML       Format = "dsml"
 	Gemma4     Format = "gemma4"
+	KimiK3     Format = "kimi_k3"
+	MiniMaxM3  Format = "minimax_m3"
 
 	// Auto is taught as Hermes, and its <tool_call> blocks count as
 	// taught; every other dialect is detected too, each only for tools

@@ -327,7 +327,7 @@ func dsmlParam(args *textArgs, invoke, s string) (string, error) {
 		if raw, err := lenientJSON(strings.TrimSpace(v)); err == nil {
 			var buf bytes.Buffer
 			if json.Compact(&buf, raw) == nil {
-				return after, args.addRaw(key, buf.Bytes())
+				return after, args.addValue(key, buf.Bytes())
 			}
 		}
 	}

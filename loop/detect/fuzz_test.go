@@ -38,7 +38,7 @@ func FuzzJSON(f *testing.F)        { fuzzDetector(f, func(byte) detect.Options {
 func FuzzMixed(f *testing.F) {
 	modes := []detect.Format{detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON, "",
 		detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral, detect.DeepSeek,
-		detect.KimiK2, detect.GLM, detect.DSML, detect.Auto}
+		detect.KimiK2, detect.GLM, detect.DSML, detect.KimiK3, detect.MiniMaxM3, detect.Auto}
 	fuzzDetector(f, func(b byte) detect.Options {
 		o := detect.Options{Taught: modes[int(b)%len(modes)], Known: known}
 		if b&0x80 != 0 {

@@ -39,9 +39,12 @@ var (
 		close:    kimiSectionEndShared,
 		jsonBody: jsonArgs,
 		fail:     kmp(kimiSectionEndShared),
-		start:    func(s string) (int, int) { return tagAt(s, 0, kimiCallBegin) },
-		parse:    parseKimi,
-		sniff:    sniffKimi,
+		// A reply that ends right after a call's end is complete: the
+		// section's end was left out or stripped as a stop token.
+		lastClose: kimiCallEnd,
+		start:     func(s string) (int, int) { return tagAt(s, 0, kimiCallBegin) },
+		parse:     parseKimi,
+		sniff:     sniffKimi,
 	}
 	// synKimiCall is one call written without the section.
 	synKimiCall = syntax{
@@ -77,6 +80,9 @@ func kimiIDStart(s string) (res, at int) {
 func parseKimi(body string) parsed {
 	// The section closed at "_section_end|>": what is left of its end
 	// token is the body's tail.
+	if strings.HasSuffix(body, kimiCallEnd) { // left open (lastClose)
+		return parseKimiCalls(body)
+	}
 	s, ok := strings.CutSuffix(body, "<|tool_calls")
 	if !ok {
 		if s, ok = strings.CutSuffix(body, "<|tool_call"); !ok {

@@ -21,6 +21,8 @@ const (
 func TestKimiK2(t *testing.T) {
 	two := kmB + kmCB + "functions.search:0" + kmArg + `{"q": "a"}` + kmCE + kmCB + "functions.get_weather:1" + kmArg + `{}` + kmCE + kmE
 	singular := "<|tool_call_section_begin|>" + kmCB + "functions.search:0" + kmArg + `{"q": "b"}` + kmCE + "<|tool_call_section_end|>"
+	k25 := "<|tool_call_section_begin|>" + kmCB + "functions.get_weather:0" + kmArg + `{"city": "Paris"}` + kmCE + "<|tool_call_section_end|>"
+	k25Open := "<|tool_call_section_begin|>" + kmCB + "functions.search:0" + kmArg + "{}" + kmCE
 	mixed := "<|tool_call_section_begin|>" + kmCB + "functions.search:0" + kmArg + `{"q": "c"}` + kmCE + kmE
 	noPrefix := kmB + kmCB + " search:3 " + kmArg + ` {"q": "d"} ` + kmCE + kmE
 	noIndex := kmB + kmCB + "functions.search" + kmArg + `{"q": "e"}` + kmCE + kmE
@@ -51,6 +53,27 @@ func TestKimiK2(t *testing.T) {
 			name:  "the singular section tokens some checkpoints write",
 			opts:  kimiTaught,
 			steps: []step{feed(singular, "", call(detect.KimiK2, "search", `{"q":"b"}`, singular)), end("")},
+		},
+		{
+			// Kimi K2.5's singular token as vLLM's kimi_k2 parser lists it
+			// (tool_calls_start_token_variants) and its tests feed it
+			// (tests/tool_parsers/test_kimi_k2_tool_parser.py,
+			// test_marker_variants: "Reasoning <|tool_call_section_begin|>";
+			// tests/reasoning/test_kimi_k2_reasoning_parser.py,
+			// IMPLICIT_END_SINGULAR_VARIANT), closed by its singular end.
+			name: "Kimi K2.5's singular section after text",
+			opts: kimiTaught,
+			steps: []step{
+				feed("Reasoning "+k25, "Reasoning ", call(detect.KimiK2, "get_weather", `{"city":"Paris"}`, k25)),
+				end(""),
+			},
+		},
+		{
+			// A parser test of the singular variant (test_singular_section_variant):
+			// the reply ends right after the call, the section's end left out.
+			name:  "Kimi K2.5's singular section, its end left out",
+			opts:  kimiTaught,
+			steps: []step{feed(k25Open, ""), end("", call(detect.KimiK2, "search", `{}`, k25Open))},
 		},
 		{
 			name:  "singular opening, plural close",

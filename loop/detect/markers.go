@@ -17,10 +17,10 @@ type marker struct {
 	thinkEnd string
 }
 
-// markers are every opening tag looked for in prose. All start with '<' or
-// '[', so prose without them never reaches matchMarker. No marker is a
-// prefix of another (init checks), so the first one s starts with is the
-// only one.
+// markers are every opening tag looked for in prose. All start with '<',
+// '[' or ']' (minimax_m3's namespace token), so prose without them never
+// reaches matchMarker. No marker is a prefix of another (init checks), so
+// the first one s starts with is the only one.
 var markers = []marker{
 	{open: "<tool_call>", syn: &synHermes, fence: true},
 	{open: "<tool_use>", syn: &synXMLToolUse, fence: true},
@@ -39,6 +39,9 @@ var markers = []marker{
 	{open: kimiSectionBegin, syn: &synKimi, fence: true},
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
+	{open: k3ToolsOpen, syn: &synKimiK3, fence: true},
+	{open: k3ResponseClose, syn: &synKimiK3Response, fence: true},
+	{open: mmOpen, syn: &synMiniMaxM3, fence: true},
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
 	{open: trBracketOpen, syn: &synTRBracket, fence: true},
 	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
@@ -109,7 +112,7 @@ func init() {
 			}
 		}
 	}
-	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Harmony, DSML, Gemma4, Auto} {
+	for _, f := range []Format{"", XML, ToolRequest, Hermes, JSON, Qwen3Coder, Llama3JSON, Pythonic, Mistral, DeepSeek, KimiK2, GLM, Harmony, DSML, Gemma4, KimiK3, MiniMaxM3, Auto} {
 		markerSets[f] = markersFor(f)
 	}
 }
@@ -147,7 +150,7 @@ func word8(s string) (w, mask uint64) {
 	return w, mask
 }
 
-// matchMarker looks at s, which starts with '<' or '['. It returns the
+// matchMarker looks at s, which starts with '<', '[' or ']'. It returns the
 // marker s starts with, or more=true when s is shorter than a marker it is
 // a prefix of (the caller holds s back until more text arrives), or
 // neither: the byte opens no marker.

@@ -31,9 +31,10 @@ const (
 	stReason
 )
 
-// Bytes that need a closer look in prose (specOpen): '<' and '[' may open
-// a marker, '`' and '~' a fence, '[' a pythonic call list and, where json
-// or llama3_json is detected, '{' an object and '[' a json array. Where
+// Bytes that need a closer look in prose (specOpen): '<', '[' and ']'
+// (minimax_m3's namespace token) may open a marker, '`' and '~' a fence,
+// '[' a pythonic call list and, where json or llama3_json is detected,
+// '{' an object and '[' a json array. Where
 // functools[…] is looked for, a line break is flagged too (specNL): only
 // a piece in which a line may start needs the functools check.
 type specTable [256]uint8
@@ -46,7 +47,7 @@ const (
 var specialText, specialBrace, specialBraceNL specTable
 
 func init() {
-	for _, c := range "<[`~" {
+	for _, c := range "<[]`~" {
 		specialText[c] = specOpen
 		specialBrace[c] = specOpen
 	}
@@ -108,6 +109,15 @@ func (d *Detector) scanText(w string, p int) int {
 			if next, ok := d.atMarker(w, p, i); ok {
 				return next
 			}
+		case ']':
+			// Only "]<" may open minimax_m3's token: "[1]" and "[x](url)"
+			// cost no call. A "]" ending the window is held (atMarker).
+			if i+1 < len(w) && w[i+1] != '<' {
+				continue
+			}
+			if next, ok := d.atMarker(w, p, i); ok {
+				return next
+			}
 		case '`', '~':
 			if d.leadAt(w, i) < 0 {
 				continue
@@ -138,7 +148,7 @@ func (d *Detector) scanText(w string, p int) int {
 	return len(w)
 }
 
-// atMarker reads w[i], a '<' or '[' in prose after w[p:]: a marker it
+// atMarker reads w[i], a '<', '[' or ']' in prose after w[p:]: a marker it
 // opens, one it may open once more is read (held), or the bracket of a
 // block without a marker. ok false says it opens nothing: it is prose.
 func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
@@ -294,7 +304,7 @@ func (d *Detector) fenceOpen(w string, i int) (q int, res int) {
 	}
 	d.fl.n = ticks
 	switch c := s[b]; {
-	case c == '<' || c == '[':
+	case c == '<' || c == '[' || c == ']':
 		m, more := d.matchMarker(s[b:], true)
 		if more {
 			return undecided()

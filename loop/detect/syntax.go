@@ -45,6 +45,10 @@ type syntax struct {
 	// stream is complete all the same: Gemma 4 may close its last call
 	// with the end-of-turn token instead, which servers often strip.
 	endOK func(body string) bool
+	// cutKeeps, with lastClose: a block the reply ends in after some of
+	// its calls closed keeps those calls, and the cut one is a
+	// PARSE_ERROR (endCutSection) instead of the whole block.
+	cutKeeps bool
 	// alt, when set, is the syntax the block is read as instead when
 	// start rules its body out before it started: under auto a '{' where
 	// a line starts is llama3_json or else one of json's call shapes

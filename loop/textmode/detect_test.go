@@ -21,7 +21,7 @@ var allFormats = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON,
 	detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral,
 	detect.DeepSeek, detect.KimiK2, detect.GLM, detect.Auto,
-	detect.Harmony, detect.DSML,
+	detect.Harmony, detect.DSML, detect.KimiK3, detect.MiniMaxM3,
 }
 
 // markerDialects are the formats with a distinctive marker, detected in every
@@ -30,7 +30,7 @@ var allFormats = []detect.Format{
 var markerDialects = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes,
 	detect.Qwen3Coder, detect.Mistral, detect.DeepSeek, detect.KimiK2, detect.GLM,
-	detect.Harmony, detect.DSML,
+	detect.Harmony, detect.DSML, detect.KimiK3, detect.MiniMaxM3,
 }
 
 // shapeOnly reports whether f is a format without a marker: its calls
@@ -142,6 +142,8 @@ func wantArguments(t *testing.T, f detect.Format, tool toolhost.Tool, got []byte
 		switch f {
 		case detect.XML, detect.ToolRequest, detect.Qwen3Coder:
 			v = quote(text(a.value))
+		case detect.MiniMaxM3: // leaves are text, arrays and objects nest
+			v = mmLeaves(a.value)
 		case detect.GLM, detect.DSML:
 			if g := gotArgs[a.name]; len(g) > 0 && g[0] == '"' {
 				v = quote(text(a.value))
@@ -326,4 +328,35 @@ func TestSeveralCallsDetected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mmLeaves is JSON text v with every number, boolean and null leaf as a
+// string: how minimax_m3's detector reads the elements the worked example
+// writes (toolhost coerces them by the schema).
+func mmLeaves(v string) string {
+	var x any
+	if json.Unmarshal([]byte(v), &x) != nil {
+		return v
+	}
+	var leaves func(any) any
+	leaves = func(x any) any {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = leaves(e)
+			}
+			return x
+		case []any:
+			for i, e := range x {
+				x[i] = leaves(e)
+			}
+			return x
+		case string:
+			return x
+		}
+		j, _ := json.Marshal(x)
+		return string(j)
+	}
+	j, _ := json.Marshal(leaves(x))
+	return string(j)
 }

@@ -136,7 +136,7 @@ type call struct {
 
 // callsText writes calls as one reply of a model taught f would: in the
 // formats with a section or list around calls (xml, json, pythonic,
-// mistral, deepseek, kimi_k2, dsml) all of them in one, elsewhere one block per
+// mistral, deepseek, kimi_k2, dsml, kimi_k3, minimax_m3) all of them in one, elsewhere one block per
 // call on lines of their own.
 func callsText(f detect.Format, calls []call) string {
 	var b strings.Builder
@@ -216,6 +216,10 @@ func callsText(f detect.Format, calls []call) string {
 				objectText(c.args, ": ", ", ") + kimiCallEnd)
 		}
 		b.WriteString(kimiSectionEnd)
+	case detect.KimiK3:
+		writeKimiK3Calls(&b, calls)
+	case detect.MiniMaxM3:
+		writeMiniMaxM3Calls(&b, calls)
 	default:
 		for i, c := range calls {
 			if i > 0 {

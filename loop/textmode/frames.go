@@ -43,8 +43,10 @@ func writeFrame(b *strings.Builder, f detect.Format, i int, r toolhost.Result, l
 		writeDSMLFrame(b, i, r, last)
 	case detect.Gemma4:
 		writeGemmaFrame(b, r)
+	case detect.KimiK3:
+		writeKimiK3Frame(b, i, r)
 	default:
-		// hermes, qwen3_coder and glm: Qwen's and GLM-4.5/4.6's templates
+		// hermes, qwen3_coder, glm and minimax_m3: Qwen's and GLM-4.5/4.6's templates
 		// write "<tool_response>\n" + content + "\n</tool_response>".
 		b.WriteString("<tool_response>\n" + resultObject(r, "name") + "\n</tool_response>\n")
 	}

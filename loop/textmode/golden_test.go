@@ -42,7 +42,7 @@ var formats = []detect.Format{
 	detect.XML, detect.ToolRequest, detect.Hermes, detect.JSON,
 	detect.Qwen3Coder, detect.Llama3JSON, detect.Pythonic, detect.Mistral,
 	detect.DeepSeek, detect.KimiK2, detect.GLM,
-	detect.Harmony, detect.DSML,
+	detect.Harmony, detect.DSML, detect.KimiK3, detect.MiniMaxM3,
 }
 
 // registry is the two-tool registry the golden prompts are built from. Its

@@ -21,12 +21,14 @@ import (
 //	<｜tool▁sep｜>        →  ＜｜tool▁sep｜>
 //	</‖DSML‖invoke>    →  ＜/‖DSML‖invoke>
 //	## Return of       →  ＃# Return of        (U+FF03 FULLWIDTH NUMBER SIGN)
+//	]<]minimax[>[      →  ]＜]minimax[>[
 //
 // Special tokens are defused by shape rather than by a list: every
-// <|name|> (Kimi K2's tool tokens, Llama's <|python_tag|>, GLM's
-// <|observation|>, and the role tokens of those families), every "<｜"
-// (all DeepSeek tokens start so, and nothing else does), and every DSML
-// tag in the other spellings of its bars (dsmlAt). A tool result
+// <|name|> (Kimi K2's tool tokens, Kimi K3's <|open|>, <|sep|> and
+// <|close|>, Llama's <|python_tag|>, GLM's <|observation|>, and the role
+// tokens of those families), every "<｜" (all DeepSeek tokens start so,
+// and nothing else does), and every DSML tag in the other spellings of
+// its bars (dsmlAt). A tool result
 // that forges a role token is as dangerous as one that forges a call. A
 // <|name|> token counts only when whole: "a <| b" in F# or Elm code stays,
 // and no frame writes "|>" after a result to complete a cut one.
@@ -57,7 +59,7 @@ func Neutralize(s string) string {
 		var twin string
 		switch s[i] {
 		case '<':
-			if !tagAt(s, i+1) && !tokenAt(s, i+1) && !dsmlAt(s, i+1) && !gemmaTokenAt(s, i+1) {
+			if !tagAt(s, i+1) && !tokenAt(s, i+1) && !dsmlAt(s, i+1) && !gemmaTokenAt(s, i+1) && !strings.HasPrefix(s[i+1:], minimaxNS) {
 				continue
 			}
 			twin = "＜"
@@ -159,6 +161,11 @@ func tokenAt(s string, i int) bool {
 	}
 	return j > i+1 && strings.HasPrefix(s[j:], "|>")
 }
+
+// minimaxNS is what follows the '<' of MiniMax M3's namespace token
+// ]<]minimax[>[, which prefixes every tag of its calls: defused whole, it
+// can open nothing.
+const minimaxNS = "]minimax[>["
 
 // cornerOpen starts the value delimiters of the tool_request format:
 // 「始」, 「末」, 「始ESCAPE」 and 「末ESCAPE」.
