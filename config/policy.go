@@ -65,6 +65,9 @@ var PolicyEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.Variable("key", cel.StringType),
 		cel.Variable("source", cel.StringType),
 		ext.Strings(),
+		// JSON numbers arrive as doubles: args.amount > 100 should
+		// compare them with an int as a person reads it.
+		cel.CrossTypeNumericComparisons(true),
 	)
 })
 
