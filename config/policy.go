@@ -68,6 +68,9 @@ var PolicyEnv = sync.OnceValues(func() (*cel.Env, error) {
 		// JSON numbers arrive as doubles: args.amount > 100 should
 		// compare them with an int as a person reads it.
 		cel.CrossTypeNumericComparisons(true),
+		// A bad pattern in matches("…") is a check error, not a rule
+		// that fails on every call.
+		cel.ASTValidators(cel.ValidateRegexLiterals()),
 	)
 })
 

@@ -26,6 +26,8 @@ func TestValidatePolicies(t *testing.T) {
 			`t.yaml:6:9: policies[0].when: CEL: undeclared reference to 'missing' (in container '')`}},
 		{"CEL not a bool", "policies:\n  - name: a\n    action: deny\n    when: 'tool + \"x\"'\n", []string{
 			`t.yaml:4:12: policies[0].when: CEL: gives string, want a bool (true: the rule matches)`}},
+		{"bad pattern in matches", "policies:\n  - name: a\n    action: deny\n    when: 'args.c.matches(\"(x\")'\n", []string{
+			`t.yaml:4:27: policies[0].when: CEL: invalid matches argument`}},
 		{"bad RE2", "policies:\n  - name: a\n    redact_result: 'ab(c'\n", []string{
 			"t.yaml:3:21: policies[0].redact_result: RE2: error parsing regexp: missing closing ): `ab(c`"}},
 		{"bad RE2 inside", "policies:\n  - name: a\n    redact_result: x[a-\n", []string{
