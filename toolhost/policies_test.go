@@ -157,3 +157,14 @@ func TestSetPolicies(t *testing.T) {
 		t.Errorf("without rules: %+v, hits %d", res.Err, hits.Load())
 	}
 }
+
+// BenchmarkExecuteTenRules is BenchmarkExecuteInProcess held to ten rules,
+// each with a glob that matches and a when, none of which decides.
+func BenchmarkExecuteTenRules(b *testing.B) {
+	var rules []config.Policy
+	for i := range 10 {
+		rules = append(rules, config.Policy{Name: "r" + string(rune('a'+i)), Tools: []string{"get_*"},
+			When: `args.city == "Moscow" || args.days > 5`, Action: config.PolicyDeny})
+	}
+	benchCalls(b, benchHost(b, rules))
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/toolstream/toolstream/config"
@@ -178,6 +179,28 @@ func (s *Set) when(r *rule, vars interpreter.Activation, c Call) bool {
 	return false
 }
 
+// callVars is the variables a when sees, resolved without a map: one
+// per call, shared by its rules, each value adapted to CEL once.
+type callVars struct {
+	args, tool, key, source ref.Val
+}
+
+func (v *callVars) ResolveName(name string) (any, bool) {
+	switch name {
+	case "args":
+		return v.args, true
+	case "tool":
+		return v.tool, true
+	case "key":
+		return v.key, true
+	case "source":
+		return v.source, true
+	}
+	return nil, false
+}
+
+func (v *callVars) Parent() interpreter.Activation { return nil }
+
 // activation is the variables a when sees. The arguments are decoded as
 // JSON (objects become maps); ones that are not an object give an empty
 // map, as a call's arguments always are an object after validation.
@@ -189,8 +212,10 @@ func activation(c Call) interpreter.Activation {
 	if args == nil { // "null"
 		args = map[string]any{}
 	}
-	a, _ := interpreter.NewActivation(map[string]any{"args": args, "tool": c.Tool, "key": c.Key, "source": c.Source})
-	return a
+	return &callVars{
+		args: types.DefaultTypeAdapter.NativeToValue(args),
+		tool: types.String(c.Tool), key: types.String(c.Key), source: types.String(c.Source),
+	}
 }
 
 // globs reports whether name matches one of pats; no pats match all.

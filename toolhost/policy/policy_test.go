@@ -205,3 +205,30 @@ func BenchmarkEvaluate10(b *testing.B) {
 		}
 	}
 }
+
+// FuzzEvaluate feeds the rules arguments of any shape: evaluation never
+// panics, gives the same verdict twice, and decides only with a rule's
+// own action.
+func FuzzEvaluate(f *testing.F) {
+	for _, seed := range []string{`{"command":"git push --force"}`, `{"order":{"amount":150}}`, `null`, `[]`, `{"command":7}`, `{"order":"x"}`, `{`} {
+		f.Add("run_shell", seed)
+	}
+	cfg, err := config.Parse("t.yaml", []byte(rules), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	s, err := policy.Compile(cfg.Policies, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, tool, args string) {
+		c := policy.Call{Tool: tool, Key: "reader", Source: "chat", Args: json.RawMessage(args)}
+		v := s.Evaluate(c)
+		if w := s.Evaluate(c); w.Rule != v.Rule || w.Action != v.Action {
+			t.Fatalf("verdicts differ: %+v then %+v", v, w)
+		}
+		if (v.Rule == "") != (v.Action == "") {
+			t.Fatalf("verdict %+v: a rule without an action, or an action without a rule", v)
+		}
+	})
+}
