@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/policy"
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
@@ -118,33 +119,9 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	reg := h.reg.Load()
-	e, ok := reg.tools[call.Name]
-	if !ok {
-		res := ErrorResult(call, CodeToolNotFound, NotFoundMessage(call.Name, reg.names))
-		c.record(ctx, res)
-		return res, nil
-	}
-	args, terr := prepareArguments(e.schema, call.Arguments)
-	if args != nil {
-		c.rec.Arguments = redact(args, e.tool.Redact)
-	}
-	if terr != nil {
-		res := ErrorResult(call, terr.Code, terr.Message)
-		if args != nil {
-			res.Arguments = args
-		}
-		c.record(ctx, res)
-		return res, nil
-	}
-
-	// Policies, after validation (a rule reads the coerced arguments)
-	// and before approval (an approve rule holds the call).
-	v := h.verdict(call, args)
-	c.rec.Policy = v.Rule
-	if v.Action == config.PolicyDeny {
-		res := policyDenied(call, v, args)
-		c.record(ctx, res)
-		return res, nil
+	e, args, v, early := c.admit(ctx, reg)
+	if early != nil {
+		return *early, nil
 	}
 
 	hash := argsHash(args)
@@ -213,6 +190,40 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 	result.Executed, result.RunTime = true, runTime
 	c.finishRecord(ctx, result, ref)
 	return result, err
+}
+
+// admit finds the call's tool, coerces and validates its arguments and
+// looks at the policies — after validation, since a rule reads the
+// coerced arguments, and before approval, which an approve rule asks
+// for. A call refused here is recorded and answered at once (early).
+func (c *callRun) admit(ctx context.Context, reg *registry) (e *entry, args json.RawMessage, v policy.Verdict, early *Result) {
+	call := c.call
+	e, ok := reg.tools[call.Name]
+	if !ok {
+		res := ErrorResult(call, CodeToolNotFound, NotFoundMessage(call.Name, reg.names))
+		c.record(ctx, res)
+		return nil, nil, v, &res
+	}
+	args, terr := prepareArguments(e.schema, call.Arguments)
+	if args != nil {
+		c.rec.Arguments = redact(args, e.tool.Redact)
+	}
+	if terr != nil {
+		res := ErrorResult(call, terr.Code, terr.Message)
+		if args != nil {
+			res.Arguments = args
+		}
+		c.record(ctx, res)
+		return nil, nil, v, &res
+	}
+	v = c.h.verdict(call, args)
+	c.rec.Policy = v.Rule
+	if v.Action == config.PolicyDeny {
+		res := policyDenied(call, v, args)
+		c.record(ctx, res)
+		return nil, nil, v, &res
+	}
+	return e, args, v, nil
 }
 
 // attemptRef files the call under its turn's retry group.
