@@ -32,9 +32,7 @@ import (
 // Set is a compiled policies list. The zero value and nil hold no rules.
 type Set struct {
 	rules []rule
-	// anyWhen: some rule has a when, so the arguments are decoded for it.
-	anyWhen bool
-	log     *slog.Logger
+	log   *slog.Logger
 }
 
 type rule struct {
@@ -106,7 +104,6 @@ func Compile(ps []config.Policy, log *slog.Logger) (*Set, error) {
 			if r.prg, err = env.Program(ast, cel.EvalOptions(cel.OptOptimize)); err != nil {
 				return nil, fmt.Errorf("policies[%d].when: %w", i, err)
 			}
-			s.anyWhen = true
 		}
 		if p.RedactResult != "" {
 			if r.redact, err = regexp.Compile(p.RedactResult); err != nil {
