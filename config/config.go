@@ -57,6 +57,9 @@ type Config struct {
 	// ([HostedWebSearch], [HostedWebFetch]) to the server tool that runs
 	// for it (docs/hosted-tools.md): kind → tool name.
 	HostedTools map[string]string `yaml:"hosted_tools"`
+	// Policies are rules over every server-tool call, looked at in
+	// order (docs/policies.md). Empty: no rules.
+	Policies []Policy `yaml:"policies"`
 	// Log selects the log format and level.
 	Log Log `yaml:"log"`
 	// Otel configures OpenTelemetry tracing; off by default.

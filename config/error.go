@@ -38,6 +38,9 @@ type Problem struct {
 	// err is the underlying error, when there is one (reading the file),
 	// so that errors.Is(err, fs.ErrNotExist) works through [Error].
 	err error
+	// inLine and inCol place the problem inside the scalar value of Path
+	// (1-based; 0 unknown): a CEL or RE2 error's place in its expression.
+	inLine, inCol int
 }
 
 // String formats the problem the way compilers do, so editors can jump to

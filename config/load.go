@@ -61,6 +61,7 @@ func Parse(file string, data []byte, lookupEnv func(string) (string, bool)) (*Co
 	cfg := Default()
 	cfg.File = file
 	d := newDecoder(file, lookupEnv)
+	d.lines = strings.Split(string(data), "\n")
 	if doc != nil {
 		d.pos[""] = position{doc.Line, doc.Column}
 		d.decode(doc, reflect.ValueOf(&cfg).Elem(), "")
@@ -156,7 +157,46 @@ func (d *decoder) locate(path string) position {
 func (d *decoder) place(p Problem) Problem {
 	pos := d.locate(p.Path)
 	p.Line, p.Col = pos.line, pos.col
+	if n := d.scalars[p.Path]; n != nil && p.inLine > 0 {
+		p.Line, p.Col = d.placeInside(n, p.inLine, p.inCol)
+	}
 	return p
+}
+
+// placeInside is the file's line and column of the character at line and
+// col (1-based) of scalar n's value. A quoted value starts one column
+// after its quote; a block value (| or >) on the line after its
+// indicator, at its indentation. Escapes in a double-quoted value are
+// not counted: the column is then near, not exact.
+func (d *decoder) placeInside(n *yaml.Node, line, col int) (int, int) {
+	if col < 1 {
+		col = 1
+	}
+	switch n.Style {
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		// The value's indentation is its first line's; deeper lines
+		// keep their extra spaces in the value, so col counts them.
+		indent := 0
+		if first := n.Line; first < len(d.lines) {
+			indent = len(d.lines[first]) - len(strings.TrimLeft(d.lines[first], " "))
+		}
+		return n.Line + line, indent + col
+	case yaml.SingleQuotedStyle, yaml.DoubleQuotedStyle:
+		if line == 1 {
+			return n.Line, n.Column + col
+		}
+	default:
+		if line == 1 {
+			return n.Line, n.Column + col - 1
+		}
+	}
+	// A later line of a flow scalar: its own indentation.
+	l := n.Line + line - 1
+	indent := 0
+	if l-1 < len(d.lines) {
+		indent = len(d.lines[l-1]) - len(strings.TrimLeft(d.lines[l-1], " "))
+	}
+	return l, indent + col
 }
 
 // parent drops the last key or index of a path.

@@ -66,6 +66,7 @@ func (c *Config) check(at func(string) position) []Problem {
 	}
 	v.mcpServers(c)
 	v.hostedTools(c)
+	v.policies(c.Policies)
 	v.oneOf("log.format", c.Log.Format, "text", "json")
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	v.otel(c.Otel)

@@ -25,6 +25,11 @@ type decoder struct {
 	// entryPosition); validation problems are placed with it. Paths
 	// inside tool parameters are not recorded.
 	pos map[string]position
+	// scalars keeps the nodes of policies' values, whose problems are
+	// placed at a character inside them (see placeInside).
+	scalars map[string]*yaml.Node
+	// lines is the file's text by line, for placeInside.
+	lines []string
 	// failed lists paths that already have a decoding problem, so that
 	// validation does not pile a second, derived complaint on them.
 	failed []string
@@ -67,6 +72,7 @@ func newDecoder(file string, lookup func(string) (string, bool)) *decoder {
 		file:     file,
 		lookup:   lookup,
 		pos:      map[string]position{},
+		scalars:  map[string]*yaml.Node{},
 		expanded: map[*yaml.Node]expansion{},
 		budget:   maxWork,
 	}
@@ -298,6 +304,9 @@ func (d *decoder) entries(n *yaml.Node, path string, f func(key string, k, v *ya
 		}
 		seen[k.Value] = k
 		d.pos[p] = entryPosition(k, val)
+		if val.Kind == yaml.ScalarNode && strings.HasPrefix(p, "policies[") {
+			d.scalars[p] = val // a CEL or RE2 problem points inside it
+		}
 		f(k.Value, k, val, p)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost/store/postgres/pgtest"
 )
 
 func TestMain(m *testing.M) {
@@ -27,7 +28,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envEverything) == "" && os.Getenv("CI") == "" {
 		fmt.Println("proxy: the turns through the reference MCP server are skipped: " + envEverything + " is not set (bash .ci/run installs the server and sets it)")
 	}
-	goleak.VerifyTestMain(m)
+	// pgtest stops the PostgreSQL cluster a test started, if any.
+	goleak.VerifyTestMain(pgtest.Wrap(m))
 }
 
 // env is a proxy in front of one scripted upstream, both on loopback.

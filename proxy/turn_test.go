@@ -193,6 +193,7 @@ func (p parts) host(t *testing.T, opts toolhost.Options) *toolhost.Host {
 	opts.ToolTimeout = p.cfg.Loop.ToolTimeout
 	opts.ApprovalTimeout = p.cfg.Loop.ApprovalTimeout
 	opts.WebhookAllow = p.cfg.Auth.WebhookAllow
+	opts.Policies = p.cfg.Policies
 	host, err := toolhost.New(p.cfg.Tools, opts)
 	if err != nil {
 		t.Fatal(err)

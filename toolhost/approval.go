@@ -138,12 +138,15 @@ func deciderName(d Decider) string {
 // (docs/webhooks.md). It returns how the call was let through, or the result of
 // a call that must not run (denied, expired, client gone) and, for the client
 // gone, the error Execute returns.
-func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord) (*store.Decision, *Result, error) {
+//
+// byPolicy says a policies rule holds the call: a request's approve list
+// does not lift it (docs/policies.md).
+func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord, byPolicy bool) (*store.Decision, *Result, error) {
 	if tool.Approval == ApprovalNever || tool.Approval == "" {
 		return nil, nil, nil
 	}
 	now := h.now().UTC()
-	if tool.Approval == ApprovalAlways && call.Origin.preApproved(tool.Name) {
+	if tool.Approval == ApprovalAlways && !byPolicy && call.Origin.preApproved(tool.Name) {
 		return &store.Decision{Decision: "pre-approved", DecidedBy: rec.KeyID, At: now}, nil, nil
 	}
 	if h.records == nil {

@@ -165,7 +165,7 @@ func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
 func ErrorResult(call Call, code, message string) Result {
 	status := StatusError
 	switch code {
-	case CodeDenied:
+	case CodeDenied, CodePolicyDenied:
 		status = StatusDenied
 	case CodeCancelled:
 		status = StatusCancelled

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/policy"
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
@@ -37,10 +39,13 @@ const bookkeepingTimeout = 5 * time.Second
 //     recorded in the audit log and answered at once;
 //  2. in a retried turn, a call the earlier attempt already made is not
 //     run again: its recorded result (or OUTCOME_UNKNOWN) is the answer;
-//  3. a tool with approval waits for a decision (or a pre-approval);
-//  4. the call is written to the audit log as started — durably, before
+//  3. the policies rules are looked at (policies.go): a deny answers
+//     at once, an approve holds the call as approval: always does;
+//  4. a tool with approval waits for a decision (or a pre-approval);
+//  5. the call is written to the audit log as started — durably, before
 //     anything runs; if that fails the call is not run;
-//  5. the executor runs, and the record is completed — in the
+//  6. the executor runs (its result redacted by the policies' patterns),
+//     and the record is completed — in the
 //     background, retried, when storage does not take it (finals.go).
 //
 // A tool failure is a Result with Err set and a nil error: the model reads
@@ -114,23 +119,9 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	reg := h.reg.Load()
-	e, ok := reg.tools[call.Name]
-	if !ok {
-		res := ErrorResult(call, CodeToolNotFound, NotFoundMessage(call.Name, reg.names))
-		c.record(ctx, res)
-		return res, nil
-	}
-	args, terr := prepareArguments(e.schema, call.Arguments)
-	if args != nil {
-		c.rec.Arguments = redact(args, e.tool.Redact)
-	}
-	if terr != nil {
-		res := ErrorResult(call, terr.Code, terr.Message)
-		if args != nil {
-			res.Arguments = args
-		}
-		c.record(ctx, res)
-		return res, nil
+	e, args, v, early := c.admit(ctx, reg)
+	if early != nil {
+		return *early, nil
 	}
 
 	hash := argsHash(args)
@@ -138,7 +129,7 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, nil
 	}
 
-	dec, res, err := h.approve(ctx, call, e.tool, c.rec)
+	dec, res, err := h.approve(ctx, call, heldBy(e.tool, v), c.rec, v.Action == config.PolicyApprove)
 	c.rec.Approval = dec
 	if res != nil {
 		res.Arguments = args
@@ -169,7 +160,9 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 	ran := time.Now()
 	// What the tool answers, and says while it runs, may repeat a
 	// credential it was sent (secrets.go).
-	out := maskOutcome(reg.mask, e.exec.Execute(ctx, maskProgress(reg.mask, call), args))
+	// A policy's redact_result too, before anything keeps or shows it.
+	out := e.exec.Execute(ctx, redactProgress(v.Redact, maskProgress(reg.mask, call)), args)
+	out = redactOutcome(v.Redact, maskOutcome(reg.mask, out))
 	runTime := time.Since(ran)
 	c.attempts = out.Attempts
 	var result Result
@@ -197,6 +190,40 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 	result.Executed, result.RunTime = true, runTime
 	c.finishRecord(ctx, result, ref)
 	return result, err
+}
+
+// admit finds the call's tool, coerces and validates its arguments and
+// looks at the policies — after validation, since a rule reads the
+// coerced arguments, and before approval, which an approve rule asks
+// for. A call refused here is recorded and answered at once (early).
+func (c *callRun) admit(ctx context.Context, reg *registry) (e *entry, args json.RawMessage, v policy.Verdict, early *Result) {
+	call := c.call
+	e, ok := reg.tools[call.Name]
+	if !ok {
+		res := ErrorResult(call, CodeToolNotFound, NotFoundMessage(call.Name, reg.names))
+		c.record(ctx, res)
+		return nil, nil, v, &res
+	}
+	args, terr := prepareArguments(e.schema, call.Arguments)
+	if args != nil {
+		c.rec.Arguments = redact(args, e.tool.Redact)
+	}
+	if terr != nil {
+		res := ErrorResult(call, terr.Code, terr.Message)
+		if args != nil {
+			res.Arguments = args
+		}
+		c.record(ctx, res)
+		return nil, nil, v, &res
+	}
+	v = c.h.verdict(call, args)
+	c.rec.Policy = v.Rule
+	if v.Action == config.PolicyDeny {
+		res := policyDenied(call, v, args)
+		c.record(ctx, res)
+		return nil, nil, v, &res
+	}
+	return e, args, v, nil
 }
 
 // attemptRef files the call under its turn's retry group.
@@ -279,6 +306,9 @@ func (c *callRun) log(ctx context.Context, res Result) {
 		if res.Err.Detail != "" {
 			attrs = append(attrs, slog.String("detail", res.Err.Detail))
 		}
+	}
+	if c.rec.Policy != "" {
+		attrs = append(attrs, slog.String("policy", c.rec.Policy))
 	}
 	if d := c.rec.Approval; d != nil {
 		attrs = append(attrs, slog.String("approval", d.Decision), slog.String("decided_by", d.DecidedBy))

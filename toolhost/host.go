@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost/mask"
+	"github.com/toolstream/toolstream/toolhost/policy"
 )
 
 // Defaults for what [Options] and config leave at zero.
@@ -78,6 +79,10 @@ type Options struct {
 	// may call (guard.go has the whole rule). Empty refuses every runtime
 	// webhook. Config tools are not subject to it.
 	WebhookAllow []string
+	// Policies are the policies rules calls are held to
+	// (docs/policies.md); [Host.SetPolicies] replaces them on a reload.
+	// Empty: none.
+	Policies []config.Policy
 }
 
 // Host is the registry of server tools and runs their calls.
@@ -108,6 +113,9 @@ type Host struct {
 	watchers watchers
 
 	rt runtimeTools
+
+	// policies are the rules in force (policies.go); nil: none.
+	policies atomic.Pointer[policy.Set]
 }
 
 // New builds a Host from the configured tools, compiling every schema
@@ -145,6 +153,9 @@ func New(tools []config.Tool, opts Options) (*Host, error) {
 	h.rt.init(opts.ToolStore, opts.WebhookAllow, h.log)
 	h.reg.Store(&registry{tools: map[string]*entry{}})
 	if err := h.SetConfigTools(tools); err != nil {
+		return nil, err
+	}
+	if err := h.SetPolicies(opts.Policies); err != nil {
 		return nil, err
 	}
 	return h, nil

@@ -37,6 +37,9 @@ func check(args []string, stdout, stderr io.Writer) int {
 	if n := len(cfg.MCPServers); n > 0 {
 		counts += ", " + count(n, "MCP server")
 	}
+	if n := len(cfg.Policies); n > 0 {
+		counts += ", " + count(n, "policy rule")
+	}
 	fmt.Fprintf(stdout, "%s: ok (%s)\n", file, counts)
 	return exitOK
 }

@@ -74,7 +74,8 @@ func TestCheckDefaultFile(t *testing.T) {
 }
 
 // TestCheckCounts: the ok line counts in words a person reads: "1
-// upstream", "2 tools", and MCP servers only when there are some.
+// upstream", "2 tools", and MCP servers and policy rules only when there
+// are some.
 func TestCheckCounts(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "t.yaml")
 	tool := "  - name: %s\n    description: d\n    parameters: {type: object}\n    webhook: {url: http://127.0.0.1:9001/x}\n"
@@ -86,6 +87,8 @@ func TestCheckCounts(t *testing.T) {
 		{"upstreams:\n  - {name: a, base_url: http://a/v1}\n  - {name: b, base_url: http://b/v1}\ntools:\n" + fmt.Sprintf(tool, "one") + fmt.Sprintf(tool, "two") +
 			"mcp_servers:\n  - {name: m, command: echo}\n",
 			"2 upstreams, 2 tools, 1 MCP server"},
+		{"upstreams:\n  - {name: a, base_url: http://a/v1}\npolicies:\n  - {name: p, action: deny}\n  - {name: q, redact_result: x}\n",
+			"1 upstream, 0 tools, 2 policy rules"},
 	} {
 		os.WriteFile(file, []byte(tt.yaml), 0o644)
 		if code, out, errs := runCmd("check", file); code != exitOK || out != file+": ok ("+tt.want+")\n" {

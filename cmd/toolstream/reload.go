@@ -40,7 +40,12 @@ func (r *reloader) reload() {
 	for _, key := range r.keepRestartOnly(cfg) {
 		r.log.Warn("config change needs a restart: keeping the running value", "key", key)
 	}
+	if err := r.host.SetPolicies(cfg.Policies); err != nil {
+		r.refuse(err)
+		return
+	}
 	if err := r.host.SetConfigTools(configTools(cfg)); err != nil {
+		r.restorePolicies()
 		r.refuse(err)
 		return
 	}
@@ -50,6 +55,7 @@ func (r *reloader) reload() {
 		if rerr := r.host.SetConfigTools(configTools(r.cfg)); rerr != nil {
 			r.log.Error("restoring the running tools", "error", rerr)
 		}
+		r.restorePolicies()
 		r.refuse(err)
 		return
 	}
@@ -59,7 +65,15 @@ func (r *reloader) reload() {
 	r.mcp.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
 	r.cfg = cfg
 	r.log.Info("config reloaded", "file", r.file, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools),
-		"keys", len(cfg.Auth.Keys), "admin_keys", len(cfg.Auth.AdminKeys), "mcp_servers", len(cfg.MCPServers))
+		"keys", len(cfg.Auth.Keys), "admin_keys", len(cfg.Auth.AdminKeys), "mcp_servers", len(cfg.MCPServers), "policies", len(cfg.Policies))
+}
+
+// restorePolicies puts the running configuration's policies back after a
+// reload was refused; they were accepted before, so this succeeds.
+func (r *reloader) restorePolicies() {
+	if err := r.host.SetPolicies(r.cfg.Policies); err != nil {
+		r.log.Error("restoring the running policies", "error", err)
+	}
 }
 
 func (r *reloader) refuse(err error) {

@@ -124,6 +124,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		Logger:          log,
 		ApprovalTimeout: cfg.Loop.ApprovalTimeout,
 		WebhookAllow:    cfg.Auth.WebhookAllow,
+		Policies:        cfg.Policies,
 	}))
 	if err != nil {
 		return err

@@ -59,6 +59,9 @@ type CallRecord struct {
 	// Approval says how the call was let through or stopped; nil for a
 	// tool with approval: never.
 	Approval *Decision `json:"approval,omitempty"`
+	// Policy names the policies rule that decided the call (denied it,
+	// held it for approval, or allowed it); empty when none matched.
+	Policy string `json:"policy,omitempty"`
 	// Instance is the process that holds a started call; a restart marks
 	// its own started calls outcome_unknown ([Lifecycle.Recover]).
 	Instance string `json:"instance,omitempty"`
