@@ -25,6 +25,7 @@ type Records interface {
 	CreateAction(ctx context.Context, a store.Action) error
 	Action(ctx context.Context, id string) (store.Action, bool, error)
 	DecideAction(ctx context.Context, id, status, decidedBy, reason string) (store.Action, error)
+	ApproveEdited(ctx context.Context, id, decidedBy string, arguments json.RawMessage) (store.Action, error)
 }
 
 // bookkeepingTimeout bounds a record written after the client left: the
@@ -138,10 +139,15 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, nil
 	}
 
-	dec, res, err := h.approve(ctx, call, e.tool, c.rec)
+	dec, edit, res, err := h.approve(ctx, call, e.tool, c.rec)
 	c.rec.Approval = dec
+	if res == nil && edit != nil {
+		args, res = c.edited(e, edit, args)
+	}
 	if res != nil {
-		res.Arguments = args
+		if !res.Edited {
+			res.Arguments = args
+		}
 		c.record(ctx, *res)
 		return *res, err
 	}
@@ -195,8 +201,42 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		}
 	}
 	result.Executed, result.RunTime = true, runTime
+	if edit != nil {
+		noteEdited(&result, c.rec.Arguments)
+	}
 	c.finishRecord(ctx, result, ref)
 	return result, err
+}
+
+// edited switches the call to the arguments its approver gave (edit, as
+// stored): the audit record keeps the model's as ProposedArguments. An
+// edit that no longer passes the schema (its redacted fields put back)
+// is answered as the model's invalid arguments are, not run.
+func (c *callRun) edited(e *entry, edit, model json.RawMessage) (json.RawMessage, *Result) {
+	args, terr := applyEdit(e, edit, model)
+	c.rec.ProposedArguments = c.rec.Arguments
+	c.rec.Arguments = edit
+	if terr != nil {
+		res := ErrorResult(c.call, terr.Code, terr.Message)
+		res.Arguments = edit
+		noteEdited(&res, edit)
+		return model, &res
+	}
+	c.rec.Arguments = redact(args, e.tool.Redact)
+	return args, nil
+}
+
+// noteEdited marks res as the result of a call run with a person's
+// arguments, and tells the model so ahead of the result: shown are those
+// arguments with redact fields masked.
+func noteEdited(res *Result, shown json.RawMessage) {
+	res.Edited = true
+	note := editNote(shown)
+	if res.Err != nil {
+		res.Err.Message = note + res.Err.Message
+		return
+	}
+	res.Content, res.IsJSON = note+res.Content, false
 }
 
 // attemptRef files the call under its turn's retry group.
