@@ -149,14 +149,17 @@ func TestApproveWithEditsAdmin(t *testing.T) {
 	}
 }
 
-// TestApproveWithoutBodyUnchanged: an approval with no arguments (no
-// body, or null) runs the model's call, with no note and no
-// proposed_arguments.
+// TestApproveWithoutBodyUnchanged: an approval whose arguments are the
+// model's runs the model's call, with no note and no proposed_arguments,
+// as one without arguments (TestApprovalHoldsCallUntilApproved) does.
 func TestApproveWithoutBodyUnchanged(t *testing.T) {
 	e, _ := newStoredEnv(t, editConfig("always"), editRounds())
 	st := openStream(t, e, context.Background(), toolRequest, "Authorization: Bearer "+apClientKey)
 	id := event(t, st.until(t, `"approval.requested"`))["action_id"].(string)
-	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", `{"arguments":null}`, apClientKey); code != 200 || a["edited_arguments"] != nil {
+	// The model's own arguments, in another key order and as text the
+	// schema coerces, are no edit.
+	same := `{"arguments":{"secret_note":"[redacted]","priority":"1","title":"Gym"}}`
+	if code, a := e.jsonDo(t, "POST", "/v1/actions/"+id+"/approve", same, apClientKey); code != 200 || a["edited_arguments"] != nil {
 		t.Fatalf("approve: %d %v", code, a)
 	}
 	fin := event(t, st.until(t, `"tool.finished"`))

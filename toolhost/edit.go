@@ -27,7 +27,8 @@ func (e *EditError) Error() string { return e.Message }
 // instead of the model's (docs/approvals-and-audit.md). arguments are
 // coerced and validated by the tool's schema like the model's; a JSON
 // string holding the object is accepted, as the model's are. An edit the
-// schema refuses is an [*EditError] and leaves the action pending. Fields
+// schema refuses is an [*EditError] and leaves the action pending; an
+// edit equal to the proposal is a plain approval. Fields
 // named in the tool's redact list were shown masked and keep the model's
 // values: an edit may leave them out or send the mask back, not change
 // them.
@@ -49,7 +50,13 @@ func (h *Host) ApproveEdited(ctx context.Context, id string, d Decider, argument
 	if eerr != nil {
 		return store.Action{}, eerr
 	}
-	a, err = h.records.ApproveEdited(ctx, id, deciderName(d), redact(edit, e.tool.Redact))
+	shown := redact(edit, e.tool.Redact)
+	if argsHash(shown) == argsHash(a.Arguments) {
+		// The arguments as proposed (in any key order): an approval.
+		a, err = h.records.DecideAction(ctx, id, store.ActionApproved, deciderName(d), "")
+	} else {
+		a, err = h.records.ApproveEdited(ctx, id, deciderName(d), shown)
+	}
 	if err != nil {
 		return a, err
 	}
