@@ -150,7 +150,7 @@ func deciderName(d Decider) string {
 // a call that must not run (denied, expired, client gone) and, for the client
 // gone, the error Execute returns. An approval with an edit leaves the
 // edit, as stored (redact fields masked), in the decision's action.
-func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord) (*store.Decision, json.RawMessage, *Result, error) {
+func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord, args json.RawMessage) (*store.Decision, json.RawMessage, *Result, error) {
 	if tool.Approval == ApprovalNever || tool.Approval == "" {
 		return nil, nil, nil, nil
 	}
@@ -183,6 +183,8 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 	}
 	wake := h.waiters.add(a.ID)
 	defer h.waiters.remove(a.ID)
+	h.proposed.Store(a.ID, args)
+	defer h.proposed.Delete(a.ID)
 	if err := h.records.CreateAction(context.WithoutCancel(ctx), a); err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "storing an approval failed", slog.String("tool", tool.Name), slog.String("error", err.Error()))
 		res := ErrorResult(call, CodeDenied, "the approval could not be stored, so the call was not run")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/toolstream/toolstream/toolhost/store"
 )
@@ -46,7 +47,11 @@ func (h *Host) ApproveEdited(ctx context.Context, id string, d Decider, argument
 	if !ok {
 		return store.Action{}, &EditError{Message: fmt.Sprintf("the tool %q is no longer registered, so an edit of its arguments cannot be checked; approve or deny without one", a.Tool)}
 	}
-	edit, eerr := checkEdit(e, arguments)
+	var model json.RawMessage
+	if v, ok := h.proposed.Load(id); ok {
+		model = v.(json.RawMessage)
+	}
+	edit, eerr := checkEdit(e, arguments, model)
 	if eerr != nil {
 		return store.Action{}, eerr
 	}
@@ -66,22 +71,47 @@ func (h *Host) ApproveEdited(ctx context.Context, id string, d Decider, argument
 
 // checkEdit coerces and validates an approver's edit as the model's
 // arguments are (prepareArguments) and refuses a change to a redacted
-// field.
-func checkEdit(e *entry, raw json.RawMessage) (json.RawMessage, *EditError) {
-	args, terr := prepareArguments(e.schema, raw)
+// field. model, the model's arguments when the call waits in this
+// process, puts the redacted values back first, so that the edit is
+// checked as it will run; without it (the call waits on another replica)
+// the masks are checked as they stand, and the waiting call checks again.
+func checkEdit(e *entry, raw, model json.RawMessage) (json.RawMessage, *EditError) {
+	raw = unwrapObject(raw)
+	if v, err := decodeJSON(raw); err == nil {
+		if path := changedRedacted(v, e.tool.Redact, ""); path != "" {
+			return nil, &EditError{Param: path, Message: fmt.Sprintf(
+				"parameter %q is redacted: an approver neither sees nor changes it; send %q (or leave it out) to keep the model's value",
+				path, redactedValue)}
+		}
+	}
+	var (
+		args json.RawMessage
+		terr *ToolError
+	)
+	if model != nil {
+		args, terr = applyEdit(e, raw, model)
+	} else {
+		args, terr = prepareArguments(e.schema, raw)
+	}
 	if terr != nil {
 		return nil, &EditError{Param: terr.Param, Message: terr.Message}
 	}
-	v, err := decodeJSON(args)
-	if err != nil { // prepareArguments returned it: cannot happen
-		return nil, &EditError{Message: "the arguments are not JSON"}
-	}
-	if path := changedRedacted(v, e.tool.Redact, ""); path != "" {
-		return nil, &EditError{Param: path, Message: fmt.Sprintf(
-			"parameter %q is redacted: an approver neither sees nor changes it; send %q (or leave it out) to keep the model's value",
-			path, redactedValue)}
-	}
 	return args, nil
+}
+
+// unwrapObject is raw, or the object a JSON string in raw holds (as
+// models send arguments).
+func unwrapObject(raw json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return raw
+	}
+	if v, err := decodeJSON([]byte(s)); err == nil {
+		if _, ok := v.(map[string]any); ok {
+			return json.RawMessage(strings.TrimSpace(s))
+		}
+	}
+	return raw
 }
 
 // changedRedacted returns the path of the first field named in fields

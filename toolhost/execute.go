@@ -139,7 +139,7 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, nil
 	}
 
-	dec, edit, res, err := h.approve(ctx, call, e.tool, c.rec)
+	dec, edit, res, err := h.approve(ctx, call, e.tool, c.rec, args)
 	c.rec.Approval = dec
 	if res == nil && edit != nil {
 		args, res = c.edited(e, edit, args)
