@@ -139,16 +139,8 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, nil
 	}
 
-	dec, edit, res, err := h.approve(ctx, call, e.tool, c.rec, args)
-	c.rec.Approval = dec
-	if res == nil && edit != nil {
-		args, res = c.edited(e, edit, args)
-	}
+	args, edited, res, err := c.hold(ctx, e, args)
 	if res != nil {
-		if !res.Edited {
-			res.Arguments = args
-		}
-		c.record(ctx, *res)
 		return *res, err
 	}
 
@@ -201,11 +193,31 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		}
 	}
 	result.Executed, result.RunTime = true, runTime
-	if edit != nil {
+	if edited {
 		noteEdited(&result, c.rec.Arguments)
 	}
 	c.finishRecord(ctx, result, ref)
 	return result, err
+}
+
+// hold waits for the call's approval, if its tool needs one. It returns
+// the arguments to run with (an approver's edit, or args) and whether
+// they are an edit — or the recorded result of a call that must not run,
+// with the error Execute returns.
+func (c *callRun) hold(ctx context.Context, e *entry, args json.RawMessage) (json.RawMessage, bool, *Result, error) {
+	dec, edit, res, err := c.h.approve(ctx, c.call, e.tool, c.rec, args)
+	c.rec.Approval = dec
+	if res == nil && edit != nil {
+		args, res = c.edited(e, edit, args)
+	}
+	if res != nil {
+		if !res.Edited {
+			res.Arguments = args
+		}
+		c.record(ctx, *res)
+		return args, false, res, err
+	}
+	return args, edit != nil, nil, nil
 }
 
 // edited switches the call to the arguments its approver gave (edit, as
