@@ -22,7 +22,9 @@ type Event struct {
 	CallID string `json:"call_id,omitempty"`
 	Name   string `json:"name,omitempty"`
 	// Arguments are the call's arguments as the model wrote them
-	// (tool.started), or as the approval holds them (approval.requested).
+	// (tool.started), or as the approval holds them (approval.requested);
+	// on approval.resolved and tool.finished, those an approver ran the
+	// call with instead, when they changed them (absent otherwise).
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Round     int             `json:"round"`
 	// Status is ok, error, denied or cancelled (tool.finished).
@@ -105,6 +107,9 @@ func (tr *turnRun) approvalEvent(n *approvalNote) error {
 		}
 	} else {
 		ev.Decision, ev.Reason = n.action.Status, n.action.Reason
+		if json.Valid(n.action.EditedArguments) {
+			ev.Arguments = n.action.EditedArguments // redact fields masked
+		}
 	}
 	return tr.event(ev)
 }
@@ -136,10 +141,14 @@ func (tr *turnRun) showFinished(p *pending) error {
 	switch display {
 	case config.DisplayEvents:
 		d := r.Duration.Milliseconds()
-		return tr.event(Event{
+		ev := Event{
 			Event: "tool.finished", CallID: p.call.ID, Name: p.call.Name, Round: p.call.Round,
 			Status: r.Status, Result: result, Truncated: truncated, Error: r.Err, DurationMS: &d, Full: &r,
-		})
+		}
+		if r.Edited && json.Valid(r.Arguments) {
+			ev.Arguments = r.Arguments // what ran: not what tool.started showed
+		}
+		return tr.event(ev)
 	case config.DisplayMarkdown:
 		return tr.sendContent(nil, card(p, result))
 	}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,9 @@ import (
 // call that waits.
 type Approvals interface {
 	Decide(ctx context.Context, id string, approve bool, d toolhost.Decider, reason string) (store.Action, error)
+	// ApproveEdited approves with the approver's arguments; an edit the
+	// tool's schema refuses is a *toolhost.EditError, the action pending.
+	ApproveEdited(ctx context.Context, id string, d toolhost.Decider, arguments json.RawMessage) (store.Action, error)
 }
 
 // Records is what the actions and audit routes read from storage; the
@@ -46,6 +50,8 @@ type actionView struct {
 	DecidedAt *time.Time      `json:"decided_at,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
 	KeyID     string          `json:"key_id,omitempty"`
+	// EditedArguments are what an approver ran the call with instead.
+	EditedArguments json.RawMessage `json:"edited_arguments,omitempty"`
 }
 
 func viewAction(a store.Action) actionView {
@@ -53,6 +59,7 @@ func viewAction(a store.Action) actionView {
 		ID: a.ID, Object: "toolstream.action", TurnID: a.TurnID, CallID: a.CallID, Tool: a.Tool,
 		Arguments: a.Arguments, Status: a.Status, Approval: a.Approval,
 		CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt, DecidedAt: a.DecidedAt, Reason: a.Reason, KeyID: a.KeyID,
+		EditedArguments: a.EditedArguments,
 	}
 	if a.DecidedBy != "" {
 		v.DecidedBy = &a.DecidedBy
@@ -112,9 +119,17 @@ func (s *Server) getAction(c echo.Context) error {
 }
 
 // approveAction and denyAction are POST /v1/actions/{id}/approve|deny. A
-// deny may carry {"reason": "…"}, which the model reads.
+// deny may carry {"reason": "…"}, which the model reads; an approval may
+// carry {"arguments": …}, the call to run with those instead of the
+// model's (an object, or a JSON string holding one, as models send them).
 func (s *Server) approveAction(c echo.Context) error { return s.decide(c, true) }
 func (s *Server) denyAction(c echo.Context) error    { return s.decide(c, false) }
+
+// decisionBody is the optional body of a decision.
+type decisionBody struct {
+	Reason    string          `json:"reason"`
+	Arguments json.RawMessage `json:"arguments"`
+}
 
 func (s *Server) decide(c echo.Context, approve bool) error {
 	if s.approvals == nil {
@@ -124,26 +139,54 @@ func (s *Server) decide(c echo.Context, approve bool) error {
 	if err != nil {
 		return err
 	}
-	var body struct {
-		Reason string `json:"reason"`
-	}
-	raw, err := io.ReadAll(c.Request().Body)
+	body, err := readDecision(c, approve)
 	if err != nil {
 		return err
 	}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &body); err != nil {
-			return &loop.RequestError{Message: `the body must be empty or a JSON object like {"reason": "…"}`}
-		}
+	ctx, d := c.Request().Context(), decider(c)
+	var a store.Action
+	if body.Arguments != nil {
+		a, err = s.approvals.ApproveEdited(ctx, id, d, body.Arguments)
+	} else {
+		a, err = s.approvals.Decide(ctx, id, approve, d, body.Reason)
 	}
-	a, err := s.approvals.Decide(c.Request().Context(), id, approve, decider(c), body.Reason)
-	if errors.Is(err, store.ErrDecided) {
+	var eerr *toolhost.EditError
+	switch {
+	case errors.Is(err, store.ErrDecided):
 		return &decidedError{action: a}
-	}
-	if err != nil {
+	case errors.As(err, &eerr):
+		param := "arguments"
+		if eerr.Param != "" {
+			param += "." + eerr.Param
+		}
+		return &loop.RequestError{Param: param, Message: "arguments: " + eerr.Message + " (the action is still pending)"}
+	case err != nil:
 		return err
 	}
 	return c.JSON(http.StatusOK, viewAction(a))
+}
+
+// readDecision reads a decision's body: none, or a JSON object with a
+// deny's reason or an approval's arguments (null is none).
+func readDecision(c echo.Context, approve bool) (decisionBody, error) {
+	var body decisionBody
+	raw, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return body, err
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return body, nil
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return body, &loop.RequestError{Message: `the body must be empty or a JSON object like {"reason": "…"} or {"arguments": {…}}`}
+	}
+	if string(body.Arguments) == "null" {
+		body.Arguments = nil
+	}
+	if body.Arguments != nil && !approve {
+		return body, &loop.RequestError{Param: "arguments", Message: "arguments are given with an approval, not a deny"}
+	}
+	return body, nil
 }
 
 // decidedError is a second decision on an action (409).

@@ -2,6 +2,7 @@ package toolhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -102,17 +103,8 @@ func CanDecide(d Decider, a store.Action) error {
 // deny, reaches the model. It returns the action as decided, or as it
 // stands with [ErrDecided].
 func (h *Host) Decide(ctx context.Context, id string, approve bool, d Decider, reason string) (store.Action, error) {
-	if h.records == nil {
-		return store.Action{}, ErrActionNotFound
-	}
-	a, ok, err := h.records.Action(ctx, id)
+	a, err := h.decidable(ctx, id, d)
 	if err != nil {
-		return store.Action{}, err
-	}
-	if !ok {
-		return store.Action{}, ErrActionNotFound
-	}
-	if err := CanDecide(d, a); err != nil {
 		return store.Action{}, err
 	}
 	status := store.ActionDenied
@@ -127,6 +119,25 @@ func (h *Host) Decide(ctx context.Context, id string, approve bool, d Decider, r
 	return a, nil
 }
 
+// decidable reads action id for d to decide: ErrActionNotFound when
+// there is none or d may not see it, ErrAdminOnly when d may not decide it.
+func (h *Host) decidable(ctx context.Context, id string, d Decider) (store.Action, error) {
+	if h.records == nil {
+		return store.Action{}, ErrActionNotFound
+	}
+	a, ok, err := h.records.Action(ctx, id)
+	if err != nil {
+		return store.Action{}, err
+	}
+	if !ok {
+		return store.Action{}, ErrActionNotFound
+	}
+	if err := CanDecide(d, a); err != nil {
+		return store.Action{}, err
+	}
+	return a, nil
+}
+
 func deciderName(d Decider) string {
 	if d.KeyID == "" {
 		return "anonymous"
@@ -137,21 +148,22 @@ func deciderName(d Decider) string {
 // approve holds a call of a tool that needs approval until it is decided
 // (docs/webhooks.md). It returns how the call was let through, or the result of
 // a call that must not run (denied, expired, client gone) and, for the client
-// gone, the error Execute returns.
+// gone, the error Execute returns. An approval with an edit leaves the
+// edit, as stored (redact fields masked), in the decision's action.
 //
 // byPolicy says a policies rule holds the call: a request's approve list
 // does not lift it (docs/policies.md).
-func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord, byPolicy bool) (*store.Decision, *Result, error) {
+func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord, args json.RawMessage, byPolicy bool) (*store.Decision, json.RawMessage, *Result, error) {
 	if tool.Approval == ApprovalNever || tool.Approval == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	now := h.now().UTC()
 	if tool.Approval == ApprovalAlways && !byPolicy && call.Origin.preApproved(tool.Name) {
-		return &store.Decision{Decision: "pre-approved", DecidedBy: rec.KeyID, At: now}, nil, nil
+		return &store.Decision{Decision: "pre-approved", DecidedBy: rec.KeyID, At: now}, nil, nil, nil
 	}
 	if h.records == nil {
 		res := ErrorResult(call, CodeDenied, "this tool needs approval, and the proxy has no storage to hold one")
-		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "no-storage", At: now}, &res, nil
+		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "no-storage", At: now}, nil, &res, nil
 	}
 
 	a := store.Action{
@@ -170,14 +182,16 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 		h.log.LogAttrs(ctx, slog.LevelError, "audit log write failed; call not run",
 			slog.String("tool", tool.Name), slog.String("call_id", call.ID), slog.String("error", err.Error()))
 		res := ErrorResult(call, CodeExecutionFailed, "the call could not be written to the audit log, so it was not run")
-		return nil, &res, nil
+		return nil, nil, &res, nil
 	}
 	wake := h.waiters.add(a.ID)
 	defer h.waiters.remove(a.ID)
+	h.proposed.Store(a.ID, args)
+	defer h.proposed.Delete(a.ID)
 	if err := h.records.CreateAction(context.WithoutCancel(ctx), a); err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "storing an approval failed", slog.String("tool", tool.Name), slog.String("error", err.Error()))
 		res := ErrorResult(call, CodeDenied, "the approval could not be stored, so the call was not run")
-		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "storage-error", At: now}, &res, nil
+		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "storage-error", At: now}, nil, &res, nil
 	}
 	h.pending.Add(1)
 	defer h.pending.Add(-1)
@@ -194,20 +208,20 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 	}
 	switch {
 	case a.Status == store.ActionApproved:
-		return dec, nil, nil
+		return dec, a.EditedArguments, nil, nil
 	case err != nil:
 		res, cerr := cancelled(ctx, call, nil)
-		return dec, &res, cerr
+		return dec, nil, &res, cerr
 	case a.Status == store.ActionDenied:
 		msg := "the user denied this call"
 		if a.Reason != "" {
 			msg += ": " + a.Reason
 		}
 		res := ErrorResult(call, CodeDenied, msg+". Do not retry it unless the user asks again.")
-		return dec, &res, nil
+		return dec, nil, &res, nil
 	default: // expired: nobody decided in time
 		res := ErrorResult(call, CodeDenied, fmt.Sprintf("nobody approved this call within %s, so it was not run", h.approvalTTL))
-		return dec, &res, nil
+		return dec, nil, &res, nil
 	}
 }
 

@@ -141,6 +141,10 @@ type Result struct {
 	// approved in time, replayed from an earlier attempt, or cancelled
 	// before it started.
 	Executed bool
+	// Edited says a person approved the call with other arguments than
+	// the model's: Arguments are theirs, and Content (or Err's message)
+	// opens with a note telling the model so.
+	Edited bool
 	// RunTime is the executor's part of Duration; zero unless Executed.
 	// It is what a tool's latency is measured by: a call that waited 28s
 	// for a person's approval took 28s, the tool did not.
@@ -151,6 +155,10 @@ type Result struct {
 type ToolError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Param is the parameter at fault of an INVALID_PARAMETER or
+	// MISSING_PARAMETER ("amount", "filter.from"; the first one when
+	// several are), for an API that names it; the message names them all.
+	Param string `json:"-"`
 	// Detail is for the log only: the underlying error with addresses
 	// and ports, which the model, the client and the audit log never see
 	// (they read Message).

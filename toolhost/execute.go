@@ -27,6 +27,7 @@ type Records interface {
 	CreateAction(ctx context.Context, a store.Action) error
 	Action(ctx context.Context, id string) (store.Action, bool, error)
 	DecideAction(ctx context.Context, id, status, decidedBy, reason string) (store.Action, error)
+	ApproveEdited(ctx context.Context, id, decidedBy string, arguments json.RawMessage) (store.Action, error)
 }
 
 // bookkeepingTimeout bounds a record written after the client left: the
@@ -129,11 +130,8 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, nil
 	}
 
-	dec, res, err := h.approve(ctx, call, heldBy(e.tool, v), c.rec, v.Action == config.PolicyApprove)
-	c.rec.Approval = dec
+	args, edited, res, err := c.hold(ctx, heldBy(e.tool, v), e, args, v.Action == config.PolicyApprove)
 	if res != nil {
-		res.Arguments = args
-		c.record(ctx, *res)
 		return *res, err
 	}
 
@@ -188,6 +186,9 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		}
 	}
 	result.Executed, result.RunTime = true, runTime
+	if edited {
+		noteEdited(&result, c.rec.Arguments)
+	}
 	c.finishRecord(ctx, result, ref)
 	return result, err
 }
@@ -224,6 +225,59 @@ func (c *callRun) admit(ctx context.Context, reg *registry) (e *entry, args json
 		return nil, nil, v, &res
 	}
 	return e, args, v, nil
+}
+
+// hold waits for the call's approval, if its tool needs one. It returns
+// the arguments to run with (an approver's edit, or args) and whether
+// they are an edit — or the recorded result of a call that must not run,
+// with the error Execute returns.
+// tool is the call's tool as the policies hold it (heldBy), byPolicy
+// whether a rule asked for the approval.
+func (c *callRun) hold(ctx context.Context, tool Tool, e *entry, args json.RawMessage, byPolicy bool) (json.RawMessage, bool, *Result, error) {
+	dec, edit, res, err := c.h.approve(ctx, c.call, tool, c.rec, args, byPolicy)
+	c.rec.Approval = dec
+	if res == nil && edit != nil {
+		args, res = c.edited(e, edit, args)
+	}
+	if res != nil {
+		if !res.Edited {
+			res.Arguments = args
+		}
+		c.record(ctx, *res)
+		return args, false, res, err
+	}
+	return args, edit != nil, nil, nil
+}
+
+// edited switches the call to the arguments its approver gave (edit, as
+// stored): the audit record keeps the model's as ProposedArguments. An
+// edit that no longer passes the schema (its redacted fields put back)
+// is answered as the model's invalid arguments are, not run.
+func (c *callRun) edited(e *entry, edit, model json.RawMessage) (json.RawMessage, *Result) {
+	args, terr := applyEdit(e, edit, model)
+	c.rec.ProposedArguments = c.rec.Arguments
+	c.rec.Arguments = edit
+	if terr != nil {
+		res := ErrorResult(c.call, terr.Code, terr.Message)
+		res.Arguments = edit
+		noteEdited(&res, edit)
+		return model, &res
+	}
+	c.rec.Arguments = redact(args, e.tool.Redact)
+	return args, nil
+}
+
+// noteEdited marks res as the result of a call run with a person's
+// arguments, and tells the model so ahead of the result: shown are those
+// arguments with redact fields masked.
+func noteEdited(res *Result, shown json.RawMessage) {
+	res.Edited = true
+	note := editNote(shown)
+	if res.Err != nil {
+		res.Err.Message = note + res.Err.Message
+		return
+	}
+	res.Content, res.IsJSON = note+res.Content, false
 }
 
 // attemptRef files the call under its turn's retry group.

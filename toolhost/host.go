@@ -102,6 +102,10 @@ type Host struct {
 	instance    string
 	approvalTTL time.Duration
 	waiters     waiters
+	// proposed holds, by action id, the model's coerced arguments of a
+	// call waiting here: an edit decided on this replica is checked with
+	// its redacted fields put back, as it will run.
+	proposed sync.Map
 	// finals retries final records storage failed to take (finals.go).
 	finals finals
 	// pending counts calls waiting for an approval (a metric).

@@ -2,6 +2,7 @@ package toolhost
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,7 +123,8 @@ func TestCoercionLeavesUncoercible(t *testing.T) {
 			if diff := cmp.Diff(tt.wantArgs, string(got)); diff != "" {
 				t.Errorf("arguments (-want +got):\n%s", diff)
 			}
-			want := &ToolError{Code: CodeInvalidParameter, Message: tt.wantMsg}
+			// Param is the field the message names first.
+			want := &ToolError{Code: CodeInvalidParameter, Message: tt.wantMsg, Param: strings.Split(tt.wantMsg, `"`)[1]}
 			if diff := cmp.Diff(want, terr); diff != "" {
 				t.Errorf("tool error (-want +got):\n%s", diff)
 			}
@@ -155,17 +157,17 @@ func TestValidationMessages(t *testing.T) {
 		name, in string
 		want     ToolError
 	}{
-		{"missing", `{}`, ToolError{Code: CodeMissingParameter, Message: `missing required parameter "city" (string)`}},
-		{"missing beats invalid", `{"days": 9}`, ToolError{Code: CodeMissingParameter, Message: `missing required parameter "city" (string); parameter "days": must be <= 7, got 9`}},
-		{"missing nested", `{"city": "Oslo", "stops": [{"at": 1}]}`, ToolError{Code: CodeMissingParameter, Message: `missing required parameter "stops[0].name" (string)`}},
-		{"type", `{"city": 42}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "city": expected string, got number 42`}},
-		{"minimum", `{"city": "Oslo", "days": "0"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "days": must be >= 1, got 0`}},
-		{"minLength", `{"city": "O"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "city": must be at least 2 characters long, got 1`}},
-		{"enum", `{"city": "Oslo", "units": "k"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "units": value must be one of 'c', 'f'`}},
-		{"anyOf types merged", `{"city": "Oslo", "when": 5}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "when": expected null or string, got number 5`}},
-		{"unknown parameter", `{"city": "Oslo", "zip": "0150"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "zip": not a parameter of this tool (known: city, days, stops, units, when)`}},
-		{"nested type", `{"city": "Oslo", "stops": [{"name": "A", "at": "noon"}]}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "stops[0].at": expected integer, got string "noon"`}},
-		{"long value quoted to 40 bytes between runes", `{"city": "Oslo", "days": "日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "days": expected integer, got string "日本語日本語日本語日本語日…"`}},
+		{"missing", `{}`, ToolError{Code: CodeMissingParameter, Message: `missing required parameter "city" (string)`, Param: "city"}},
+		{"missing beats invalid", `{"days": 9}`, ToolError{Code: CodeMissingParameter, Message: `missing required parameter "city" (string); parameter "days": must be <= 7, got 9`, Param: "city"}},
+		{"missing nested", `{"city": "Oslo", "stops": [{"at": 1}]}`, ToolError{Code: CodeMissingParameter, Message: `missing required parameter "stops[0].name" (string)`, Param: "stops[0].name"}},
+		{"type", `{"city": 42}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "city": expected string, got number 42`, Param: "city"}},
+		{"minimum", `{"city": "Oslo", "days": "0"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "days": must be >= 1, got 0`, Param: "days"}},
+		{"minLength", `{"city": "O"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "city": must be at least 2 characters long, got 1`, Param: "city"}},
+		{"enum", `{"city": "Oslo", "units": "k"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "units": value must be one of 'c', 'f'`, Param: "units"}},
+		{"anyOf types merged", `{"city": "Oslo", "when": 5}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "when": expected null or string, got number 5`, Param: "when"}},
+		{"unknown parameter", `{"city": "Oslo", "zip": "0150"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "zip": not a parameter of this tool (known: city, days, stops, units, when)`, Param: "zip"}},
+		{"nested type", `{"city": "Oslo", "stops": [{"name": "A", "at": "noon"}]}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "stops[0].at": expected integer, got string "noon"`, Param: "stops[0].at"}},
+		{"long value quoted to 40 bytes between runes", `{"city": "Oslo", "days": "日本語日本語日本語日本語日本語日本語日本語日本語日本語日本語"}`, ToolError{Code: CodeInvalidParameter, Message: `parameter "days": expected integer, got string "日本語日本語日本語日本語日…"`, Param: "days"}},
 		{"not an object", `[1,2]`, ToolError{Code: CodeInvalidParameter, Message: `the arguments are not a JSON object; send the parameters as one JSON object, e.g. {"name": value}`}},
 		{"not JSON", `{city: Oslo`, ToolError{Code: CodeInvalidParameter, Message: `the arguments are not a JSON object; send the parameters as one JSON object, e.g. {"name": value}`}},
 	}

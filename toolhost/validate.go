@@ -83,7 +83,11 @@ func describeValidation(root *jsonschema.Schema, inst any, verr *jsonschema.Vali
 	if len(parts) > maxProblems {
 		parts = append(parts[:maxProblems], fmt.Sprintf("and %d more", len(parts)-maxProblems))
 	}
-	return &ToolError{Code: code, Message: strings.Join(parts, "; ")}
+	te := &ToolError{Code: code, Message: strings.Join(parts, "; ")}
+	if len(probs) > 0 {
+		te.Param = probs[0].path
+	}
+	return te
 }
 
 func (p problem) String() string {

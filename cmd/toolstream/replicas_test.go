@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -55,6 +56,36 @@ type replicaHooks struct {
 	*httptest.Server
 	hits map[string]*atomic.Int32
 	slow chan struct{}
+	// last holds each tool's last request body (a string).
+	last sync.Map
+}
+
+func (h *replicaHooks) lastBody(tool string) string {
+	v, _ := h.last.Load(tool)
+	s, _ := v.(string)
+	return s
+}
+
+// awaitApproval reads s up to its approval.requested event and returns
+// the action's id.
+func awaitApproval(t *testing.T, s *stream) string {
+	t.Helper()
+	for {
+		ev := s.next(t, 1)[0]
+		if !strings.Contains(ev, `"approval.requested"`) {
+			continue
+		}
+		var e struct {
+			Toolstream struct {
+				ActionID string `json:"action_id"`
+			} `json:"toolstream"`
+		}
+		json.Unmarshal([]byte(ev), &e)
+		if e.Toolstream.ActionID == "" {
+			t.Fatalf("approval.requested without an action id: %s", ev)
+		}
+		return e.Toolstream.ActionID
+	}
 }
 
 func newReplicaHooks(t *testing.T) *replicaHooks {
@@ -67,6 +98,7 @@ func newReplicaHooks(t *testing.T) *replicaHooks {
 		name := strings.TrimPrefix(r.URL.Path, "/")
 		body, _ := io.ReadAll(r.Body)
 		h.hits[name].Add(1)
+		h.last.Store(name, string(body))
 		if strings.Contains(string(body), "slow") {
 			h.slow <- struct{}{}
 			select {
@@ -236,22 +268,7 @@ func TestReplicas(t *testing.T) {
 
 	t.Run("ApprovalOnBReleasesA", func(t *testing.T) {
 		s := openChat(t, a, `[{"role":"user","content":"delete gym"}]`)
-		var actionID string
-		for actionID == "" {
-			ev := s.next(t, 1)[0]
-			if strings.Contains(ev, `"approval.requested"`) {
-				var e struct {
-					Toolstream struct {
-						ActionID string `json:"action_id"`
-					} `json:"toolstream"`
-				}
-				json.Unmarshal([]byte(ev), &e)
-				actionID = e.Toolstream.ActionID
-				if actionID == "" {
-					t.Fatalf("approval.requested without an action id: %s", ev)
-				}
-			}
-		}
+		actionID := awaitApproval(t, s)
 		start := time.Now()
 		if st, body := call(t, http.MethodPost, b.url+"/v1/actions/"+actionID+"/approve", "sk-admin", ""); st != http.StatusOK {
 			t.Fatalf("approve on b: %d %s", st, body)
@@ -261,6 +278,32 @@ func TestReplicas(t *testing.T) {
 		rest := append([]string{ev}, s.rest(t)...)
 		if text := visibleText(t, rest); !strings.Contains(text, "Done.") || hooks.hits["delete_task"].Load() != 1 {
 			t.Errorf("after the approval on b, a's stream: %q, delete_task ran %d times; want it run once and the answer", text, hooks.hits["delete_task"].Load())
+		}
+	})
+
+	t.Run("EditedApprovalOnBRunsOnA", func(t *testing.T) {
+		// The edit travels in the action's row: a runs the call with it,
+		// and the audit in PostgreSQL keeps the model's arguments too.
+		before := hooks.hits["delete_task"].Load()
+		s := openChat(t, a, `[{"role":"user","content":"delete gym"}]`)
+		actionID := awaitApproval(t, s)
+		if st, body := call(t, http.MethodPost, b.url+"/v1/actions/"+actionID+"/approve", "sk-admin", `{"arguments":{"title":"Gym (old)"}}`); st != http.StatusOK {
+			t.Fatalf("edited approve on b: %d %s", st, body)
+		}
+		s.rest(t)
+		if n := hooks.hits["delete_task"].Load() - before; n != 1 || !strings.Contains(hooks.lastBody("delete_task"), `"arguments":{"title":"Gym (old)"}`) {
+			t.Fatalf("delete_task ran %d times, last with %s; want once, with the edit", n, hooks.lastBody("delete_task"))
+		}
+		_, body := call(t, http.MethodGet, b.url+"/admin/calls?tool=delete_task&limit=1", "sk-admin", "")
+		var page struct {
+			Data []struct {
+				Arguments         map[string]string `json:"arguments"`
+				ProposedArguments map[string]string `json:"proposed_arguments"`
+			} `json:"data"`
+		}
+		json.Unmarshal([]byte(body), &page)
+		if len(page.Data) != 1 || page.Data[0].Arguments["title"] != "Gym (old)" || page.Data[0].ProposedArguments["title"] != "Gym" {
+			t.Errorf("the audit record on b: %s", body)
 		}
 	})
 

@@ -179,3 +179,17 @@ func FuzzReply(f *testing.F) {
 		}
 	})
 }
+
+// TestWithoutEditNote: the scripted model reads past the note toolstream
+// puts before the result of a call approved with other arguments.
+func TestWithoutEditNote(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`"A person approving this call changed its arguments to {\"id\":2}; the result below is of the call with those arguments.\n\n{\"deleted\":{\"id\":2}}"`, `{"deleted":{"id":2}}`},
+		{`{"deleted":{"id":2}}`, `{"deleted":{"id":2}}`},
+		{`"plain text"`, `"plain text"`},
+	} {
+		if got := string(withoutEditNote(json.RawMessage(tt.in))); got != tt.want {
+			t.Errorf("withoutEditNote(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

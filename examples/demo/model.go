@@ -136,10 +136,26 @@ func results(text string) []result {
 		block, after, _ := strings.Cut(rest, "</tool_response>")
 		var r result
 		if json.Unmarshal([]byte(strings.TrimSpace(block)), &r) == nil {
+			r.Content = withoutEditNote(r.Content)
 			out = append(out, r)
 		}
 		text = after
 	}
+}
+
+// withoutEditNote is a result without the note toolstream puts before
+// the result of a call a person approved with other arguments ("A person
+// approving this call changed its arguments to …\n\n{…}"): the scripted
+// model reads the result itself, as a real one would past the note.
+func withoutEditNote(content json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(content, &s) != nil || !strings.HasPrefix(s, "A person approving this call changed its arguments") {
+		return content
+	}
+	if _, rest, ok := strings.Cut(s, "\n\n"); ok && json.Valid([]byte(rest)) {
+		return json.RawMessage(rest)
+	}
+	return content
 }
 
 // call is one tool call the model writes; Args is its JSON.

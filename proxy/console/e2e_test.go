@@ -60,6 +60,15 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("delete_task ran %d times, want once, after the approval", n)
 			}
 		}},
+		{"edit", func(t *testing.T, env *consoleEnv) {
+			if n, args := env.hooks.count("delete_task"), env.hooks.lastArguments("delete_task"); n != 1 || args != `{"id":8}` {
+				t.Errorf("delete_task ran %d times, last with %s; want once, with the edit {\"id\":8}", n, args)
+			}
+			reqs := env.chats()
+			if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "changed its arguments") {
+				t.Errorf("the model was not told of the edit:\n%s", last)
+			}
+		}},
 		{"deny", func(t *testing.T, env *consoleEnv) {
 			if n := env.hooks.count("delete_task"); n != 0 {
 				t.Errorf("delete_task ran %d times after a deny", n)

@@ -79,6 +79,15 @@ type hooks struct {
 
 	mu       sync.Mutex
 	arrivals map[string]int
+	// last holds each tool's last arguments, as JSON.
+	last map[string]string
+}
+
+// lastArguments returns the arguments tool was last called with.
+func (h *hooks) lastArguments(tool string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.last[tool]
 }
 
 func (h *hooks) count(tool string) int {
@@ -100,6 +109,8 @@ func (h *hooks) serve(w http.ResponseWriter, r *http.Request) {
 	tool := strings.TrimPrefix(r.URL.Path, "/")
 	h.mu.Lock()
 	h.arrivals[tool]++
+	args, _ := json.Marshal(body.Arguments)
+	h.last[tool] = string(args)
 	h.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	switch tool {
@@ -134,7 +145,7 @@ func (e *consoleEnv) chats() []upstreamtest.Request {
 
 func startConsole(t *testing.T) *consoleEnv {
 	t.Helper()
-	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}}
+	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}, last: map[string]string{}}
 	h.srv = httptest.NewServer(http.HandlerFunc(h.serve))
 	model := upstreamtest.NewFunc(scriptedModel())
 	model.SetModels(modelName)
@@ -206,6 +217,8 @@ func scriptedModel() func(upstreamtest.Request) upstreamtest.Round {
 		case strings.Contains(q, "delete") && results == "":
 			text = "I'll delete task 7 once you confirm."
 			calls = []call{{"delete_task", `{"id":7}`}}
+		case strings.Contains(q, "delete") && strings.Contains(results, "changed its arguments"):
+			text = "Done, with the task you picked instead of 7."
 		case strings.Contains(q, "delete") && strings.Contains(results, "DENIED"):
 			text = "Understood: task 7 stays on your board."
 		case strings.Contains(q, "delete"):

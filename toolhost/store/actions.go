@@ -46,6 +46,10 @@ type Action struct {
 	KeyID     string `json:"key_id"`
 	DecidedBy string `json:"decided_by"`
 	Reason    string `json:"reason,omitempty"`
+	// EditedArguments are the arguments an approver ran the call with
+	// instead of the model's ([ActionStore.ApproveEdited]), coerced, redact
+	// fields masked; empty when the call ran as proposed.
+	EditedArguments json.RawMessage `json:"edited_arguments,omitempty"`
 	// DecidedAt is set with every status but pending.
 	DecidedAt *time.Time `json:"decided_at,omitempty"`
 	// AuditID is the call's audit record.
@@ -86,4 +90,8 @@ type ActionStore interface {
 	// expired) with who decided and why, atomically: of two deciders one
 	// wins, the other gets ErrDecided with the action as it stands.
 	DecideAction(ctx context.Context, id, status, decidedBy, reason string) (Action, error)
+	// ApproveEdited approves a pending action as DecideAction does, and
+	// keeps arguments, the approver's edit, in EditedArguments: the call
+	// that waits runs with them, on whichever replica it waits.
+	ApproveEdited(ctx context.Context, id, decidedBy string, arguments json.RawMessage) (Action, error)
 }

@@ -37,6 +37,9 @@ type CallRecord struct {
 	// Arguments are the coerced arguments with the tool's redact fields
 	// masked ("[redacted]"); the model's own text when they never parsed.
 	Arguments json.RawMessage `json:"arguments"`
+	// ProposedArguments are the model's arguments, redacted alike, when an
+	// approver changed them: Arguments are then the ones that ran.
+	ProposedArguments json.RawMessage `json:"proposed_arguments,omitempty"`
 	// Status is one of the Status constants.
 	Status string `json:"status"`
 	// ErrorCode is the tool error code (TOOL_NOT_FOUND, DENIED, …); empty

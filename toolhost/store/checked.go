@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -153,6 +154,16 @@ func (c checked) DecideAction(ctx context.Context, id, status, decidedBy, reason
 		return Action{}, err
 	}
 	return c.Backend.DecideAction(ctx, id, status, decidedBy, reason)
+}
+
+func (c checked) ApproveEdited(ctx context.Context, id, decidedBy string, arguments json.RawMessage) (Action, error) {
+	if err := checkDecision(id, ActionApproved); err != nil {
+		return Action{}, err
+	}
+	if !json.Valid(arguments) {
+		return Action{}, fmt.Errorf("deciding action %s: the edited arguments are not JSON", id)
+	}
+	return c.Backend.ApproveEdited(ctx, id, decidedBy, arguments)
 }
 
 func (c checked) PutTool(ctx context.Context, t RuntimeTool) error {

@@ -90,6 +90,10 @@ func (r *recorder) DecideAction(context.Context, string, string, string, string)
 	r.hit("DecideAction")
 	return Action{}, nil
 }
+func (r *recorder) ApproveEdited(context.Context, string, string, json.RawMessage) (Action, error) {
+	r.hit("ApproveEdited")
+	return Action{}, nil
+}
 func (r *recorder) PutTool(_ context.Context, t RuntimeTool) error {
 	r.hit("PutTool")
 	r.tool = t

@@ -3,7 +3,7 @@
 // element with data-role="assistant", each tool card has data-call-id and
 // data-status, the buttons and key fields are found by their labels.
 //
-//   node console.e2e.mjs two-tools|approve|deny|stop|markdown
+//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown
 //
 // Environment: TOOLSTREAM_CONSOLE_URL (the proxy's root),
 // TOOLSTREAM_API_KEY, TOOLSTREAM_ADMIN_KEY, TOOLSTREAM_HOOKS_URL (the
@@ -22,7 +22,7 @@ const { chromium } = require(path.join(env.TOOLSTREAM_PLAYWRIGHT_MODULES, "playw
 
 const base = env.TOOLSTREAM_CONSOLE_URL;
 const scenario = process.argv[2];
-const scenarios = { "two-tools": twoTools, approve, deny, stop, markdown };
+const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}`);
   process.exit(2);
@@ -33,12 +33,14 @@ const context = await browser.newContext({ viewport: { width: 1000, height: 760 
 const page = await context.newPage();
 // Anything the page logs as an error fails the run: a Content-Security-
 // Policy violation, a module that did not load, an uncaught exception.
-// The one error expected is the browser's note about the models list
-// asked for before a key was entered.
+// The errors expected are the browser's notes about the models list
+// asked for before a key was entered, and (edit) about the approval the
+// server refuses.
 const problems = [];
 page.on("console", (m) => {
   if (m.type() !== "error") return;
   if (/status of 401/.test(m.text()) && m.location().url.endsWith("/v1/models")) return;
+  if (scenario === "edit" && /status of 400/.test(m.text()) && m.location().url.endsWith("/approve")) return;
   problems.push(`console: ${m.text()} (${m.location().url})`);
 });
 page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
@@ -125,6 +127,50 @@ async function approve() {
   await card.locator("summary").click();
   check((await card.innerText()).includes('"deleted": 7'), "the result");
   await shot("2-approved");
+}
+
+// edit: the dialog's arguments are editable. An edit the tool's schema
+// refuses shows the server's error and keeps the dialog, the action still
+// pending; a valid edit approves the call, which runs with it.
+async function edit() {
+  await enterKeys();
+  await ask("Please delete task 7.");
+  const dialog = await approvalDialog();
+  const args = dialog.getByLabel(/^Arguments/);
+  const card = assistant(0).locator("[data-call-id]");
+
+  await args.fill('{"id": "seven"}');
+  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
+  const error = dialog.getByRole("alert");
+  await until("the refused edit's error", () => document.getElementById("approval-error").textContent !== "");
+  const shown = await error.innerText();
+  check(/^400: /.test(shown) && shown.includes('"id"') && shown.includes("integer"), `the error names the field: ${shown}`);
+  check(await dialog.isVisible(), "the dialog stays after a refused edit");
+  check(await args.inputValue() === '{"id": "seven"}', "the edit is kept for correcting");
+  check(await card.getAttribute("data-status") === "running", "the call still waits");
+  const pending = await page.evaluate(async (key) => {
+    const r = await fetch("/v1/actions?status=pending", { headers: { Authorization: `Bearer ${key}` } });
+    return (await r.json()).data.length;
+  }, env.TOOLSTREAM_API_KEY);
+  check(pending === 1, `the action is still pending (${pending} pending)`);
+  await shot("6-edit-refused");
+
+  // Text that is not JSON never leaves the page.
+  await args.fill('{"id": 8');
+  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
+  check((await error.innerText()).startsWith("The arguments are not valid JSON"), `a local error: ${await error.innerText()}`);
+
+  await args.fill('{"id": 8}');
+  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
+  await turnDone();
+  check(!(await dialog.isVisible()), "the dialog closed");
+  check(await card.getAttribute("data-status") === "ok", `edited card is ok, got ${await card.getAttribute("data-status")}`);
+  await card.locator("summary").click();
+  const body = await card.innerText();
+  check(body.includes('{"deleted":8}') && body.includes("changed its arguments"), `the result of the edited call, with the note the model read: ${body}`);
+  check(body.includes('"id": 8'), `the card shows the arguments that ran: ${body}`);
+  check((await assistant(0).innerText()).includes("with the task you picked"), "the model heard of the edit");
+  await shot("6-edited");
 }
 
 // deny: Deny (with a reason) marks the card denied and the model answers
@@ -278,7 +324,8 @@ async function approvalDialog() {
   await dialog.waitFor({ state: "visible" });
   const text = await dialog.innerText();
   check(text.includes("delete_task"), "the dialog names the tool");
-  check(text.includes('"id": 7'), `the dialog shows the arguments: ${text}`);
+  const args = await dialog.getByLabel(/^Arguments/).inputValue();
+  check(args.includes('"id": 7'), `the dialog shows the arguments: ${args}`);
   return dialog;
 }
 

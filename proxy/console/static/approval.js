@@ -1,7 +1,10 @@
 // The approval dialog: a call of an `approval: always` tool waits until a
 // person answers POST /v1/actions/{id}/approve or /deny, with the key that
 // started the turn. Escape (or "Decide later") only hides the dialog: the
-// call keeps waiting, and its card offers the dialog again.
+// call keeps waiting, and its card offers the dialog again. The arguments
+// are editable: approving changed arguments sends them, and the call runs
+// with those; an edit the tool's schema refuses shows the server's error
+// and keeps the dialog, the call still waiting.
 
 import { authHeaders, apiKey, errorMessage } from "./api.js";
 
@@ -74,7 +77,10 @@ export class Approvals {
   show(a) {
     this.current = a;
     this.toolEl.textContent = a.tool;
-    this.argsEl.textContent = a.args === undefined ? "(not shown)" : JSON.stringify(a.args, null, 2);
+    // Redacted fields show as "[redacted]": sent back as they are, they
+    // keep the model's values.
+    this.argsEl.value = a.args === undefined ? "(not shown)" : JSON.stringify(a.args, null, 2);
+    this.argsEl.readOnly = a.args === undefined;
     this.expiresEl.textContent = a.expiresAt
       ? `Denied automatically at ${new Date(a.expiresAt).toLocaleTimeString()} if nobody decides.` : "";
     this.reasonEl.value = "";
@@ -86,6 +92,17 @@ export class Approvals {
   close() {
     this.current = null;
     if (this.dialog.open) this.dialog.close();
+  }
+
+  // edited returns the arguments in the field when the person changed
+  // them, undefined when not (the approval then sends no body); it throws
+  // on text that is not JSON.
+  edited(a) {
+    if (a.args === undefined) return undefined;
+    const text = this.argsEl.value.trim();
+    if (text === JSON.stringify(a.args, null, 2)) return undefined;
+    const v = JSON.parse(text);
+    return JSON.stringify(v) === JSON.stringify(a.args) ? undefined : v;
   }
 
   setBusy(on) {
@@ -103,6 +120,20 @@ export class Approvals {
     if (verb === "deny" && reason) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify({ reason });
+    }
+    if (verb === "approve") {
+      let edit;
+      try {
+        edit = this.edited(a);
+      } catch (e) {
+        this.errorEl.textContent = `The arguments are not valid JSON: ${e.message}`;
+        this.setBusy(false);
+        return;
+      }
+      if (edit !== undefined) {
+        headers["Content-Type"] = "application/json";
+        body = JSON.stringify({ arguments: edit });
+      }
     }
     try {
       const resp = await fetch(`/v1/actions/${encodeURIComponent(a.actionId)}/${verb}`, { method: "POST", headers, body });

@@ -79,9 +79,11 @@ export class ToolCard {
     }
   }
 
-  // finish shows a tool.finished event.
+  // finish shows a tool.finished event. Its arguments, when it has any,
+  // are those a person approved the call with instead of the model's.
   finish(ev) {
     this.actions.replaceChildren();
+    if (ev.arguments !== undefined) this.setArgs(ev.arguments);
     this.setStatus(ev.status || "error");
     this.durationEl.textContent = duration(ev.duration_ms);
     if (ev.error) {

@@ -2,6 +2,7 @@ package badger
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -60,6 +61,17 @@ func (d *DB) Actions(ctx context.Context, q store.ActionQuery) ([]store.Action, 
 // "timeout") unless status is expired already, and the call gets
 // ErrDecided: an approval that came too late does not count.
 func (d *DB) DecideAction(ctx context.Context, id, status, decidedBy, reason string) (store.Action, error) {
+	return d.decide(ctx, id, status, decidedBy, reason, nil)
+}
+
+// ApproveEdited approves a pending action as [DB.DecideAction] does,
+// keeping arguments as its EditedArguments in the same write.
+func (d *DB) ApproveEdited(ctx context.Context, id, decidedBy string, arguments json.RawMessage) (store.Action, error) {
+	return d.decide(ctx, id, store.ActionApproved, decidedBy, "", arguments)
+}
+
+// decide is DecideAction with the approver's edit, nil when none.
+func (d *DB) decide(ctx context.Context, id, status, decidedBy, reason string, edit json.RawMessage) (store.Action, error) {
 	var (
 		out  store.Action
 		late bool // found past its ExpiresAt and expired instead
@@ -81,8 +93,9 @@ func (d *DB) DecideAction(ctx context.Context, id, status, decidedBy, reason str
 		st, by, why := status, decidedBy, reason
 		late = status != store.ActionExpired && !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt)
 		if late {
-			st, by, why = store.ActionExpired, decidedByTimeout, ""
+			st, by, why, edit = store.ActionExpired, decidedByTimeout, "", nil
 		}
+		a.EditedArguments = edit
 		a.Status, a.DecidedBy, a.Reason, a.DecidedAt = st, by, why, &now
 		out = a
 		return d.writeAction(txn, k, a, exp)

@@ -56,6 +56,21 @@ func testCalls(t *testing.T, open opener) {
 		wantCall(t, s, "tcr_1", done)
 		wantCall(t, s, "tcr_2", store.CallRecord{})
 	})
+	parallel(t, open, "EditedByApprover", func(t *testing.T, s store.Store) {
+		// The audit keeps the arguments that ran and the model's.
+		rec := callRecord("tcr_1", "refund", now())
+		rec.Arguments = json.RawMessage(`{"amount":40,"token":"[redacted]"}`)
+		rec.ProposedArguments = json.RawMessage(`{"amount":400,"token":"[redacted]"}`)
+		must(t, "StartCall", s.StartCall(t.Context(), rec, nil))
+		done := finished(rec, store.StatusOK)
+		must(t, "FinishCall", s.FinishCall(t.Context(), done, nil))
+		wantCall(t, s, "tcr_1", done)
+		page, _, err := s.Calls(t.Context(), store.CallQuery{})
+		must(t, "Calls", err)
+		if len(page) != 1 || string(page[0].ProposedArguments) != string(rec.ProposedArguments) {
+			t.Errorf("Calls = %+v, want the one record with its proposed_arguments", page)
+		}
+	})
 	parallel(t, open, "FinishUnknown", func(t *testing.T, s store.Store) {
 		err := s.FinishCall(t.Context(), finished(callRecord("tcr_9", "t", now()), store.StatusOK), nil)
 		wantErr(t, "FinishCall of an unknown id", err, store.ErrNotFound)
