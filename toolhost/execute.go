@@ -138,8 +138,20 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		return res, nil
 	}
 
-	dec, res, err := h.approve(ctx, call, e.tool, c.rec)
+	var (
+		dec *store.Decision
+		res *Result
+		err error
+	)
+	if call.Action != "" {
+		dec, res, err = h.resume(ctx, call, &c.rec)
+	} else {
+		dec, res, err = h.approve(ctx, call, e.tool, c.rec)
+	}
 	c.rec.Approval = dec
+	if res != nil && res.Status == StatusAwaiting {
+		return *res, nil // on record as pending_approval until resumed
+	}
 	if res != nil {
 		res.Arguments = args
 		c.record(ctx, *res)
