@@ -123,7 +123,7 @@ func TestResponsesWireRefusesOthers(t *testing.T) {
 	})
 	first, _ := parkTurn(t, e)
 	for _, id := range []string{first.Output[2].ID, "act_nothing"} {
-		body := `{"model":"m","input":[{"type":"mcp_approval_response","approval_request_id":"` + id + `","approve":true}],` + wireTool + `}`
+		body := `{"model":"m","input":[{"role":"user","content":"Add gym."},{"type":"mcp_approval_response","approval_request_id":"` + id + `","approve":true}],` + wireTool + `}`
 		status, _, raw := e.post(t, body, "Authorization: Bearer "+otherKey)
 		if status != 400 || !strings.Contains(raw, "unknown_item") {
 			t.Errorf("answer for %s by another key = %d %s, want 400 unknown_item", id, status, raw)

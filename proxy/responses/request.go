@@ -249,7 +249,7 @@ func (r *Request) readSampling(top object) error {
 // empty says the request gives nothing to answer: no message besides the
 // instructions, nothing to restore and no stored conversation to continue.
 func (r *Request) empty() bool {
-	if r.PreviousResponseID != "" || len(r.Restored) > 0 || len(r.Answers) > 0 {
+	if r.PreviousResponseID != "" || len(r.Restored) > 0 {
 		return false
 	}
 	n := len(r.entries)
