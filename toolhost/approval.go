@@ -221,6 +221,13 @@ func (h *Host) resume(ctx context.Context, call Call, rec *store.CallRecord) (*s
 		res := ErrorResult(call, CodeDenied, "the approval this call waited for is not on record, so it was not run")
 		return &store.Decision{ActionID: call.Action, Decision: store.ActionDenied, DecidedBy: "not-found", At: now}, &res, nil
 	}
+	if _, taken := h.resuming.LoadOrStore(a.ID, true); taken {
+		res := ErrorResult(call, CodeOutcomeUnknown, "another request resumed this call already, and it may have run; it is not run again")
+		return nil, &res, nil
+	}
+	// Kept a while: a request that found the call parked just before
+	// its record was completed is still turned away.
+	time.AfterFunc(resumeMemory, func() { h.resuming.Delete(a.ID) })
 	if a.AuditID != "" {
 		rec.ID, rec.TurnID = a.AuditID, a.TurnID
 	}
@@ -239,6 +246,11 @@ func (h *Host) resume(ctx context.Context, call Call, rec *store.CallRecord) (*s
 	}
 	return h.decided(ctx, call, a, err)
 }
+
+// resumeMemory is how long a resumed action is remembered as taken
+// (Host.resuming) after its resume began: a request finds a call parked
+// from its audit record, which is complete long before.
+const resumeMemory = 10 * time.Minute
 
 // decided is how a call goes on once its action ended: let through when
 // approved, else the result the model reads (denied, expired, cancelled

@@ -100,3 +100,27 @@ func eventuallyRecord(t *testing.T, db store.Store, id string, ok func(store.Cal
 		return found && ok(rec)
 	})
 }
+
+// TestResumeOnce: two requests that both resume a parked call run it
+// once; the second hears it may have run.
+func TestResumeOnce(t *testing.T) {
+	var runs atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { runs.Add(1) })
+	a, _, db := replicas(t, []config.Tool{weatherTool(srv.URL)})
+	call := weatherCall(`{"city":"Oslo"}`)
+	call.Origin = &toolhost.Origin{Require: map[string]bool{"get_weather": true}, Park: true}
+	execute(t, a, call)
+	pending, _ := db.Actions(t.Context(), store.ActionQuery{All: true, Status: store.ActionPending})
+	if len(pending) != 1 {
+		t.Fatalf("pending actions %v, want 1", pending)
+	}
+	if _, err := a.Decide(t.Context(), pending[0].ID, true, toolhost.Decider{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	resumed := weatherCall(`{"city":"Oslo"}`)
+	resumed.Action = pending[0].ID
+	first, second := execute(t, a, resumed), execute(t, a, resumed)
+	if code(first) != "" || code(second) != toolhost.CodeOutcomeUnknown || runs.Load() != 1 {
+		t.Errorf("first %+v, second %+v, runs %d; want one run and OUTCOME_UNKNOWN", first.Err, second.Err, runs.Load())
+	}
+}
