@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -40,21 +41,67 @@ func outputTypes(a respAnswer) string {
 // mcp_approval_request, with mcp_list_tools first, and nothing runs.
 func parkTurn(t *testing.T, e *turnEnv) (respAnswer, []json.RawMessage) {
 	t.Helper()
+	return parkTurnAs(t, e, "mcp_list_tools,message,mcp_approval_request")
+}
+
+// parkTurnAs is parkTurn for a model whose first round makes the output
+// items want.
+func parkTurnAs(t *testing.T, e *turnEnv, want string) (respAnswer, []json.RawMessage) {
+	t.Helper()
 	status, first, raw := e.post(t, `{"model":"m","input":"Add gym.",`+wireTool+`}`, wireKey)
 	if status != 200 || first.Status != "completed" {
 		t.Fatalf("first response %d %s", status, raw)
 	}
-	if got := outputTypes(first); got != "mcp_list_tools,message,mcp_approval_request" {
-		t.Fatalf("first output %s, want mcp_list_tools first and mcp_approval_request last\n%s", got, raw)
+	if got := outputTypes(first); got != want {
+		t.Fatalf("first output %s, want %s: mcp_list_tools first and mcp_approval_request last\n%s", got, want, raw)
 	}
 	if n := len(e.hooks.received()); n != 0 {
 		t.Fatalf("the webhook ran %d times before any approval", n)
 	}
+	last := first.Output[len(first.Output)-1].ID
 	resp := e.do(t, http.MethodGet, "/v1/actions?status=pending", "", wireKey)
-	if body := readAll(t, resp); !strings.Contains(body, first.Output[2].ID) {
-		t.Fatalf("the approval %s is not pending in /v1/actions: %s", first.Output[2].ID, body)
+	if body := readAll(t, resp); !strings.Contains(body, last) {
+		t.Fatalf("the approval %s is not pending in /v1/actions: %s", last, body)
 	}
 	return first, rawItems(t, raw)
+}
+
+// TestResponsesWireNative: the same in native mode, where the model's
+// call is a tool_calls message and its result a role "tool" message: the
+// next request's model — whole input or previous_response_id — reads the
+// call and its result once each, roles alternating, and the tool ran
+// once.
+func TestResponsesWireNative(t *testing.T) {
+	cfg := strings.Replace(responsesConfig(true), "tool_mode: text", "tool_mode: native", 1)
+	for _, whole := range []bool{true, false} {
+		t.Run(fmt.Sprintf("whole input %v", whole), func(t *testing.T) {
+			e := newResponsesEnv(t, cfg, []upstreamtest.Round{
+				{Events: []string{
+					upstreamtest.Chunk("s1", "m", `{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"s1_call","type":"function","function":{"name":"create_task","arguments":"{\"title\":\"Gym\"}"}}]}`, ""),
+					upstreamtest.Chunk("s1", "m", `{}`, "tool_calls"),
+				}},
+				textRound("a1", "Done."),
+			})
+			first, items := parkTurnAs(t, e, "mcp_list_tools,mcp_approval_request")
+			answer := `{"type":"mcp_approval_response","approval_request_id":"` + first.Output[1].ID + `","approve":true}`
+			body := `{"model":"m","previous_response_id":"` + first.ID + `","input":[` + answer + `],` + wireTool + `}`
+			if whole {
+				body = `{"model":"m","input":[` + string(items[0]) + `,{"role":"user","content":"Add gym."},` + string(items[1]) + `,` + answer + `],` + wireTool + `}`
+			}
+			status, second, raw := e.post(t, body, wireKey)
+			if status != 200 || outputTypes(second) != "mcp_call,message" {
+				t.Fatalf("second response %d %s", status, raw)
+			}
+			msgs := responsesUpstream(t, e, 2)
+			alternate(t, msgs)
+			if joined := strings.Join(msgs, "\n"); strings.Count(joined, `"s1_call"`) != 2 || !strings.Contains(joined, `\"ok\":true`) {
+				t.Errorf("the model's second round does not hold the call and its result once each:\n%s", joined)
+			}
+			if n := len(e.hooks.received()); n != 1 {
+				t.Errorf("the webhook ran %d times, want once", n)
+			}
+		})
+	}
 }
 
 // TestResponsesWireApproval: a call that needs approval ends the
