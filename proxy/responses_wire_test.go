@@ -222,3 +222,17 @@ func TestResponsesWireAllowedTools(t *testing.T) {
 		t.Errorf("the model was offered create_task though allowed_tools is empty: %s (%s)", body, a.ID)
 	}
 }
+
+// TestResponsesWireDisplay: a display other than events is refused with
+// the mcp tool naming toolstream, whose calls are the response's items.
+func TestResponsesWireDisplay(t *testing.T) {
+	e := newResponsesEnv(t, responsesConfig(true), nil)
+	status, _, raw := e.post(t, `{"model":"m","input":"hi","toolstream":{"display":"markdown"},`+wireTool+`}`, wireKey)
+	if status != 400 || !strings.Contains(raw, "toolstream.display") {
+		t.Errorf("display markdown = %d %s", status, raw)
+	}
+	status, _, raw = e.post(t, `{"model":"m","input":"hi",`+wireTool+`}`, wireKey, "X-Toolstream-Display: none")
+	if status != 400 || !strings.Contains(raw, `"param":"X-Toolstream-Display"`) {
+		t.Errorf("X-Toolstream-Display: none = %d %s", status, raw)
+	}
+}

@@ -67,6 +67,9 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 	if req.Overrides.Display == "" && in.Header.Get(exchange.HeaderDisplay) == "" {
 		req.Overrides.Display = config.DisplayEvents
 	}
+	if err := askDisplay(r, req.Overrides.Display, in.Header.Get(exchange.HeaderDisplay)); err != nil {
+		return nil, err
+	}
 	a := &answer{p: p, ctx: ctx, keyID: in.KeyID, r: r, req: req}
 	if r.Store && p.Store != nil {
 		if a.conversation, err = r.Conversation(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 )
 
@@ -148,5 +149,21 @@ func (r *Request) readAnswer(it object, param string) error {
 		return err
 	}
 	r.Answers = append(r.Answers, Answer{ActionID: id, Approve: *approve, Reason: reason, Param: param})
+	return nil
+}
+
+// askDisplay refuses a display other than events in a request that asks
+// for the server tools in OpenAI's form: its calls, their approval
+// requests and the results the conversation goes on from are the
+// response's items, which only events make.
+func askDisplay(r *Request, body, header string) error {
+	if r.Ask == nil {
+		return nil
+	}
+	for _, d := range [...]struct{ param, value string }{{"toolstream.display", body}, {"X-Toolstream-Display", header}} {
+		if d.value != "" && d.value != config.DisplayEvents {
+			return invalid(d.param, "%s %q: a request with an mcp tool naming %q shows its calls as mcp_call and mcp_approval_request items, which need display \"events\" (the default here)", d.param, d.value, ServerLabel)
+		}
+	}
 	return nil
 }
