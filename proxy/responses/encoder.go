@@ -137,7 +137,7 @@ type Encoder struct {
 	transcript []json.RawMessage
 	items      map[string][]json.RawMessage
 	// parked are the approval requests of calls parked for the client's
-	// decision, which end the response (wireout.go); results are the
+	// decision, which end the response (mcpask_out.go); results are the
 	// server calls' results as the model read them, by call id.
 	parked  []approvalItem
 	results map[string]json.RawMessage

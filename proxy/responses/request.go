@@ -50,7 +50,7 @@ type Request struct {
 	// input order. They are not in Chat: [Request.Restore] puts the
 	// stored rounds in their place.
 	Restored []Restored
-	// Ask is the request's mcp tool naming toolstream (wireask.go): the
+	// Ask is the request's mcp tool naming toolstream (mcpask.go): the
 	// turn's server tools asked for in OpenAI's hosted-MCP form; nil
 	// without one.
 	Ask *loop.ServerAsk

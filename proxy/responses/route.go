@@ -84,7 +84,7 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 // mcp_approval_request items sent back, and item_reference items, are
 // replaced by what they stand for, from the response that answered with
 // them — a server call is never run again. A call a stored response
-// ended on for approval is resumed (wireresume.go), once the request's
+// ended on for approval is resumed (mcpask_resume.go), once the request's
 // mcp_approval_response items are applied.
 func (p *Protocol) continueStored(ctx context.Context, keyID string, r *Request) error {
 	resumed := map[string]bool{}

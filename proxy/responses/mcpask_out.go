@@ -7,7 +7,7 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// The answer's side of approvals in OpenAI's wire form (wireask.go): an
+// The answer's side of approvals in OpenAI's wire form (mcpask.go): an
 // mcp_list_tools item opens the response, and each call parked for
 // approval ends it with its mcp_approval_request item, kept in the final
 // output, as OpenAI's hosted MCP tools answer.
