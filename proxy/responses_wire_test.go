@@ -236,3 +236,29 @@ func TestResponsesWireDisplay(t *testing.T) {
 		t.Errorf("X-Toolstream-Display: none = %d %s", status, raw)
 	}
 }
+
+// TestResponsesWireAdminOnly: a call of an approval: admin tool ends the
+// response like any other, but a client key's mcp_approval_response
+// cannot decide it (403 admin_key_required, nothing runs); once an admin
+// approved it through /v1/actions, the same request goes on and runs it.
+func TestResponsesWireAdminOnly(t *testing.T) {
+	e := newResponsesEnv(t, approvalConfig("admin"), []upstreamtest.Round{
+		textRound("c1", "Adding it. ", call("create_task", `{"title":"Gym"}`)),
+		textRound("c2", "Done."),
+	})
+	first, _ := parkTurn(t, e)
+	act := first.Output[2].ID
+	body := `{"model":"m","previous_response_id":"` + first.ID + `","input":[{"type":"mcp_approval_response","approval_request_id":"` + act + `","approve":true}],` + wireTool + `}`
+	status, _, raw := e.post(t, body, wireKey)
+	if status != 403 || !strings.Contains(raw, "admin_key_required") || len(e.hooks.received()) != 0 {
+		t.Fatalf("a client key's answer = %d %s (runs %d), want 403 admin_key_required", status, raw, len(e.hooks.received()))
+	}
+	resp := e.do(t, http.MethodPost, "/v1/actions/"+act+"/approve", "", "Authorization: Bearer "+apAdminKey)
+	if b := readAll(t, resp); resp.StatusCode != 200 {
+		t.Fatalf("admin approve = %d %s", resp.StatusCode, b)
+	}
+	status, second, raw := e.post(t, body, wireKey)
+	if status != 200 || outputTypes(second) != "mcp_call,message" || len(e.hooks.received()) != 1 {
+		t.Errorf("after the admin's approval = %d %s (runs %d)", status, raw, len(e.hooks.received()))
+	}
+}

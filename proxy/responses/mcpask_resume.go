@@ -122,6 +122,12 @@ func (p *Protocol) decide(ctx context.Context, keyID string, r *Request, resumed
 			}
 			continue // an answer sent back again: its call was resumed before
 		}
+		if act, ok, err := p.Approvals.Action(ctx, a.ActionID); err != nil || (ok && act.Status != store.ActionPending) {
+			if err != nil {
+				return err
+			}
+			continue // decided already, through /v1/actions or an earlier answer
+		}
 		_, err := p.Approvals.Decide(ctx, a.ActionID, a.Approve, toolhost.Decider{KeyID: keyID}, a.Reason)
 		switch {
 		case errors.Is(err, store.ErrDecided):
