@@ -186,11 +186,13 @@ func TestResponsesWireRefusesOthers(t *testing.T) {
 }
 
 // TestResponsesWireDecidedByActions: an approval decided through
-// /v1/actions is seen decided by the next request, which runs the call.
+// /v1/actions is seen decided by the next request, which runs the call;
+// a request that continues the same response again runs nothing.
 func TestResponsesWireDecidedByActions(t *testing.T) {
 	e := newResponsesEnv(t, responsesConfig(true), []upstreamtest.Round{
 		textRound("c1", "Adding it. ", call("create_task", `{"title":"Gym"}`)),
 		textRound("c2", "Done."),
+		textRound("c3", "Done, still."),
 	})
 	first, _ := parkTurn(t, e)
 	resp := e.do(t, http.MethodPost, "/v1/actions/"+first.Output[2].ID+"/approve", "", wireKey)
@@ -203,6 +205,15 @@ func TestResponsesWireDecidedByActions(t *testing.T) {
 	}
 	if n := len(e.hooks.received()); n != 1 {
 		t.Errorf("the webhook ran %d times, want once", n)
+	}
+	// The first response continued again: the call is not run again, and
+	// the model reads the result its audit record holds.
+	status, _, raw = e.post(t, `{"model":"m","previous_response_id":"`+first.ID+`","input":"and again",`+wireTool+`}`, wireKey)
+	if status != 200 || len(e.hooks.received()) != 1 {
+		t.Fatalf("continued again = %d %s (runs %d)", status, raw, len(e.hooks.received()))
+	}
+	if joined := strings.Join(responsesUpstream(t, e, 3), "\n"); !strings.Contains(joined, `\"ok\":true`) {
+		t.Errorf("the model does not read the call's recorded result:\n%s", joined)
 	}
 }
 

@@ -26,10 +26,15 @@ type parked struct {
 	call toolhost.Call
 	// msgs are the chat messages the item stands for: the model's call.
 	msgs []json.RawMessage
+	// closed, when set, is the result the model reads of a call that can
+	// no longer be resumed — resumed by another request continuing the
+	// same response, or ended by a restart — as its audit record has it:
+	// the call is not run.
+	closed string
 }
 
-// parkedIn are the calls rec ended on that no request resumed yet, in
-// output order; each call's Action is its item's id.
+// parkedIn are the calls rec ended on, in output order; each call's
+// Action is its item's id.
 func (p *Protocol) parkedIn(ctx context.Context, rec store.ResponseRecord) ([]parked, error) {
 	var resp struct {
 		Output []struct {
@@ -45,33 +50,49 @@ func (p *Protocol) parkedIn(ctx context.Context, rec store.ResponseRecord) ([]pa
 		if it.Type != "mcp_approval_request" || p.Approvals == nil {
 			continue
 		}
-		open, err := p.stillParked(ctx, it.ID)
+		call, ok := callOf(rec.Items[it.ID])
+		if !ok {
+			continue
+		}
+		closed, err := p.closedResult(ctx, it.ID)
 		if err != nil {
 			return nil, err
 		}
-		msgs := rec.Items[it.ID]
-		call, ok := callOf(msgs)
-		if !open || !ok {
-			continue
-		}
 		call.Action = it.ID
-		out = append(out, parked{call: call, msgs: msgs})
+		out = append(out, parked{call: call, msgs: rec.Items[it.ID], closed: closed})
 	}
 	return out, nil
 }
 
-// stillParked says action id's call was not resumed yet: its audit
-// record is pending.
-func (p *Protocol) stillParked(ctx context.Context, id string) (bool, error) {
+// closedResult is "" while action id's call waits to be resumed (its
+// audit record is pending), else the result its record holds, as a role
+// "tool" message carries it.
+func (p *Protocol) closedResult(ctx context.Context, id string) (string, error) {
 	a, ok, err := p.Approvals.Action(ctx, id)
-	if err != nil || !ok {
-		return false, err
+	if err != nil {
+		return "", err
 	}
-	rec, ok, err := p.Approvals.Call(ctx, a.AuditID)
-	if err != nil || !ok {
-		return false, err
+	var rec store.CallRecord
+	if ok {
+		if rec, ok, err = p.Approvals.Call(ctx, a.AuditID); err != nil {
+			return "", err
+		}
 	}
-	return rec.Status == store.StatusPendingApproval, nil
+	switch {
+	case ok && rec.Status == store.StatusPendingApproval:
+		return "", nil
+	case ok && rec.ErrorCode == "" && rec.ErrorMessage == "":
+		return rec.ResultExcerpt, nil
+	}
+	code, msg := rec.ErrorCode, rec.ErrorMessage
+	if code == "" {
+		code = toolhost.CodeDenied
+	}
+	if msg == "" {
+		msg = "this call's approval is no longer on record; it was not run"
+	}
+	b, err := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	return string(b), err
 }
 
 // callOf is the call of the one assistant message an approval item
@@ -89,21 +110,23 @@ func callOf(msgs []json.RawMessage) (toolhost.Call, bool) {
 }
 
 // resumeMessages are the chat messages of a parked call resumed here:
-// the model's call and an empty role "tool" message, which the turn fills
-// with the result (loop.Request.Resume).
+// the model's call and the role "tool" message of its result — empty,
+// for the turn to fill (loop.Request.Resume), or a closed call's.
 func (r *Request) resumeMessages(pc parked) ([]json.RawMessage, error) {
-	r.Resume = append(r.Resume, pc.call)
-	slot, err := resultSlot(pc.call.ID)
+	slot, err := r.resultSlot(pc)
 	if err != nil {
 		return nil, err
 	}
 	return append(pc.msgs[:len(pc.msgs):len(pc.msgs)], slot), nil
 }
 
-// resultSlot is the empty role "tool" message a resumed call's result
-// fills.
-func resultSlot(callID string) (json.RawMessage, error) {
-	return marshal(&chatMessage{Role: "tool", ToolCallID: callID, Content: ""})
+// resultSlot is the role "tool" message of pc's result: empty, and pc
+// resumed by the turn, unless pc is closed.
+func (r *Request) resultSlot(pc parked) (json.RawMessage, error) {
+	if pc.closed == "" {
+		r.Resume = append(r.Resume, pc.call)
+	}
+	return marshal(&chatMessage{Role: "tool", ToolCallID: pc.call.ID, Content: pc.closed})
 }
 
 // decide applies the request's mcp_approval_response items. One that

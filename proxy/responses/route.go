@@ -121,9 +121,8 @@ func (p *Protocol) continueParked(ctx context.Context, r *Request, rec store.Res
 	}
 	msgs := rec.Messages[:len(rec.Messages):len(rec.Messages)]
 	for _, pc := range parked {
-		resumed[pc.call.Action] = true
-		r.Resume = append(r.Resume, pc.call)
-		slot, err := resultSlot(pc.call.ID)
+		resumed[pc.call.Action] = pc.closed == ""
+		slot, err := r.resultSlot(pc)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +152,7 @@ func (p *Protocol) restore(ctx context.Context, keyID string, r *Request, it Res
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(waiting, func(pc parked) bool { return pc.call.Action == it.ID })
+	i := slices.IndexFunc(waiting, func(pc parked) bool { return pc.call.Action == it.ID && pc.closed == "" })
 	if i < 0 {
 		// Asked inside a stream, or resumed since: the mcp_call item
 		// that followed stands for the call.
