@@ -197,6 +197,13 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 // the client hears of its action, and decides it in its next request,
 // which resumes the call (Call.Action). Its audit record stays pending.
 func (h *Host) park(call Call, a store.Action) (*store.Decision, *Result, error) {
+	// Nobody waits on it: undecided at its expiry, it expires as a held
+	// call's does, for /v1/actions and the request that resumes it.
+	time.AfterFunc(a.ExpiresAt.Sub(h.now()), func() {
+		if cur, ok, err := h.records.Action(context.Background(), a.ID); err == nil && ok && cur.Status == store.ActionPending {
+			h.expire(context.Background(), a.ID, "timeout")
+		}
+	})
 	if call.Progress != nil {
 		call.Progress.ApprovalRequested(call, a)
 	}

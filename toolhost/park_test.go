@@ -5,10 +5,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/store"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // TestParkAndResume: with Origin.Park a call that needs approval (here
@@ -122,5 +124,32 @@ func TestResumeOnce(t *testing.T) {
 	first, second := execute(t, a, resumed), execute(t, a, resumed)
 	if code(first) != "" || code(second) != toolhost.CodeOutcomeUnknown || runs.Load() != 1 {
 		t.Errorf("first %+v, second %+v, runs %d; want one run and OUTCOME_UNKNOWN", first.Err, second.Err, runs.Load())
+	}
+}
+
+// TestParkedExpires: a parked call nobody decides expires at the approval
+// timeout, as a held one does; resumed then, it is denied, never run.
+func TestParkedExpires(t *testing.T) {
+	var runs atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { runs.Add(1) })
+	dbBackend, err := badger.Open(config.Storage{InMemory: true}, badger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := store.Checked(dbBackend)
+	t.Cleanup(func() { db.Close() })
+	h := newHost(t, []config.Tool{weatherTool(srv.URL)}, toolhost.Options{Records: db, ApprovalTimeout: 50 * time.Millisecond, WebhookAllow: []string{"127.0.0.1"}})
+	call := weatherCall(`{"city":"Oslo"}`)
+	call.Origin = &toolhost.Origin{Require: map[string]bool{"get_weather": true}, Park: true}
+	execute(t, h, call)
+	var expired []store.Action
+	eventually(t, "the parked action expired", func() bool {
+		expired, _ = db.Actions(t.Context(), store.ActionQuery{All: true, Status: store.ActionExpired})
+		return len(expired) == 1
+	})
+	resumed := weatherCall(`{"city":"Oslo"}`)
+	resumed.Action = expired[0].ID
+	if res := execute(t, h, resumed); code(res) != toolhost.CodeDenied || runs.Load() != 0 {
+		t.Errorf("resumed after expiry: %+v, runs %d; want DENIED, 0", res.Err, runs.Load())
 	}
 }
