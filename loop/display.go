@@ -133,6 +133,9 @@ func (tr *turnRun) event(ev Event) error {
 // a card in the content with display: markdown.
 func (tr *turnRun) showFinished(p *pending) error {
 	r := p.result
+	if r.Status == toolhost.StatusAwaiting {
+		return nil // not finished: its approval request is what shows
+	}
 	result, truncated := excerpt(r, tr.t.Loop.DisplayResultBytes.Int())
 	display := tr.t.Loop.Display
 	if _, ok := tr.t.Hosted[p.call.Name]; ok {

@@ -47,6 +47,8 @@
 //     find_tools when the server tools are many.
 //   - saveturn.go: the turn's side of history stitching: stitched before
 //     its first round, stored after its last.
+//   - resume.go: calls an earlier response left waiting for the client's
+//     approval (Request.Resume), run before the first round.
 //
 // The stream the client reads:
 //

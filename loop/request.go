@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/toolstream/toolstream/loop/jsonread"
+	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/clip"
 )
 
@@ -45,6 +46,15 @@ type Request struct {
 	// hosted_tools binds to each, under the kind's name (Turn.Hosted).
 	// Chat requests offer none.
 	Hosted []HostedOffer
+	// Ask is the request's ask for the server tools the way OpenAI's
+	// hosted MCP tools work (a Responses mcp tool naming toolstream);
+	// nil when it makes none.
+	Ask *ServerAsk
+	// Resume are server calls an earlier response of the conversation
+	// left waiting for approval (ServerAsk): each runs, or is denied,
+	// before the first round, and its result fills the role "tool"
+	// message the body holds for it (tool_call_id = its ID, content "").
+	Resume []toolhost.Call
 	// clientTools is the request's "tools" as the client wrote them,
 	// kept for text mode, which teaches them (see [Request.ClientToolDefs]).
 	clientTools []byte
@@ -63,6 +73,18 @@ type HostedOffer struct {
 	Kind    string
 	MaxUses int
 	Ignored []string
+}
+
+// ServerAsk is what a request asks of the turn's server tools in OpenAI's
+// hosted-MCP form (docs/http-api.md): Allowed narrows them (nil: all),
+// Require adds approval to calls of the tools it names. A call that needs
+// approval, for whatever reason, ends the turn (toolhost.Origin.Park): the
+// client decides it in its next request, which resumes it (Request.Resume).
+type ServerAsk struct {
+	Allowed []string
+	// Require says whether a call of a tool needs approval by the
+	// request's require_approval; nil requires none.
+	Require func(tool string) bool
 }
 
 // RequestError is a request the proxy refuses before anything is sent

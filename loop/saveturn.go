@@ -3,9 +3,11 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/toolstream/toolstream/loop/history"
+	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/store"
 )
 
@@ -86,16 +88,31 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 func (tr *turnRun) lastMessages(ro *roundOutcome) []any {
 	if !tr.native && !ro.native.named() {
 		out := []any{history.Message{Role: "assistant", Content: ro.text}}
-		if ro.clientCalls > 0 {
+		if ro.clientCalls > 0 || ro.parked() {
 			// Server calls ran beside the client's: their results are
 			// kept as "tool" messages, which history.TextFrames frames together
-			// with the client's results when they come.
+			// with the client's results when they come. A parked call's
+			// result comes with the next request too (Request.Resume).
 			for _, p := range ro.calls {
-				out = append(out, history.Message{Role: "tool", ToolCallID: p.call.ID, Name: p.call.Name, Content: toolContent(p.result)})
+				if p.result.Status != toolhost.StatusAwaiting {
+					out = append(out, history.Message{Role: "tool", ToolCallID: p.call.ID, Name: p.call.Name, Content: toolContent(p.result)})
+				}
 			}
 		}
 		return out
 	}
 	rec := tr.record(ro)
+	rec.results = slices.DeleteFunc(rec.results, func(r toolhost.Result) bool { return r.Status == toolhost.StatusAwaiting })
 	return tr.messages(rec, false)
+}
+
+// parked says a call of the round waits for the client's decision
+// (toolhost.StatusAwaiting): the turn ends on it.
+func (ro *roundOutcome) parked() bool {
+	for _, p := range ro.calls {
+		if p.result.Status == toolhost.StatusAwaiting {
+			return true
+		}
+	}
+	return false
 }

@@ -182,6 +182,9 @@ func (tr *turnRun) begin(ctx context.Context) error {
 	if err := tr.chooseMode(ctx); err != nil {
 		return err
 	}
+	if err := tr.resume(ctx); err != nil {
+		return err
+	}
 	body := tr.t.Request.Body
 	if tr.plain {
 		body = tr.plainBody()
@@ -282,6 +285,10 @@ func (tr *turnRun) ended(ctx context.Context, ro *roundOutcome, final bool) (boo
 		// Cut off by max_tokens: surfaced as it is, no native call half
 		// written is run (docs/tool-calls.md). In text mode a block left
 		// open is a PARSE_ERROR the next round reads, like any other.
+		return true, tr.finish(ctx, ro, "")
+	case ro.parked():
+		// A call waits for the client's decision (Request.Ask): its
+		// next request resumes it (Request.Resume).
 		return true, tr.finish(ctx, ro, "")
 	case ro.clientCalls > 0:
 		// The client runs its calls; its next request brings their

@@ -266,7 +266,11 @@ func (s *Server) routes() *echo.Echo {
 	s.protocols = map[string]exchange.Protocol{}
 	s.turnRoute(v1, "/v1", "/chat/completions", chatProtocol{})
 	s.turnRoute(v1, "/v1", "/messages", &messages.Protocol{History: s.history, NewID: s.newID})
-	s.turnRoute(v1, "/v1", "/responses", &responses.Protocol{Store: s.responses, NewID: s.newID, Now: s.now, Log: s.log})
+	rp := &responses.Protocol{Store: s.responses, NewID: s.newID, Now: s.now, Log: s.log}
+	if s.records != nil && s.approvals != nil {
+		rp.Approvals = wireApprovals{Records: s.records, decide: s.approvals}
+	}
+	s.turnRoute(v1, "/v1", "/responses", rp)
 	v1.GET("/responses", s.responsesGET)
 	v1.GET("/responses/:id", s.getResponse)
 	v1.DELETE("/responses/:id", s.deleteResponse)

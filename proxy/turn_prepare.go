@@ -100,6 +100,9 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h ht
 		return nil, err
 	}
 	t.Origin = &toolhost.Origin{Approve: o.Approve}
+	if err := askTools(t, req.Ask); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 

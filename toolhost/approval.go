@@ -149,16 +149,19 @@ func deciderName(d Decider) string {
 // (docs/webhooks.md). It returns how the call was let through, or the result of
 // a call that must not run (denied, expired, client gone) and, for the client
 // gone, the error Execute returns. An approval with an edit leaves the
-// edit, as stored (redact fields masked), in the decision's action.
+// edit, as stored (redact fields masked), in the decision's action. With
+// Origin.Park the call is not held: its action is created pending and its
+// result is StatusAwaiting.
 //
 // byPolicy says a policies rule holds the call: a request's approve list
 // does not lift it (docs/policies.md).
 func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.CallRecord, args json.RawMessage, byPolicy bool) (*store.Decision, json.RawMessage, *Result, error) {
-	if tool.Approval == ApprovalNever || tool.Approval == "" {
+	approval := call.Origin.approval(tool)
+	if approval == ApprovalNever || approval == "" {
 		return nil, nil, nil, nil
 	}
 	now := h.now().UTC()
-	if tool.Approval == ApprovalAlways && !byPolicy && call.Origin.preApproved(tool.Name) {
+	if approval == ApprovalAlways && !byPolicy && call.Origin.preApproved(tool.Name) {
 		return &store.Decision{Decision: "pre-approved", DecidedBy: rec.KeyID, At: now}, nil, nil, nil
 	}
 	if h.records == nil {
@@ -168,7 +171,7 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 
 	a := store.Action{
 		ID: store.NewID("act_"), TurnID: call.TurnID, CallID: call.ID, Tool: tool.Name,
-		Arguments: rec.Arguments, Status: store.ActionPending, Approval: tool.Approval,
+		Arguments: rec.Arguments, Status: store.ActionPending, Approval: approval,
 		CreatedAt: now, ExpiresAt: now.Add(h.approvalTTL), KeyID: rec.KeyID,
 		AuditID: rec.ID, Instance: h.instance,
 	}
@@ -193,6 +196,10 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 		res := ErrorResult(call, CodeDenied, "the approval could not be stored, so the call was not run")
 		return &store.Decision{Decision: store.ActionDenied, DecidedBy: "storage-error", At: now}, nil, &res, nil
 	}
+	if call.Origin.parks() {
+		dec, res, err := h.park(call, a)
+		return dec, nil, res, err
+	}
 	h.pending.Add(1)
 	defer h.pending.Add(-1)
 	if call.Progress != nil {
@@ -202,6 +209,79 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 	if call.Progress != nil {
 		call.Progress.ApprovalResolved(call, a)
 	}
+	return h.decided(ctx, call, a, err)
+}
+
+// park ends a call that needs approval without waiting (Origin.Park):
+// the client hears of its action, and decides it in its next request,
+// which resumes the call (Call.Action). Its audit record stays pending.
+func (h *Host) park(call Call, a store.Action) (*store.Decision, *Result, error) {
+	// Nobody waits on it: undecided at its expiry, it expires as a held
+	// call's does, for /v1/actions and the request that resumes it.
+	time.AfterFunc(a.ExpiresAt.Sub(h.now()), func() {
+		if cur, ok, err := h.records.Action(context.Background(), a.ID); err == nil && ok && cur.Status == store.ActionPending {
+			h.expire(context.Background(), a.ID, "timeout")
+		}
+	})
+	if call.Progress != nil {
+		call.Progress.ApprovalRequested(call, a)
+	}
+	res := Result{CallID: call.ID, Name: call.Name, Arguments: call.Arguments, Status: StatusAwaiting}
+	return &store.Decision{ActionID: a.ID, Decision: "pending", At: a.CreatedAt}, &res, nil
+}
+
+// resume decides a call parked earlier by its action (Call.Action): it
+// waits while the action is pending, and takes over the parked call's
+// audit record, which its final record replaces.
+func (h *Host) resume(ctx context.Context, call Call, rec *store.CallRecord) (*store.Decision, json.RawMessage, *Result, error) {
+	now := h.now().UTC()
+	var (
+		a   store.Action
+		ok  bool
+		err error
+	)
+	if h.records != nil {
+		a, ok, err = h.records.Action(ctx, call.Action)
+	}
+	if err != nil || !ok || a.CallID != call.ID || a.Tool != call.Name {
+		res := ErrorResult(call, CodeDenied, "the approval this call waited for is not on record, so it was not run")
+		return &store.Decision{ActionID: call.Action, Decision: store.ActionDenied, DecidedBy: "not-found", At: now}, nil, &res, nil
+	}
+	if _, taken := h.resuming.LoadOrStore(a.ID, true); taken {
+		res := ErrorResult(call, CodeOutcomeUnknown, "another request resumed this call already, and it may have run; it is not run again")
+		return nil, nil, &res, nil
+	}
+	// Kept a while: a request that found the call parked just before
+	// its record was completed is still turned away.
+	time.AfterFunc(resumeMemory, func() { h.resuming.Delete(a.ID) })
+	if a.AuditID != "" {
+		rec.ID, rec.TurnID = a.AuditID, a.TurnID
+	}
+	if a.Status == store.ActionPending {
+		wake := h.waiters.add(a.ID)
+		defer h.waiters.remove(a.ID)
+		h.pending.Add(1)
+		defer h.pending.Add(-1)
+		// Read again once listening: a decision in between wakes nobody.
+		if cur, ok, rerr := h.records.Action(ctx, a.ID); rerr == nil && ok {
+			a = cur
+		}
+		if a.Status == store.ActionPending {
+			a, err = h.await(ctx, a, wake)
+		}
+	}
+	return h.decided(ctx, call, a, err)
+}
+
+// resumeMemory is how long a resumed action is remembered as taken
+// (Host.resuming) after its resume began: a request finds a call parked
+// from its audit record, which is complete long before.
+const resumeMemory = 10 * time.Minute
+
+// decided is how a call goes on once its action ended: let through when
+// approved, else the result the model reads (denied, expired, cancelled
+// when err says the wait was cut).
+func (h *Host) decided(ctx context.Context, call Call, a store.Action, err error) (*store.Decision, json.RawMessage, *Result, error) {
 	dec := &store.Decision{ActionID: a.ID, Decision: a.Status, DecidedBy: a.DecidedBy, Reason: a.Reason, At: h.now().UTC()}
 	if a.DecidedAt != nil {
 		dec.At = *a.DecidedAt

@@ -55,6 +55,10 @@ const (
 	StatusError     = "error"
 	StatusDenied    = "denied"
 	StatusCancelled = "cancelled"
+	// StatusAwaiting is a call parked for approval (Origin.Park): not
+	// run, not finished, its action pending. The turn ends on it, and
+	// the client's next request resumes it (Call.Action).
+	StatusAwaiting = "awaiting_approval"
 )
 
 // Tool is a server tool: what the model sees of it, and the rules its
@@ -103,6 +107,12 @@ type Call struct {
 	// approval it waits for, and the tool's progress when it is also a
 	// [ProgressReporter]); nil hears nothing.
 	Progress Progress
+	// Action resumes a call parked earlier (Origin.Park): the id of the
+	// action it waits on. The call is not asked about again: it runs when
+	// the action is approved, is denied when it is denied or expired, and
+	// waits for it while it is pending. Its audit record is the one the
+	// parked call left.
+	Action string
 }
 
 // Progress hears of a call's approval while the call waits. The loop shows

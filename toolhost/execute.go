@@ -230,12 +230,29 @@ func (c *callRun) admit(ctx context.Context, reg *registry) (e *entry, args json
 // hold waits for the call's approval, if its tool needs one. It returns
 // the arguments to run with (an approver's edit, or args) and whether
 // they are an edit — or the recorded result of a call that must not run,
-// with the error Execute returns.
-// tool is the call's tool as the policies hold it (heldBy), byPolicy
-// whether a rule asked for the approval.
+// with the error Execute returns. tool is the call's tool as the policies
+// hold it (heldBy), byPolicy whether a rule asked for the approval.
+//
+// A call that resumes a parked one (Call.Action) takes its decision from
+// that call's action; a call that parks (Origin.Park) returns its
+// StatusAwaiting result unrecorded: it is on record as pending_approval
+// until resumed.
 func (c *callRun) hold(ctx context.Context, tool Tool, e *entry, args json.RawMessage, byPolicy bool) (json.RawMessage, bool, *Result, error) {
-	dec, edit, res, err := c.h.approve(ctx, c.call, tool, c.rec, args, byPolicy)
+	var (
+		dec  *store.Decision
+		edit json.RawMessage
+		res  *Result
+		err  error
+	)
+	if c.call.Action != "" {
+		dec, edit, res, err = c.h.resume(ctx, c.call, &c.rec)
+	} else {
+		dec, edit, res, err = c.h.approve(ctx, c.call, tool, c.rec, args, byPolicy)
+	}
 	c.rec.Approval = dec
+	if res != nil && res.Status == StatusAwaiting {
+		return args, false, res, nil
+	}
 	if res == nil && edit != nil {
 		args, res = c.edited(e, edit, args)
 	}

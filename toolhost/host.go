@@ -110,6 +110,10 @@ type Host struct {
 	finals finals
 	// pending counts calls waiting for an approval (a metric).
 	pending atomic.Int64
+	// resuming are the actions whose parked call a request resumes
+	// (Call.Action): two requests that both found it parked run it
+	// once.
+	resuming sync.Map
 
 	mu  sync.Mutex // serialises writers of reg
 	reg atomic.Pointer[registry]

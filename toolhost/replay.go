@@ -54,6 +54,16 @@ type Origin struct {
 	// (x-stainless-retry-count ≥ 1): the calls an earlier attempt filed
 	// under Body, with a key or without one, are not run again either.
 	BodyRetry bool
+	// Require names tools whose calls need approval this turn though
+	// their config does not ask for it (require_approval of an mcp tool
+	// naming toolstream on /v1/responses); it never lifts a configured
+	// approval.
+	Require map[string]bool
+	// Park says a call that needs approval is not waited on: its action
+	// is created pending and the call ends as StatusAwaiting, for the
+	// client to decide in its next request (approvals in OpenAI's wire
+	// form; see Call.Action).
+	Park bool
 
 	mu      sync.Mutex
 	loaded  bool
@@ -87,6 +97,17 @@ func attemptHash(kind, keyID string, data []byte) string {
 func (o *Origin) preApproved(name string) bool {
 	return o != nil && (slices.Contains(o.Approve, name) || slices.Contains(o.Approve, "*"))
 }
+
+// approval is how a call of tool is approved this turn: its configured
+// approval, or always when the request asks for it (Require).
+func (o *Origin) approval(tool Tool) string {
+	if (tool.Approval == "" || tool.Approval == ApprovalNever) && o != nil && o.Require[tool.Name] {
+		return ApprovalAlways
+	}
+	return tool.Approval
+}
+
+func (o *Origin) parks() bool { return o != nil && o.Park }
 
 func (o *Origin) attemptTTL() time.Duration {
 	if o.Keyed {

@@ -122,6 +122,12 @@ func (r *Request) readToolList(raw json.RawMessage, param string) error {
 		if r.offerHosted(t) {
 			continue
 		}
+		if ok, err := r.readAsk(t, fmt.Sprintf("%s[%d]", param, i)); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if err := r.readTool(t, fmt.Sprintf("%s[%d]", param, i), ""); err != nil {
 			return err
 		}

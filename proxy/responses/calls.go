@@ -57,8 +57,12 @@ func (e *Encoder) toolStarted(ev *loop.Event) (*serverCall, error) {
 	}
 	c := &serverCall{callID: ev.CallID, item: mcpCallItem{ID: e.opts.NewID("mcp_"), Type: "mcp_call", Status: StatusInProgress,
 		ServerLabel: e.label(ev.Name), Name: ev.Name, Arguments: args}}
+	if ev.ActionID != "" { // a call resumed after its approval request
+		id := ev.ActionID
+		c.item.ApprovalRequestID = &id
+	}
 	e.addCall(c)
-	if a := e.tools[ev.Name].Approval; a == toolhost.ApprovalAlways || a == toolhost.ApprovalAdmin {
+	if e.needsApproval(ev.Name) {
 		return c, nil
 	}
 	return c, e.show(c)
@@ -70,6 +74,9 @@ func (e *Encoder) approvalRequested(ev *loop.Event) (*serverCall, error) {
 	c := e.call(ev)
 	if err := e.closeOpen(); err != nil {
 		return c, err
+	}
+	if e.wire() {
+		return c, e.park(c, ev)
 	}
 	index := e.addSlot(true)
 	item := approvalItem{ID: ev.ActionID, Type: "mcp_approval_request", ServerLabel: c.item.ServerLabel, Name: c.item.Name, Arguments: c.item.Arguments}
@@ -132,6 +139,10 @@ func (e *Encoder) toolFinished(ev *loop.Event) (*serverCall, error) {
 		return c, err
 	}
 	e.items[c.item.ID] = msgs
+	if e.results == nil {
+		e.results = map[string]json.RawMessage{}
+	}
+	e.results[c.callID] = msgs[1]
 	return c, e.done(c.index, c.item)
 }
 

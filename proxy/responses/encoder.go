@@ -136,6 +136,11 @@ type Encoder struct {
 	finish     string
 	transcript []json.RawMessage
 	items      map[string][]json.RawMessage
+	// parked are the approval requests of calls parked for the client's
+	// decision, which end the response (mcpask_out.go); results are the
+	// server calls' results as the model read them, by call id.
+	parked  []approvalItem
+	results map[string]json.RawMessage
 	// buf is the event being written, from bufs while streaming.
 	buf *[]byte
 	// frames is the Writer when it takes frames; holds and flushes are
@@ -395,6 +400,9 @@ func (e *Encoder) Done() error {
 		return err
 	}
 	if err := e.closeCalls(); err != nil {
+		return err
+	}
+	if err := e.closeParked(); err != nil {
 		return err
 	}
 	e.ended = true

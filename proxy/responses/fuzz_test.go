@@ -26,6 +26,9 @@ func FuzzToChat(f *testing.F) {
 		`{"model":"m","input":[{"type":"additional_tools","tools":[{"type":"namespace","name":"n","tools":[{"type":"custom","name":"c"},{"type":"namespace","name":"x"}]}]},{"type":"custom_tool_call","call_id":"c","namespace":"n","name":"c","input":"i"}]}`,
 		`{"model":"m","input":[{"type":"tool_search_call","call_id":"s","arguments":"{}"},{"type":"tool_search_output","call_id":"s","tools":[{"type":"function","name":"f"}]},{"type":"future_item"}],"tool_choice":{"type":"allowed_tools"}}`,
 		`{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"u"}]}]}`,
+		`{"model":"m","input":[{"type":"mcp_list_tools","id":"l"},{"role":"user","content":"x"},{"type":"mcp_approval_request","id":"act_1"},{"type":"mcp_approval_response","approval_request_id":"act_1","approve":false,"reason":"no"}],"tools":[{"type":"mcp","server_label":"toolstream","require_approval":"always"}]}`,
+		`{"model":"m","previous_response_id":"r","input":[{"type":"mcp_approval_response","approval_request_id":"a","approve":true}],"tools":[{"type":"mcp","server_label":"toolstream","allowed_tools":{"tool_names":["t"]},"require_approval":{"always":{"tool_names":["t"]},"never":{"tool_names":["u"]}}}]}`,
+		`{"model":"m","input":"x","tools":[{"type":"mcp","server_label":"other","server_url":"https://x/mcp"},{"type":"mcp","server_label":"toolstream","allowed_tools":[],"require_approval":"never"}]}`,
 		`{}`, `[]`, `{`, "\x00", `{"model":"m","input":"\ud800"}`,
 	} {
 		f.Add([]byte(s))

@@ -104,8 +104,11 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 		r.entries = append(r.entries, entry{restore: &rs})
 		return nil, nil
 	case "mcp_approval_response":
-		return nil, unsupported(param+".type", CodeUnsupportedInput,
-			"input items of type %q are not supported by this server; decide approvals through /v1/actions", typ)
+		return nil, r.readAnswer(it, param)
+	case "mcp_list_tools":
+		// A listing of an earlier answer: the turn lists its tools itself.
+		r.Listed = true
+		return open, nil
 	}
 	// Compaction, web_search_call, image_generation_call, local_shell_call
 	// and types newer than this proxy: left out, and logged.

@@ -21,7 +21,7 @@ func (e *Encoder) begin() error {
 	e.started = true
 	created, inProgress := e.next(), e.next()
 	if e.opts.Writer == nil {
-		return nil
+		return e.listTools()
 	}
 	// Both carry the response as it stands, the same bytes: they are
 	// written once, after room for the longer head (and frame head), and
@@ -56,7 +56,7 @@ func (e *Encoder) begin() error {
 			return err
 		}
 	}
-	return nil
+	return e.listTools()
 }
 
 // framesResponse says the events that carry the response object go out

@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/internal/chatbody"
+	"github.com/toolstream/toolstream/toolhost"
 )
 
 // Request is a Responses request turned into a chat-completions request,
@@ -49,6 +50,19 @@ type Request struct {
 	// input order. They are not in Chat: [Request.Restore] puts the
 	// stored rounds in their place.
 	Restored []Restored
+	// Ask is the request's mcp tool naming toolstream (mcpask.go): the
+	// turn's server tools asked for in OpenAI's hosted-MCP form; nil
+	// without one.
+	Ask *loop.ServerAsk
+	// Answers are the request's mcp_approval_response items, in order.
+	Answers []Answer
+	// Listed says the input holds an mcp_list_tools item: the tools were
+	// listed in the conversation already.
+	Listed bool
+	// Resume are the calls of the conversation parked for approval that
+	// this request goes on with (Protocol.resume); each has an empty
+	// role "tool" message in Chat, which the turn fills.
+	Resume []toolhost.Call
 	// Echo is what the response object repeats of the request.
 	Echo Echo
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/toolstream/toolstream/config"
@@ -38,6 +39,9 @@ type Protocol struct {
 	Now   func() time.Time
 	// Log hears of a response that could not be stored.
 	Log *slog.Logger
+	// Approvals reads and decides the approvals a request answers in
+	// OpenAI's wire form (mcp_approval_response); nil without storage.
+	Approvals Approvals
 }
 
 // Source names the protocol in the audit log.
@@ -59,9 +63,12 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 	if err != nil {
 		return nil, err
 	}
-	req.Hosted = r.Hosted
+	req.Hosted, req.Ask, req.Resume = r.Hosted, r.Ask, r.Resume
 	if req.Overrides.Display == "" && in.Header.Get(exchange.HeaderDisplay) == "" {
 		req.Overrides.Display = config.DisplayEvents
+	}
+	if err := askDisplay(r, req.Overrides.Display, in.Header.Get(exchange.HeaderDisplay)); err != nil {
+		return nil, err
 	}
 	a := &answer{p: p, ctx: ctx, keyID: in.KeyID, r: r, req: req}
 	if r.Store && p.Store != nil {
@@ -76,8 +83,11 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 // puts the stored conversation first, and the mcp_call and
 // mcp_approval_request items sent back, and item_reference items, are
 // replaced by what they stand for, from the response that answered with
-// them — a server call is never run again.
+// them — a server call is never run again. A call a stored response
+// ended on for approval is resumed (mcpask_resume.go), once the request's
+// mcp_approval_response items are applied.
 func (p *Protocol) continueStored(ctx context.Context, keyID string, r *Request) error {
+	resumed := map[string]bool{}
 	if id := r.PreviousResponseID; id != "" {
 		rec, ok, err := p.storedResponse(ctx, keyID, id)
 		if err != nil {
@@ -86,34 +96,70 @@ func (p *Protocol) continueStored(ctx context.Context, keyID string, r *Request)
 		if !ok {
 			return &PreviousNotFoundError{ID: id}
 		}
-		if err := r.Prepend(rec.Messages); err != nil {
+		msgs, err := p.continueParked(ctx, r, rec, resumed)
+		if err != nil {
+			return err
+		}
+		if err := r.Prepend(msgs); err != nil {
 			return err
 		}
 	}
-	if len(r.Restored) == 0 {
-		return nil
-	}
-	return r.Restore(func(it Restored) ([]json.RawMessage, error) {
-		var (
-			rec store.ResponseRecord
-			ok  bool
-			err error
-		)
-		if p.Store != nil {
-			rec, ok, err = p.Store.ResponseByItem(ctx, keyID, it.ID)
+	if len(r.Restored) > 0 {
+		if err := r.Restore(func(it Restored) ([]json.RawMessage, error) { return p.restore(ctx, keyID, r, it, resumed) }); err != nil {
+			return err
 		}
+	}
+	return p.decide(ctx, keyID, r, resumed)
+}
+
+// continueParked is rec's conversation, each call it ended on for
+// approval followed by the slot of its result.
+func (p *Protocol) continueParked(ctx context.Context, r *Request, rec store.ResponseRecord, resumed map[string]bool) ([]json.RawMessage, error) {
+	parked, err := p.parkedIn(ctx, rec)
+	if err != nil || len(parked) == 0 {
+		return rec.Messages, err
+	}
+	msgs := rec.Messages[:len(rec.Messages):len(rec.Messages)]
+	for _, pc := range parked {
+		resumed[pc.call.Action] = pc.closed == ""
+		slot, err := r.resultSlot(pc)
 		if err != nil {
 			return nil, err
 		}
-		if !ok && it.Type == hostedItem {
-			return nil, nil // see hostedItem
-		}
-		if !ok {
-			return nil, &Error{Param: "input", Code: CodeUnknownItem, Message: fmt.Sprintf(
-				"%s %q names no item of a stored response of this key (or it expired); send only items this proxy answered with, within storage.turn_retention, from responses kept with store: true", it.Type, it.ID)}
-		}
+		msgs = append(msgs, slot)
+	}
+	return msgs, nil
+}
+
+// restore is what an item sent back stands for, from the stored response
+// that answered with it.
+func (p *Protocol) restore(ctx context.Context, keyID string, r *Request, it Restored, resumed map[string]bool) ([]json.RawMessage, error) {
+	rec, ok, err := p.responseByItem(ctx, keyID, it.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok && it.Type == hostedItem {
+		return nil, nil // see hostedItem
+	}
+	if !ok {
+		return nil, &Error{Param: "input", Code: CodeUnknownItem, Message: fmt.Sprintf(
+			"%s %q names no item of a stored response of this key (or it expired); send only items this proxy answered with, within storage.turn_retention, from responses kept with store: true", it.Type, it.ID)}
+	}
+	if it.Type != "mcp_approval_request" || resumed[it.ID] {
 		return rec.Items[it.ID], nil
-	})
+	}
+	waiting, err := p.parkedIn(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(waiting, func(pc parked) bool { return pc.call.Action == it.ID && pc.closed == "" })
+	if i < 0 {
+		// Asked inside a stream, or resumed since: the mcp_call item
+		// that followed stands for the call.
+		return nil, nil
+	}
+	resumed[it.ID] = true
+	return r.resumeMessages(waiting[i])
 }
 
 // storedResponse reads keyID's response id; without storage there is
@@ -183,7 +229,7 @@ func (a *answer) Start(t *loop.Turn, w exchange.Writer) loop.Out {
 	if a.r.Store && a.p.Store != nil {
 		opts.Keep = func(f Finished) {
 			a.p.keep(a.ctx, store.ResponseRecord{ID: opts.ID, KeyID: a.keyID, Response: f.Response,
-				Messages: append(a.conversation, f.Messages...), Items: f.Items})
+				Messages: append(a.enc.fillResumed(a.conversation), f.Messages...), Items: f.Items})
 		}
 	}
 	if w != nil {
