@@ -136,21 +136,13 @@ type call struct {
 
 // callsText writes calls as one reply of a model taught f would: in the
 // formats with a section or list around calls (xml, json, pythonic,
-// mistral, deepseek, kimi_k2, dsml, kimi_k3, minimax_m3) all of them in one, elsewhere one block per
-// call on lines of their own.
+// mistral, deepseek, kimi_k2, dsml, kimi_k3, minimax_m3) all of them in
+// one, elsewhere one block per call on lines of their own.
 func callsText(f detect.Format, calls []call) string {
 	var b strings.Builder
 	switch f {
 	case detect.XML:
-		b.WriteString("<tool_use>\n")
-		for _, c := range calls {
-			b.WriteString("<invoke name=\"" + c.name + "\">\n")
-			for _, a := range c.args {
-				b.WriteString("<parameter name=\"" + a.name + "\">" + text(a.value) + "</parameter>\n")
-			}
-			b.WriteString("</invoke>\n")
-		}
-		b.WriteString("</tool_use>")
+		xmlText(&b, calls)
 	case detect.JSON:
 		b.WriteString("```json\n{\"tool_calls\": [")
 		for i, c := range calls {
@@ -168,21 +160,7 @@ func callsText(f detect.Format, calls []call) string {
 			b.WriteString(`{"name": ` + quote(c.name) + `, "parameters": ` + objectText(c.args, ": ", ", ") + "}")
 		}
 	case detect.Pythonic:
-		b.WriteString("[")
-		for i, c := range calls {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(c.name + "(")
-			for j, a := range c.args {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(a.name + "=" + pyLiteral(a.value))
-			}
-			b.WriteString(")")
-		}
-		b.WriteString("]")
+		pythonicText(&b, calls)
 	case detect.Mistral:
 		b.WriteString("[TOOL_CALLS][")
 		for i, c := range calls {
@@ -199,14 +177,7 @@ func callsText(f detect.Format, calls []call) string {
 		}
 		b.WriteString(dsCallsEnd)
 	case detect.Harmony:
-		// One call per message; the model stops at <|call|>.
-		for i, c := range calls {
-			if i > 0 {
-				b.WriteString(hmStart + "assistant")
-			}
-			b.WriteString(hmChannel + "commentary to=functions." + c.name + " " + hmConstrain + "json" + hmMessage +
-				objectText(c.args, ": ", ", ") + hmCall)
-		}
+		harmonyText(&b, calls)
 	case detect.DSML:
 		dsmlText(&b, calls)
 	case detect.KimiK2:
@@ -229,6 +200,50 @@ func callsText(f detect.Format, calls []call) string {
 		}
 	}
 	return b.String()
+}
+
+// xmlText writes calls as one xml <tool_use> block.
+func xmlText(b *strings.Builder, calls []call) {
+	b.WriteString("<tool_use>\n")
+	for _, c := range calls {
+		b.WriteString("<invoke name=\"" + c.name + "\">\n")
+		for _, a := range c.args {
+			b.WriteString("<parameter name=\"" + a.name + "\">" + text(a.value) + "</parameter>\n")
+		}
+		b.WriteString("</invoke>\n")
+	}
+	b.WriteString("</tool_use>")
+}
+
+// pythonicText writes calls as one pythonic list.
+func pythonicText(b *strings.Builder, calls []call) {
+	b.WriteString("[")
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.name + "(")
+		for j, a := range c.args {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(a.name + "=" + pyLiteral(a.value))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString("]")
+}
+
+// harmonyText writes calls as harmony commentary messages, one per call:
+// the model stops at <|call|>.
+func harmonyText(b *strings.Builder, calls []call) {
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(hmStart + "assistant")
+		}
+		b.WriteString(hmChannel + "commentary to=functions." + c.name + " " + hmConstrain + "json" + hmMessage +
+			objectText(c.args, ": ", ", ") + hmCall)
+	}
 }
 
 // blockText writes c as one block of a format that has a block per call.
