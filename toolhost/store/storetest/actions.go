@@ -99,24 +99,6 @@ func testDecideAction(t *testing.T, open opener) {
 		same(t, "action returned with ErrDecided", want, again)
 		wantAction(t, s, "act_1", want)
 	})
-	parallel(t, open, "Edited", func(t *testing.T, s store.Store) {
-		ctx := t.Context()
-		a := action("act_1", "key_a", now())
-		must(t, "CreateAction", s.CreateAction(ctx, a))
-		edit := json.RawMessage(`{"amount":40}`)
-		got, err := s.ApproveEdited(ctx, "act_1", "key_admin", edit)
-		must(t, "ApproveEdited", err)
-		want := a
-		want.Status, want.DecidedBy, want.DecidedAt, want.EditedArguments = store.ActionApproved, "key_admin", got.DecidedAt, edit
-		same(t, "approved action", want, got)
-		wantAction(t, s, "act_1", want)
-		_, err = s.ApproveEdited(ctx, "act_1", "key_other", json.RawMessage(`{"amount":1}`))
-		wantErr(t, "second ApproveEdited", err, store.ErrDecided)
-		wantAction(t, s, "act_1", want)
-		if _, err := s.ApproveEdited(ctx, "act_1", "key_admin", json.RawMessage(`{`)); err == nil {
-			t.Error("ApproveEdited with arguments that are not JSON succeeded")
-		}
-	})
 	parallel(t, open, "Unknown", func(t *testing.T, s store.Store) {
 		_, err := s.DecideAction(t.Context(), "act_9", store.ActionApproved, "key_admin", "")
 		wantErr(t, "DecideAction of an unknown id", err, store.ErrNotFound)
@@ -180,5 +162,27 @@ func testDecideAction(t *testing.T, open opener) {
 			same(t, fmt.Sprintf("decider %d's view", i), winners[0], r.a)
 		}
 		wantAction(t, s, "act_1", winners[0])
+	})
+}
+
+// testApproveEdited: an approval with the approver's arguments, decided once.
+func testApproveEdited(t *testing.T, open opener) {
+	parallel(t, open, "Once", func(t *testing.T, s store.Store) {
+		ctx := t.Context()
+		a := action("act_1", "key_a", now())
+		must(t, "CreateAction", s.CreateAction(ctx, a))
+		edit := json.RawMessage(`{"amount":40}`)
+		got, err := s.ApproveEdited(ctx, "act_1", "key_admin", edit)
+		must(t, "ApproveEdited", err)
+		want := a
+		want.Status, want.DecidedBy, want.DecidedAt, want.EditedArguments = store.ActionApproved, "key_admin", got.DecidedAt, edit
+		same(t, "approved action", want, got)
+		wantAction(t, s, "act_1", want)
+		_, err = s.ApproveEdited(ctx, "act_1", "key_other", json.RawMessage(`{"amount":1}`))
+		wantErr(t, "second ApproveEdited", err, store.ErrDecided)
+		wantAction(t, s, "act_1", want)
+		if _, err := s.ApproveEdited(ctx, "act_1", "key_admin", json.RawMessage(`{`)); err == nil {
+			t.Error("ApproveEdited with arguments that are not JSON succeeded")
+		}
 	})
 }

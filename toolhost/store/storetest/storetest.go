@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Backend) {
 		{"Replays", testReplays},
 		{"Actions", testActions},
 		{"DecideAction", testDecideAction},
+		{"ApproveEdited", testApproveEdited},
 		{"Tools", testTools},
 		{"Keys", testKeys},
 		{"Recover", testRecover},
