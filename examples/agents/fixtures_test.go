@@ -33,8 +33,8 @@ type fixture struct {
 // Fixed paths the recorded requests name instead of the run's temporary
 // HOME and working directory.
 const (
-	fixtureHome = "/home/agent"
-	fixtureWork = "/home/agent/project"
+	fixtureHome = "/agent-home"
+	fixtureWork = "/agent-home/project"
 	// fixtureModules stands for where the agents are installed.
 	fixtureModules = "/opt/agents/node_modules"
 )

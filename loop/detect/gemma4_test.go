@@ -47,7 +47,7 @@ func TestGemma4(t *testing.T) {
 	// reasoning, then the call (closed here; vLLM's bare fallback is not a
 	// block of ours).
 	thought := "<|channel>thought\nI need to read the entry source file to inspect the crash point.\n<channel|>"
-	afterThought := `<|tool_call>call:search{command:<|"|>cat /work/src/entry.c<|"|>}<tool_call|>`
+	afterThought := `<|tool_call>call:search{command:<|"|>cat src/entry.c<|"|>}<tool_call|>`
 	// FunctionGemma: test_single_tool_call, test_multiple_tool_calls,
 	// TestParseArguments (a number between <escape> stays a string).
 	fg := "<start_function_call>call:get_weather{location:<escape>London<escape>}<end_function_call>"
@@ -122,7 +122,7 @@ func TestGemma4(t *testing.T) {
 			name: "the thought channel is shown as reasoning and never runs; the call after it does",
 			opts: gemmaTaught,
 			steps: []step{
-				feed(thought+afterThought, thought, call(detect.Gemma4, "search", `{"command":"cat /work/src/entry.c"}`, afterThought)),
+				feed(thought+afterThought, thought, call(detect.Gemma4, "search", `{"command":"cat src/entry.c"}`, afterThought)),
 				end(""),
 			},
 		},
@@ -132,7 +132,7 @@ func TestGemma4(t *testing.T) {
 			steps: []step{
 				feed("<|channel>thought\nI will write "+afterThought+"\n<channel|>"+afterThought,
 					"<|channel>thought\nI will write "+afterThought+"\n<channel|>",
-					call(detect.Gemma4, "search", `{"command":"cat /work/src/entry.c"}`, afterThought)),
+					call(detect.Gemma4, "search", `{"command":"cat src/entry.c"}`, afterThought)),
 				end(""),
 			},
 		},
