@@ -72,5 +72,6 @@
 // the think split, usage sums), history (stitching, scopes, a round's
 // messages, text frames), detect (the text-call detectors), textmode
 // (what text mode teaches and feeds back), toolsearch (find_tools'
-// ranking), jsonread (spans of raw JSON).
+// ranking), jsonread (spans of raw JSON); looptest holds test doubles
+// (an Out that rebuilds what a client reads, an executor).
 package loop

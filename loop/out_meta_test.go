@@ -61,12 +61,12 @@ func TestMeta(t *testing.T) {
 	if d := cmp.Diff(want, m.metas); d != "" {
 		t.Errorf("Meta (-want +got):\n%s", d)
 	}
-	if m.reasoning.String() != "" || m.text.String() != "Hi" {
-		t.Errorf("Reasoning %q, Text %q; want none and \"Hi\"", m.reasoning.String(), m.text.String())
+	if m.Thinking.String() != "" || m.Visible.String() != "Hi" {
+		t.Errorf("Reasoning %q, Text %q; want none and \"Hi\"", m.Thinking.String(), m.Visible.String())
 	}
 	plain := &metas{}
 	run(plain)
-	if len(plain.metas) != 0 || plain.reasoning.String() != "r" {
-		t.Errorf("without Takes.Meta: %d Metas, Reasoning %q; want none and \"r\"", len(plain.metas), plain.reasoning.String())
+	if len(plain.metas) != 0 || plain.Thinking.String() != "r" {
+		t.Errorf("without Takes.Meta: %d Metas, Reasoning %q; want none and \"r\"", len(plain.metas), plain.Thinking.String())
 	}
 }

@@ -47,8 +47,8 @@ func TestEventsStopSequence(t *testing.T) {
 			if len(rec.seqs) != len(tt.want) || len(tt.want) > 0 && rec.seqs[0] != tt.want[0] {
 				t.Errorf("stop sequences %q, want %q", rec.seqs, tt.want)
 			}
-			if rec.finishes != 1 || rec.text.String() != "1 2" {
-				t.Errorf("finish ×%d, text %q", rec.finishes, rec.text.String())
+			if rec.Finishes != 1 || rec.Visible.String() != "1 2" {
+				t.Errorf("finish ×%d, text %q", rec.Finishes, rec.Visible.String())
 			}
 		})
 	}

@@ -8,62 +8,19 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/looptest"
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// recorder is an Out of typed events that rebuilds what a client reads.
-type recorder struct {
-	loop.Ignore
-	text, reasoning strings.Builder
-	calls           map[int]*loop.ToolCallDelta
-	events          []string
-	finish          string
-	finishes        int
-	usage           json.RawMessage
-	done            bool
-}
+// recorder rebuilds what a client reads (looptest.Recorder).
+type recorder = looptest.Recorder
 
-func (r *recorder) Text(s string) error      { r.text.WriteString(s); return nil }
-func (r *recorder) Reasoning(s string) error { r.reasoning.WriteString(s); return nil }
-func (r *recorder) ToolCall(f loop.ToolCallDelta) error {
-	if r.calls == nil {
-		r.calls = map[int]*loop.ToolCallDelta{}
-	}
-	c := r.calls[f.Index]
-	if c == nil {
-		c = &loop.ToolCallDelta{Index: f.Index}
-		r.calls[f.Index] = c
-	}
-	c.ID += f.ID
-	c.Name += f.Name
-	c.Arguments += f.Arguments
-	return nil
-}
-func (r *recorder) Event(ev *loop.Event) error {
-	if ev.Event == "tool.finished" && (ev.Full == nil || ev.Full.CallID != ev.CallID) {
-		return nil // leaves it out, so the comparison fails
-	}
-	b, _ := json.Marshal(ev)
-	r.events = append(r.events, string(b))
-	return nil
-}
-func (r *recorder) Finish(reason string) error { r.finish = reason; r.finishes++; return nil }
-func (r *recorder) Usage(u json.RawMessage) error {
-	r.usage = u
-	return nil
-}
-func (r *recorder) Keepalive() error { return nil }
-func (r *recorder) Done() error      { r.done = true; return nil }
-
-type fixedExec struct{}
-
-func (fixedExec) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, error) {
-	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: `{"ok":true}`, IsJSON: true, Status: toolhost.StatusOK}, nil
-}
+// fixedExec answers every call {"ok":true}.
+type fixedExec = looptest.FixedExec
 
 // transcriber is a recorder that also takes the turn's transcript.
 type transcriber struct {
-	recorder
+	looptest.Recorder
 	msgs  []json.RawMessage
 	calls int
 	done  bool // Done had been called when the transcript came
@@ -72,7 +29,7 @@ type transcriber struct {
 func (r *transcriber) Takes() loop.Takes { return loop.Takes{Transcript: true} }
 
 func (r *transcriber) Transcript(msgs []json.RawMessage) {
-	r.msgs, r.done = msgs, r.recorder.done
+	r.msgs, r.done = msgs, r.Recorder.Ended
 	r.calls++
 }
 
@@ -120,8 +77,8 @@ func TestEventsTranscript(t *testing.T) {
 		if len(got) != 3 || got[0] != want[0] || got[2] != want[2] || !strings.Contains(got[1], `{\"ok\":true}`) {
 			t.Errorf("transcript\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
-		if rec.text.String() != "Adding it. Done." {
-			t.Errorf("client read %q", rec.text.String())
+		if rec.Visible.String() != "Adding it. Done." {
+			t.Errorf("client read %q", rec.Visible.String())
 		}
 	})
 	t.Run("plain", func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/loop/looptest"
 	"github.com/toolstream/toolstream/proxy/chat"
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -54,55 +55,6 @@ func chunk(delta, finish string) string {
 	}
 	return `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}`
 }
-
-type fixedExec struct{}
-
-func (fixedExec) Execute(_ context.Context, c toolhost.Call) (toolhost.Result, error) {
-	return toolhost.Result{CallID: c.ID, Name: c.Name, Content: `{"ok":true}`, IsJSON: true, Status: toolhost.StatusOK}, nil
-}
-
-// recorder is an Out of typed events that rebuilds what a client reads.
-type recorder struct {
-	loop.Ignore
-	text, reasoning strings.Builder
-	calls           map[int]*loop.ToolCallDelta
-	events          []string
-	finish          string
-	finishes        int
-	usage           json.RawMessage
-	done            bool
-}
-
-func (r *recorder) Text(s string) error      { r.text.WriteString(s); return nil }
-func (r *recorder) Reasoning(s string) error { r.reasoning.WriteString(s); return nil }
-func (r *recorder) ToolCall(f loop.ToolCallDelta) error {
-	if r.calls == nil {
-		r.calls = map[int]*loop.ToolCallDelta{}
-	}
-	c := r.calls[f.Index]
-	if c == nil {
-		c = &loop.ToolCallDelta{Index: f.Index}
-		r.calls[f.Index] = c
-	}
-	c.ID += f.ID
-	c.Name += f.Name
-	c.Arguments += f.Arguments
-	return nil
-}
-func (r *recorder) Event(ev *loop.Event) error {
-	if ev.Event == "tool.finished" && (ev.Full == nil || ev.Full.CallID != ev.CallID) {
-		return nil // leaves it out, so the comparison fails
-	}
-	b, _ := json.Marshal(ev)
-	r.events = append(r.events, string(b))
-	return nil
-}
-func (r *recorder) Finish(reason string) error { r.finish = reason; r.finishes++; return nil }
-func (r *recorder) Usage(u json.RawMessage) error {
-	r.usage = u
-	return nil
-}
-func (r *recorder) Done() error { r.done = true; return nil }
 
 // TestEventsMatchChunks runs each turn three times: read as chat chunks by
 // a Stream, as events, and by the Collector; it requires the same answer
@@ -150,7 +102,7 @@ func TestEventsMatchChunks(t *testing.T) {
 				turn := &loop.Turn{Request: req, Upstream: &scripted{rounds: tt.rounds}, UpstreamName: "mem", Format: "hermes",
 					Tools: tt.tools, Loop: lc, Mode: tt.mode}
 				if len(tt.tools) > 0 {
-					turn.Executor = fixedExec{}
+					turn.Executor = looptest.FixedExec{}
 				}
 				if _, err := r.Run(context.Background(), turn, out); err != nil {
 					t.Fatal(err)
@@ -160,7 +112,7 @@ func TestEventsMatchChunks(t *testing.T) {
 			run(chat.NewStream(&w))
 			col := &chat.Collector{Events: true}
 			run(col)
-			rec := &recorder{}
+			rec := &looptest.Recorder{}
 			run(rec)
 
 			type answer struct {
@@ -191,17 +143,17 @@ func TestEventsMatchChunks(t *testing.T) {
 				t.Errorf("the Collector's answer differs (-chunks +collected):\n%s", d)
 			}
 			m := want.Choices[0].Message
-			if m.Content != nil && rec.text.String() != *m.Content || m.Content == nil && rec.text.Len() > 0 {
-				t.Errorf("text %q, chunks read %v", rec.text.String(), m.Content)
+			if m.Content != nil && rec.Visible.String() != *m.Content || m.Content == nil && rec.Visible.Len() > 0 {
+				t.Errorf("text %q, chunks read %v", rec.Visible.String(), m.Content)
 			}
-			if rec.reasoning.String() != m.Reasoning {
-				t.Errorf("reasoning %q, chunks read %q", rec.reasoning.String(), m.Reasoning)
+			if rec.Thinking.String() != m.Reasoning {
+				t.Errorf("reasoning %q, chunks read %q", rec.Thinking.String(), m.Reasoning)
 			}
-			if len(rec.calls) != len(m.ToolCalls) {
-				t.Fatalf("%d client calls, chunks read %d", len(rec.calls), len(m.ToolCalls))
+			if len(rec.Calls) != len(m.ToolCalls) {
+				t.Fatalf("%d client calls, chunks read %d", len(rec.Calls), len(m.ToolCalls))
 			}
 			for i, c := range m.ToolCalls {
-				got := rec.calls[i]
+				got := rec.Calls[i]
 				if got == nil || got.ID != c.ID || got.Name != c.Function.Name || got.Arguments != c.Function.Arguments {
 					t.Errorf("call %d = %+v, chunks read %+v", i, got, c)
 				}
@@ -210,16 +162,16 @@ func TestEventsMatchChunks(t *testing.T) {
 			for _, e := range want.Toolstream.Events {
 				events = append(events, string(e))
 			}
-			if !cmp.Equal(rec.events, events) {
-				t.Errorf("events differ (-events +chunks):\n%s", cmp.Diff(rec.events, events))
+			if !cmp.Equal(rec.Events, events) {
+				t.Errorf("events differ (-events +chunks):\n%s", cmp.Diff(rec.Events, events))
 			}
-			if rec.finishes != 1 || rec.finish != want.Choices[0].FinishReason {
-				t.Errorf("finish %q ×%d, chunks read %q once", rec.finish, rec.finishes, want.Choices[0].FinishReason)
+			if rec.Finishes != 1 || rec.FinishReason != want.Choices[0].FinishReason {
+				t.Errorf("finish %q ×%d, chunks read %q once", rec.FinishReason, rec.Finishes, want.Choices[0].FinishReason)
 			}
-			if string(rec.usage) != string(want.Usage) {
-				t.Errorf("usage %s, chunks read %s", rec.usage, want.Usage)
+			if string(rec.UsageJSON) != string(want.Usage) {
+				t.Errorf("usage %s, chunks read %s", rec.UsageJSON, want.Usage)
 			}
-			if !rec.done {
+			if !rec.Ended {
 				t.Error("no Done")
 			}
 		})
@@ -337,7 +289,7 @@ func TestUsageCollector(t *testing.T) {
 	col := &chat.Collector{}
 	var r loop.Runner
 	rep, err := r.Run(context.Background(), &loop.Turn{Request: req, Upstream: up, UpstreamName: "mem", Format: "hermes",
-		Tools: tools, Executor: fixedExec{}, Loop: lc, Mode: config.ToolModeText}, col)
+		Tools: tools, Executor: looptest.FixedExec{}, Loop: lc, Mode: config.ToolModeText}, col)
 	if err != nil {
 		t.Fatal(err)
 	}
