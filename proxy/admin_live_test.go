@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
+	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
@@ -128,4 +130,22 @@ func newStreamReader(t *testing.T, resp *http.Response) *streamReader {
 	sc.Buffer(nil, 1<<20)
 	t.Cleanup(func() { resp.Body.Close() })
 	return &streamReader{resp: resp, sc: sc}
+}
+
+// TestAdminLiveKeepalive: a live stream with nothing to tell gets
+// keepalive comments, and its handler ends when the reader leaves.
+func TestAdminLiveKeepalive(t *testing.T) {
+	e, _ := newKeysEnv(t, mcpConfig(), nil, nil)
+	proxy.SetLiveKeepalive(e.proxy, 5*time.Millisecond)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	lv := newStreamReader(t, e.doCtx(t, ctx, http.MethodGet, "/admin/live", "", "Authorization: Bearer "+keysAdmin))
+	for n := 0; n < 2; {
+		if !lv.sc.Scan() {
+			t.Fatalf("stream ended: %v", lv.sc.Err())
+		}
+		if lv.sc.Text() == ": keepalive" {
+			n++
+		}
+	}
 }

@@ -11,11 +11,11 @@ package live
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/toolstream/toolstream/loop"
-	"github.com/toolstream/toolstream/toolhost/store"
 )
 
 // Call statuses, as [Call.Status] says them.
@@ -107,6 +107,9 @@ type Registry struct {
 	turns     map[string]*Turn
 	subs      map[*Sub]struct{}
 	untracked int
+	// seq numbers the turns shown: ids unique in the process, minted
+	// without the random source every turn would otherwise pay for.
+	seq uint64
 }
 
 // New returns an empty registry on clock now (nil: time.Now).
@@ -134,7 +137,8 @@ func (r *Registry) Start(key, model, route string) *Entry {
 		r.untracked++
 		return nil
 	}
-	t := &Turn{ID: store.NewID("live_"), Key: key, Model: model, Route: route, Round: 1, StartedAt: r.now().UTC(), Calls: []Call{}}
+	r.seq++
+	t := &Turn{ID: "live_" + strconv.FormatUint(r.seq, 10), Key: key, Model: model, Route: route, Round: 1, StartedAt: r.now().UTC(), Calls: []Call{}}
 	r.turns[t.ID] = t
 	r.publish(TypeTurnStarted, t, "")
 	return &Entry{r: r, id: t.ID}
