@@ -12,3 +12,7 @@ func SetSleep(s *Server, sleep func(ctx context.Context, d time.Duration) error)
 		u.SetSleep(sleep)
 	}
 }
+
+// SetLiveKeepalive sets how often GET /admin/live's quiet streams get a
+// comment, so a test need not wait the 15 seconds.
+func SetLiveKeepalive(s *Server, d time.Duration) { s.liveKeepalive = d }
