@@ -91,6 +91,11 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the model got %d rounds, want 1: a stopped turn starts no other", n)
 			}
 		}},
+		{"long", func(t *testing.T, env *consoleEnv) {
+			if n := len(env.chats()); n != 9+4 {
+				t.Errorf("the model got %d requests, want 13: 9 turns, 4 of them with a tool round", n)
+			}
+		}},
 		{"markdown", func(t *testing.T, env *consoleEnv) {
 			if n := env.hooks.count("get_weather"); n != 2 {
 				t.Errorf("get_weather ran %d times, want 2", n)

@@ -3,7 +3,7 @@
 // element with data-role="assistant", each tool card has data-call-id and
 // data-status, the buttons and key fields are found by their labels.
 //
-//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown
+//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown|long
 //
 // Environment: TOOLSTREAM_CONSOLE_URL (the proxy's root),
 // TOOLSTREAM_API_KEY, TOOLSTREAM_ADMIN_KEY, TOOLSTREAM_HOOKS_URL (the
@@ -22,7 +22,7 @@ const { chromium } = require(path.join(env.TOOLSTREAM_PLAYWRIGHT_MODULES, "playw
 
 const base = env.TOOLSTREAM_CONSOLE_URL;
 const scenario = process.argv[2];
-const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown };
+const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown, long: longChat };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}`);
   process.exit(2);
@@ -67,6 +67,11 @@ process.exit(failed ? 1 : 0);
 // twoTools: two calls in one round show two cards in the one assistant
 // message, between the text of the first round and the second.
 async function twoTools() {
+  // The admin views say which key they need before one is entered.
+  await page.getByRole("button", { name: "Tools", exact: true }).click();
+  const toolsNote = await page.locator("#tools-status").innerText();
+  check(toolsNote.includes("Admin key") && !toolsNote.includes("API key"), `Tools without an admin key: ${toolsNote}`);
+  await page.getByRole("button", { name: "Chat", exact: true }).click();
   await enterKeys();
   await ask("What's the weather in Paris and Oslo?");
   await turnDone();
@@ -141,7 +146,7 @@ async function edit() {
 
   await args.fill('{"id": "seven"}');
   await dialog.getByRole("button", { name: "Approve", exact: true }).click();
-  const error = dialog.getByRole("alert");
+  const error = page.locator("#approval-error"); // hidden while empty
   await until("the refused edit's error", () => document.getElementById("approval-error").textContent !== "");
   const shown = await error.innerText();
   check(/^400: /.test(shown) && shown.includes('"id"') && shown.includes("integer"), `the error names the field: ${shown}`);
@@ -155,13 +160,20 @@ async function edit() {
   check(pending === 1, `the action is still pending (${pending} pending)`);
   await shot("6-edit-refused");
 
-  // Text that is not JSON never leaves the page.
+  // Text that is not a JSON object never leaves the page: the error shows
+  // as it is typed, and Approve is off until it is fixed.
+  const approveBtn = dialog.getByRole("button", { name: "Approve", exact: true });
   await args.fill('{"id": 8');
-  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
   check((await error.innerText()).startsWith("The arguments are not valid JSON"), `a local error: ${await error.innerText()}`);
+  check(await approveBtn.isDisabled(), "Approve is off while the arguments are not JSON");
+  await args.fill('[8]');
+  check((await error.innerText()).includes("must be a JSON object"), `an array is refused: ${await error.innerText()}`);
 
   await args.fill('{"id": 8}');
-  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
+  check(await error.textContent() === "", "no error for a valid edit");
+  check((await dialog.innerText()).includes("with your edit of id"), "the dialog names the field the edit changes");
+  await shot("6-edit-dialog");
+  await approveBtn.click();
   await turnDone();
   check(!(await dialog.isVisible()), "the dialog closed");
   check(await card.getAttribute("data-status") === "ok", `edited card is ok, got ${await card.getAttribute("data-status")}`);
@@ -184,13 +196,22 @@ async function deny() {
   check(!(await dialog.isVisible()), "Escape hid the dialog");
   const card = assistant(0).locator("[data-call-id]");
   check(await card.getAttribute("data-status") === "running", "still waiting after Escape");
-  await card.locator("summary").click();
+  // "Decide later" too; the card stays collapsed with Review in sight.
   await card.getByRole("button", { name: "Review approval" }).click();
+  await dialog.getByRole("button", { name: "Decide later" }).click();
+  check(!(await dialog.isVisible()), "Decide later hid the dialog");
+  const review = card.getByRole("button", { name: "Review approval" });
+  check(await review.isVisible(), "Review stays visible on the collapsed card");
+  check(!(await card.evaluate((d) => d.open)), "the card is still collapsed");
+  await shot("3-decide-later");
+  await review.click();
   await dialog.waitFor({ state: "visible" });
+  check(!(await card.evaluate((d) => d.open)), "Review opens the dialog without unfolding the card");
   await dialog.getByLabel("Reason, if you deny (the model reads it)").fill("not that one");
   await dialog.getByRole("button", { name: "Deny", exact: true }).click();
   await turnDone();
   check(await card.getAttribute("data-status") === "denied", `denied card, got ${await card.getAttribute("data-status")}`);
+  await card.locator("summary").click();
   check((await card.innerText()).includes("DENIED"), "the error code");
   check((await assistant(0).innerText()).includes("Understood: task 7 stays on your board."), "the answer after the deny");
   await shot("3-denied");
@@ -228,15 +249,33 @@ async function stop() {
     return s[0] === "outcome_unknown" && s[1] === "cancelled";
   });
   check(await page.locator("[data-call-id]").count() === 2, "[data-call-id] finds the two cards, not audit rows");
-  await row(held).locator("summary").click();
-  check((await row(held).innerText()).includes("search_archive"), "the held call's row");
+  await row(held).getByRole("button", { name: held }).click();
+  const detail = page.locator(`#audit-view tr[data-audit-call-id="${held}"] + tr.audit-detail`);
+  check(await detail.isVisible(), "the held call's details open under its row");
+  check((await detail.innerText()).includes('"query": "2019 invoices"'), `the details show the call's arguments: ${await detail.innerText()}`);
+  // Open, the details take the table's width, not the last column's.
+  const [rowW, detailW] = await Promise.all([row(held), detail].map((l) => l.evaluate((e) => e.getBoundingClientRect().width)));
+  const cellW = await detail.locator("td").evaluate((e) => e.getBoundingClientRect().width);
+  check(cellW >= rowW - 1 && detailW >= rowW - 1, `the details span the row (${cellW}px of ${rowW}px)`);
   await shot("4-audit");
+
+  // At 390 px the table fits: no column cut off, the details in one
+  // column under the row.
+  await page.setViewportSize({ width: 390, height: 760 });
+  const fit = await page.evaluate(() => {
+    const wrap = document.querySelector("#audit-view .table-wrap");
+    const last = document.querySelector("#audit-view tr[data-audit-call-id] td:last-child");
+    return { over: wrap.scrollWidth - wrap.clientWidth, right: last.getBoundingClientRect().right, width: window.innerWidth };
+  });
+  check(fit.over <= 0 && fit.right <= fit.width, `the audit table fits 390px: ${JSON.stringify(fit)}`);
+  await shot("4-audit-narrow");
+  await page.setViewportSize({ width: 1000, height: 760 });
 
   // Filters: only the cancelled ones.
   await page.getByLabel("Status", { exact: true }).selectOption("cancelled");
   await page.getByRole("button", { name: "Search", exact: true }).click();
   await until("the cancelled call only", (id) => {
-    const rows = document.querySelectorAll("#audit-view tbody tr");
+    const rows = document.querySelectorAll("#audit-view tbody tr[data-audit-call-id]");
     return rows.length === 1 && rows[0].dataset.auditCallId === id;
   }, queued);
 
@@ -244,7 +283,7 @@ async function stop() {
   await page.getByLabel("Status", { exact: true }).selectOption("");
   await page.getByLabel("Per page", { exact: true }).fill("1");
   const onlyRow = (id) => until(`the page holding ${id} alone`, (id) => {
-    const rows = document.querySelectorAll("#audit-view tbody tr");
+    const rows = document.querySelectorAll("#audit-view tbody tr[data-audit-call-id]");
     return rows.length === 1 && rows[0].dataset.auditCallId === id;
   }, id);
   await page.getByRole("button", { name: "Search", exact: true }).click();
@@ -291,6 +330,43 @@ async function markdown() {
   const body = await second.locator(".card-body").innerText();
   check(body.includes('"city": "Oslo"') && body.includes('"sky": "snow"'), `arguments and result shown: ${body}`);
   await shot("5-markdown");
+}
+
+// longChat: after a conversation longer than the window, at 390 px as on
+// a phone, the message box is still in view, pinned to the bottom, and
+// the newest answer is above it, not under it.
+async function longChat() {
+  await page.setViewportSize({ width: 390, height: 760 });
+  await enterKeys();
+  for (let i = 0; i < 8; i++) {
+    await ask(i % 2 ? "Thanks!" : "What's the weather in Paris and Oslo?");
+    await turnDone();
+  }
+  const box = page.getByLabel("Message", { exact: true });
+  const geo = await page.evaluate(() => {
+    const r = document.getElementById("message").getBoundingClientRect();
+    const msgs = document.querySelectorAll('[data-role="assistant"]');
+    const last = msgs[msgs.length - 1].getBoundingClientRect();
+    const composer = document.querySelector(".composer").getBoundingClientRect();
+    return {
+      top: r.top, bottom: r.bottom, height: window.innerHeight, scrolled: window.scrollY,
+      page: document.documentElement.scrollHeight, lastBottom: last.bottom, composerTop: composer.top,
+    };
+  });
+  check(geo.page > 2 * geo.height, `the conversation is longer than the window: ${JSON.stringify(geo)}`);
+  check(geo.top >= 0 && geo.bottom <= geo.height, `the message box is in view: ${JSON.stringify(geo)}`);
+  check(geo.lastBottom <= geo.composerTop + 1, `the newest answer ends above the message box: ${JSON.stringify(geo)}`);
+  await shot("7-chat-390", { window: true });
+  // Scrolled back to the top to read, the box stays in view.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const top = await box.evaluate((e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]; });
+  check(top[0] >= 0 && top[1] <= top[2], `the message box stays in view scrolled up: ${top}`);
+  await box.fill("Thanks!");
+  await box.press("Enter");
+  await turnDone();
+  check((await assistant(8).innerText()).includes("You're welcome."), "a turn sent from the pinned box");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, `no sideways scrolling at 390px (${overflow}px too wide)`);
 }
 
 // --- helpers ---
@@ -353,8 +429,10 @@ async function untilNode(what, fn) {
   }
 }
 
-async function shot(name) {
+// shot saves the whole page, or with window set only what the window
+// shows (where what is pinned is the point).
+async function shot(name, { window = false } = {}) {
   const file = path.join(env.TOOLSTREAM_ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage: !window });
   console.log(`screenshot ${file}`);
 }
