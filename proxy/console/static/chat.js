@@ -6,10 +6,10 @@
 import { apiKey, authHeaders, errorMessage, el } from "./api.js";
 import { dataEvents } from "./sse.js";
 import { AssistantMessage } from "./message.js";
-import { Approvals } from "./approval.js";
 
 export class Chat {
-  constructor() {
+  // approvals is the page's approval dialog (approval.js).
+  constructor(approvals) {
     const $ = (id) => document.getElementById(id);
     this.transcript = $("transcript");
     this.form = $("chat-form");
@@ -19,7 +19,7 @@ export class Chat {
     this.mode = $("mode");
     this.sendBtn = $("send");
     this.stopBtn = $("stop");
-    this.approvals = new Approvals();
+    this.approvals = approvals;
     this.history = [];
     this.turn = null;
 

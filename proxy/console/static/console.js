@@ -2,15 +2,20 @@
 
 import { initKeys, apiKey, adminKey, getJSON, el } from "./api.js";
 import { Chat } from "./chat.js";
+import { Approvals } from "./approval.js";
 import { ToolsView, AuditView } from "./admin.js";
+import { KeysView } from "./keys.js";
+import { LiveView } from "./live.js";
 
 initKeys();
-new Chat();
+const approvals = new Approvals(); // one dialog, for the chat and the Live view
+new Chat(approvals);
 const tools = new ToolsView();
 const audit = new AuditView();
+const keys = new KeysView();
+const live = new LiveView(approvals);
 
-// Views: one shown at a time. The tools and the audit log load when first
-// shown with an admin key.
+// Views: one shown at a time. The admin views load when shown.
 const tabs = [...document.querySelectorAll("nav .tab")];
 function show(name) {
   for (const t of tabs) {
@@ -19,9 +24,13 @@ function show(name) {
     else t.removeAttribute("aria-current");
     document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
   }
-  // Without an admin key the view says it needs one.
+  // Without an admin key the view says it needs one. The Live view reads
+  // its stream only while it is shown.
   if (name === "tools" && !tools.loaded) tools.load();
   if (name === "audit") audit.search();
+  if (name === "keys") keys.load();
+  if (name === "live") live.start();
+  else live.stop();
 }
 for (const t of tabs) t.addEventListener("click", () => show(t.dataset.view));
 
