@@ -123,6 +123,7 @@ func (tr *turnRun) event(ev Event) error {
 	if by, ok := tr.t.Hosted[ev.Name]; ok && (ev.Event == "tool.started" || ev.Event == "tool.finished") {
 		ev.Hosted, ev.RunBy = ev.Name, by
 	}
+	tr.watch(&ev)
 	if tr.t.Loop.Display != config.DisplayEvents && ev.Hosted == "" {
 		return nil
 	}
@@ -141,21 +142,30 @@ func (tr *turnRun) showFinished(p *pending) error {
 	if _, ok := tr.t.Hosted[p.call.Name]; ok {
 		display = config.DisplayEvents // see event
 	}
+	d := r.Duration.Milliseconds()
+	ev := Event{
+		Event: "tool.finished", CallID: p.call.ID, Name: p.call.Name, Round: p.call.Round,
+		Status: r.Status, Result: result, Truncated: truncated, Error: r.Err, DurationMS: &d, Full: &r,
+	}
+	if r.Edited && json.Valid(r.Arguments) {
+		ev.Arguments = r.Arguments // what ran: not what tool.started showed
+	}
 	switch display {
 	case config.DisplayEvents:
-		d := r.Duration.Milliseconds()
-		ev := Event{
-			Event: "tool.finished", CallID: p.call.ID, Name: p.call.Name, Round: p.call.Round,
-			Status: r.Status, Result: result, Truncated: truncated, Error: r.Err, DurationMS: &d, Full: &r,
-		}
-		if r.Edited && json.Valid(r.Arguments) {
-			ev.Arguments = r.Arguments // what ran: not what tool.started showed
-		}
 		return tr.event(ev)
 	case config.DisplayMarkdown:
+		tr.watch(&ev)
 		return tr.sendContent(nil, card(p, result))
 	}
+	tr.watch(&ev)
 	return nil
+}
+
+// watch tells [Turn.Watch] of ev.
+func (tr *turnRun) watch(ev *Event) {
+	if f := tr.t.Watch; f != nil {
+		f(tr.id, ev)
+	}
 }
 
 // excerpt is what the client is shown of a result: a JSON result as JSON

@@ -132,6 +132,13 @@ type Turn struct {
 	// found (Anthropic's tool search over deferred tools) is offered from
 	// the next round on. Nil offers every client tool.
 	ClientShown func(name string) bool
+	// Watch, when set, is told of every event of the turn (round.started,
+	// tool.started, approval.requested, approval.resolved, tool.finished,
+	// tool.progress, the fallbacks) whatever its display, with the turn's
+	// id (Report.TurnID; empty for a turn without tools): an operator's
+	// view of the turns running reads them. It runs on the turn's
+	// goroutine; it must not block, and must not keep ev.
+	Watch func(turnID string, ev *Event)
 }
 
 // Unavailable is a source of server tools that cannot run at the moment.
@@ -192,6 +199,10 @@ type Report struct {
 	// the upstream refuses stream_options or never sends usage.
 	PromptTokens, CompletionTokens int
 	UsageKnown                     bool
+	// CachedTokens is the part of PromptTokens the upstream's prompt
+	// cache served (prompt_tokens_details.cached_tokens), summed over the
+	// rounds; 0 when the upstream does not say.
+	CachedTokens int
 }
 
 // Run runs t and writes what the client sees to out. An error returned

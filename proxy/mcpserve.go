@@ -26,7 +26,7 @@ func (s *Server) newMCPServe(maxSessions, maxPerKey int) {
 	if s.tools != nil {
 		tools = s.tools
 	}
-	opts := mcpserve.Options{Tools: tools, Logger: s.log, Now: s.keys.Now,
+	opts := mcpserve.Options{Tools: usageCounted{tools, s}, Logger: s.log, Now: s.keys.Now,
 		MaxSessions: maxSessions, MaxSessionsPerKey: maxPerKey}
 	if s.approvals != nil {
 		opts.Approvals = s.approvals

@@ -32,6 +32,7 @@ import (
 	"github.com/toolstream/toolstream/proxy/console"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/proxy/internal/leftout"
+	"github.com/toolstream/toolstream/proxy/internal/live"
 	"github.com/toolstream/toolstream/proxy/keys"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/proxy/messages"
@@ -96,6 +97,10 @@ type Options struct {
 	// Keys stores the client keys created through /admin/keys; nil
 	// leaves those routes out.
 	Keys KeyStore
+	// Usage keeps usage per client key and day, written as each turn
+	// ends and served at GET /admin/usage; nil keeps none and leaves the
+	// route out.
+	Usage UsageStore
 	// Changes is the storage's change feed: runtime keys created,
 	// changed or deleted through another replica reach this one through
 	// it (with Keys). Nil follows nothing: this process's own changes
@@ -150,6 +155,11 @@ type Server struct {
 	keys     *keys.Table
 	keyStore KeyStore
 	stopKeys func() // ends the following of Changes
+	usage    UsageStore
+	// live shows the turns in progress (GET /admin/live); liveKeepalive
+	// is how often its quiet streams get a comment.
+	live          *live.Registry
+	liveKeepalive time.Duration
 	// mcpServe serves /mcp; stopWatch ends its following of the tools.
 	mcpServe  *mcpserve.Handler
 	stopWatch func()
@@ -185,7 +195,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		runtime:   opts.RuntimeTools,
 		mcp:       opts.MCPServers,
 		keyStore:  opts.Keys,
+		usage:     opts.Usage,
 		leftOut:   leftout.New(log, opts.Now),
+		live:      live.New(opts.Now),
+
+		liveKeepalive: liveKeepalive,
 
 		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
@@ -253,6 +267,10 @@ func (s *Server) routes() *echo.Echo {
 	admin := e.Group("/admin", s.requireAdmin)
 	admin.GET("/calls", s.listCalls)
 	admin.GET("/calls/:id", s.getCall)
+	admin.GET("/live", s.serveLive)
+	if s.usage != nil {
+		admin.GET("/usage", s.listUsage)
+	}
 	if s.runtime != nil {
 		s.adminToolRoutes(admin)
 	}

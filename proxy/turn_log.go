@@ -12,7 +12,8 @@ import (
 )
 
 // logTurn writes the one info line per turn (docs/operations.md) and counts the
-// turn in the metrics, its tokens under the request's client key. tool_calls
+// turn in the metrics and in its client key's usage, its tokens under the
+// request's client key. tool_calls
 // counts every call, client calls included; calls_ok, calls_error,
 // calls_denied, calls_cancelled and calls_client split it by status and
 // appear when not zero. prompt_tokens and completion_tokens are the usage
@@ -24,6 +25,7 @@ func (s *Server) logTurn(c echo.Context, req *loop.Request, up *upstream.Client,
 	key := requestKey(c)
 	status := turnStatus(err)
 	s.metrics.turnDone(up.Name(), key, status, rep, s.hasTool)
+	s.addUsage(ctx, turnUsage(key, rep))
 	level := slog.LevelInfo
 	if err != nil && status != turnClientClosed {
 		level = slog.LevelWarn

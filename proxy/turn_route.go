@@ -51,6 +51,9 @@ func (s *Server) serveTurn(p exchange.Protocol) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		shown := s.live.Start(requestKey(c), x.Request().Model, p.Source())
+		defer shown.End()
+		turn.Watch = shown.Watch
 		if !x.Stream() {
 			return s.answerTurn(c, x, turn, up, start)
 		}

@@ -97,7 +97,7 @@ func (s *Storage) Host(opts toolhost.Options) toolhost.Options {
 func (s *Storage) Proxy(opts proxy.Options, host *toolhost.Host, mcps *mcp.Manager) proxy.Options {
 	opts.Modes = s.Store
 	opts.History, opts.Responses = s.Conversations, s.Conversations
-	opts.Records, opts.Keys, opts.Changes = s.Store, s.Store, s.Store
+	opts.Records, opts.Keys, opts.Changes, opts.Usage = s.Store, s.Store, s.Store, s.Store
 	opts.Ready, opts.StorageErrors = s.Store.Ready, s.Store.WriteFailures
 	// A shared database: turns wait for it (nil for an embedded store).
 	opts.Reachable = store.Reachability(s.Store)

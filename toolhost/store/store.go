@@ -1,13 +1,15 @@
 // Package store holds toolstream's durable state behind interfaces by domain:
 // turn records for history stitching, stored Responses API answers, the
 // auto-mode memory, the audit log of tool calls, approvals (actions),
-// runtime-registered tools, runtime client keys (by their hashes) and the
-// index that lets a retried turn find the calls of its earlier attempt.
+// runtime-registered tools, runtime client keys (by their hashes), usage
+// per client key and day, and the index that lets a retried turn find the
+// calls of its earlier attempt.
 //
 // The records and the storage interfaces live here, one file per domain:
 // turns.go ([TurnStore]), responses.go ([ResponseStore]), modes.go
 // ([ModeStore]), calls.go ([CallStore]), actions.go ([ActionStore]),
-// tools.go ([ToolStore]), keys.go ([KeyStore]), feed.go ([ChangeFeed]) and
+// tools.go ([ToolStore]), keys.go ([KeyStore]), usage.go ([UsageStore]),
+// feed.go ([ChangeFeed]) and
 // lifecycle.go ([Lifecycle]). [Store] is their union. Each backend is a
 // sub-package (store/badger for one process, store/postgres for replicas)
 // and passes the same conformance suite, store/storetest. Consumers (loop,
@@ -75,6 +77,7 @@ type Store interface {
 	ActionStore
 	ToolStore
 	KeyStore
+	UsageStore
 	ChangeFeed
 	Lifecycle
 }

@@ -144,6 +144,10 @@ type DB struct {
 	// a burst of admin updates of one key could fail for nothing but the
 	// race. Key writes are rare; waiting costs nothing.
 	keyWrites sync.Mutex
+	// usageWrites serializes the additions to usage rows, for the same
+	// reason: every turn of a key ends in one, and a busy key's turns
+	// would race on its day's row.
+	usageWrites sync.Mutex
 
 	// feed tells subscribers of this process's changes: an embedded
 	// database has no other writer.

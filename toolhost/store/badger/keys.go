@@ -29,6 +29,7 @@ import (
 //	actionid/<action id>              → its action/ key   same expiry
 //	tool/<name>                       → RuntimeTool JSON  never expires
 //	key/<name>                        → RuntimeKey JSON   expires at ExpiresAt, else never
+//	usage/<key name>/<YYYY-MM-DD>     → Usage JSON        expires audit_retention after the day's end
 //	open/call/<call record id>        → instance id       while the call is started
 //	open/action/<action id>           → instance id       while the action is pending
 //
@@ -49,6 +50,7 @@ const (
 	prefixActionID     = "actionid/"
 	prefixTool         = "tool/"
 	prefixRuntimeKey   = "key/"
+	prefixUsage        = "usage/"
 	prefixOpenCall     = "open/call/"
 	prefixOpenAction   = "open/action/"
 )

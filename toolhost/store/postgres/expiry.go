@@ -11,7 +11,7 @@ import (
 // expiring are the tables whose rows expire. Reads skip an expired row
 // whether or not it is deleted yet; the sweep only gives the space back.
 var expiring = []string{"turns", "turn_keys", "responses", "response_items", "text_fallbacks",
-	"calls", "replays", "actions", "runtime_keys"}
+	"calls", "replays", "actions", "runtime_keys", "usage_days"}
 
 // expiryLoop deletes expired rows every ExpiryInterval until Close.
 func (d *DB) expiryLoop() {

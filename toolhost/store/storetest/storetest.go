@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Backend) {
 		{"ApproveEdited", testApproveEdited},
 		{"Tools", testTools},
 		{"Keys", testKeys},
+		{"Usage", testUsage},
 		{"Recover", testRecover},
 		{"ResolveStarted", testResolveStarted},
 		{"InvalidKey", testInvalidKey},
