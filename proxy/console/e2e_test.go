@@ -96,6 +96,19 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the model got %d requests, want 13: 9 turns, 4 of them with a tool round", n)
 			}
 		}},
+		{"keys", func(t *testing.T, env *consoleEnv) {
+			if n, m := env.hooks.count("get_weather"), env.hooks.count("delete_task"); n != 2 || m != 0 {
+				t.Errorf("get_weather ran %d times, delete_task %d; want 2 and 0 (the narrowed key has no delete_task)", n, m)
+			}
+			if n := len(env.chats()); n != 4 {
+				t.Errorf("the model got %d requests, want 4: the revoked key's turn reaches no model", n)
+			}
+		}},
+		{"live", func(t *testing.T, env *consoleEnv) {
+			if n := env.hooks.count("delete_task"); n != 1 {
+				t.Errorf("delete_task ran %d times, want once, approved from the Live view", n)
+			}
+		}},
 		{"markdown", func(t *testing.T, env *consoleEnv) {
 			if n := env.hooks.count("get_weather"); n != 2 {
 				t.Errorf("get_weather ran %d times, want 2", n)

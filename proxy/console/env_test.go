@@ -76,6 +76,11 @@ type hooks struct {
 	srv       *httptest.Server
 	release   chan struct{} // closed at cleanup: a held call not cancelled by then fails the test
 	cancelled chan string   // a held call whose request was cancelled
+	// pace holds a paced turn's first round after its first words until
+	// the browser script, having seen the turn in the Live view, sends
+	// POST /pace (or the test ends).
+	pace     chan struct{}
+	paceOnce sync.Once
 
 	mu       sync.Mutex
 	arrivals map[string]int
@@ -99,6 +104,10 @@ func (h *hooks) count(tool string) int {
 func (h *hooks) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && r.URL.Path == "/arrivals" {
 		fmt.Fprint(w, h.count(r.URL.Query().Get("tool")))
+		return
+	}
+	if r.Method == http.MethodPost && r.URL.Path == "/pace" {
+		h.paceOnce.Do(func() { close(h.pace) })
 		return
 	}
 	var body struct {
@@ -145,9 +154,10 @@ func (e *consoleEnv) chats() []upstreamtest.Request {
 
 func startConsole(t *testing.T) *consoleEnv {
 	t.Helper()
-	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}, last: map[string]string{}}
+	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}, last: map[string]string{},
+		pace: make(chan struct{})}
 	h.srv = httptest.NewServer(http.HandlerFunc(h.serve))
-	model := upstreamtest.NewFunc(scriptedModel())
+	model := upstreamtest.NewFunc(scriptedModel(h.pace))
 	model.SetModels(modelName)
 	yaml := fmt.Sprintf(consoleCfg, model.URL, h.srv.URL, clientKey, adminKey)
 	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
@@ -169,6 +179,7 @@ func startConsole(t *testing.T) *consoleEnv {
 	srv := httptest.NewServer(p)
 	t.Cleanup(func() {
 		close(h.release)
+		h.paceOnce.Do(func() { close(h.pace) })
 		srv.Close()
 		p.Close()
 		host.Close()
@@ -183,8 +194,10 @@ func startConsole(t *testing.T) *consoleEnv {
 // two cities (two calls in one round, then an answer from both results),
 // deleting a task (one call that needs an approval, then an answer that
 // says whether it was denied), searching the archive (a call that never
-// answers and one queued behind it), or a greeting.
-func scriptedModel() func(upstreamtest.Request) upstreamtest.Round {
+// answers and one queued behind it), or a greeting. A question that says
+// "slowly" has its first round held after its first words until pace is
+// closed: a turn the Live view can be seen to show.
+func scriptedModel(pace <-chan struct{}) func(upstreamtest.Request) upstreamtest.Round {
 	var ids atomic.Int64 // call ids, unique in the env's store
 	return func(req upstreamtest.Request) upstreamtest.Round {
 		var body struct {
@@ -240,7 +253,11 @@ func scriptedModel() func(upstreamtest.Request) upstreamtest.Round {
 			}
 			ev = append(ev, upstreamtest.Chunk(id, modelName, `{}`, "tool_calls"))
 		}
-		return upstreamtest.Round{Events: append(ev, upstreamtest.Usage(id, modelName, 12*len(body.Messages), 9))}
+		round := upstreamtest.Round{Events: append(ev, upstreamtest.Usage(id, modelName, 12*len(body.Messages), 9))}
+		if strings.Contains(strings.ToLower(question), "slowly") && results == "" {
+			round.Gate, round.GateAfter = pace, 1
+		}
+		return round
 	}
 }
 

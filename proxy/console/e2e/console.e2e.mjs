@@ -3,7 +3,7 @@
 // element with data-role="assistant", each tool card has data-call-id and
 // data-status, the buttons and key fields are found by their labels.
 //
-//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown|long
+//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown|long|keys|live
 //
 // Environment: TOOLSTREAM_CONSOLE_URL (the proxy's root),
 // TOOLSTREAM_API_KEY, TOOLSTREAM_ADMIN_KEY, TOOLSTREAM_HOOKS_URL (the
@@ -22,7 +22,7 @@ const { chromium } = require(path.join(env.TOOLSTREAM_PLAYWRIGHT_MODULES, "playw
 
 const base = env.TOOLSTREAM_CONSOLE_URL;
 const scenario = process.argv[2];
-const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown, long: longChat };
+const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown, long: longChat, keys, live };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}`);
   process.exit(2);
@@ -41,6 +41,8 @@ page.on("console", (m) => {
   if (m.type() !== "error") return;
   if (/status of 401/.test(m.text()) && m.location().url.endsWith("/v1/models")) return;
   if (scenario === "edit" && /status of 400/.test(m.text()) && m.location().url.endsWith("/approve")) return;
+  // keys: the revoked key's turn is refused, as it should be.
+  if (scenario === "keys" && /status of 401/.test(m.text()) && m.location().url.endsWith("/v1/chat/completions")) return;
   problems.push(`console: ${m.text()} (${m.location().url})`);
 });
 page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
@@ -369,6 +371,131 @@ async function longChat() {
   check(overflow <= 0, `no sideways scrolling at 390px (${overflow}px too wide)`);
 }
 
+// keys: a runtime key created in the Keys view (its secret shown once),
+// narrowed to one tool, used for a turn (the other tool is not found for
+// it), its usage read from the chart, then revoked: its next turn is 401.
+async function keys() {
+  await enterKeys();
+  await page.getByRole("button", { name: "Keys", exact: true }).click();
+  await until("the keys list", () => document.querySelectorAll("#keys-view tbody tr").length === 1);
+  const configRow = page.locator('#keys-view tr[data-source="config"]');
+  check(await configRow.getByRole("button").count() === 0, "a config key has no Change or Revoke");
+
+  const form = page.locator("#key-form");
+  await form.getByLabel("Name", { exact: true }).fill("alice");
+  await form.getByLabel("Tools", { exact: true }).fill("get_weather, delete_task");
+  await form.getByLabel("Requests per minute", { exact: true }).fill("30");
+  await page.getByRole("button", { name: "Create key", exact: true }).click();
+  const secretBox = page.locator("#key-secret");
+  await secretBox.waitFor({ state: "visible" });
+  const secret = await page.getByLabel("New key", { exact: true }).inputValue();
+  check(/^sk-/.test(secret), `the new key is shown: ${secret.slice(0, 6)}…`);
+  check((await secretBox.innerText()).includes("shown this once"), "the page says the key is shown once");
+  await secretBox.getByRole("button", { name: "Copy", exact: true }).click();
+  await until("Copy to say what it did", () => /Copied|Selected/.test(document.getElementById("key-copy-note").textContent));
+  const alice = page.locator('#keys-view tr[data-key="alice"]');
+  await alice.waitFor();
+  check((await alice.locator("td.scope").nth(1).innerText()) === "get_weather, delete_task", "alice's tools");
+  check((await alice.innerText()).includes("30 requests/min"), "alice's limit");
+  await shot("8-keys-created");
+
+  // Narrow: only get_weather.
+  await alice.getByRole("button", { name: "Change alice" }).click();
+  check(await form.getByLabel("Name", { exact: true }).isDisabled(), "the name of a key being changed is fixed");
+  await form.getByLabel("Tools", { exact: true }).fill("get_weather");
+  await page.getByRole("button", { name: "Save changes", exact: true }).click();
+  await until("alice narrowed", () =>
+    document.querySelector('#keys-view tr[data-key="alice"] td.scope.tools')?.textContent === "get_weather");
+  check(await secretBox.isHidden(), "the secret is not shown again");
+
+  // Use it: the weather runs; delete_task does not exist for alice.
+  await page.getByRole("button", { name: "Chat", exact: true }).click();
+  await page.getByLabel("API key", { exact: true }).fill(secret);
+  await ask("What's the weather in Paris and Oslo?");
+  await turnDone();
+  await ask("Please delete task 7.");
+  await turnDone();
+  const del = assistant(1).locator("[data-call-id]");
+  check(await del.getAttribute("data-status") === "error", `delete_task is not alice's: ${await del.getAttribute("data-status")}`);
+  await del.locator("summary").click();
+  check((await del.innerText()).includes("TOOL_NOT_FOUND"), "TOOL_NOT_FOUND, as if it did not exist");
+
+  // Its usage: today's bar counts both turns.
+  await page.getByRole("button", { name: "Keys", exact: true }).click();
+  const today = new Date().toISOString().slice(0, 10);
+  await untilNode("alice's usage for today", async () => {
+    await page.getByRole("button", { name: "Load keys", exact: true }).click();
+    await page.locator("#keys-status").filter({ hasNotText: "Loading" }).waitFor();
+    const bar = alice.locator(`svg rect[data-day="${today}"]`);
+    return (await bar.count()) === 1 && Number(await bar.getAttribute("data-requests")) === 2;
+  });
+  const totals = await alice.locator(".usage-total").innerText();
+  check(/^2 requests · 3 tool calls · \d+ tokens \(0 cached\)$/.test(totals), `alice's usage summed: ${totals}`);
+  check(/Requests per day/.test(await alice.locator("svg").getAttribute("aria-label")), "the chart says what it shows");
+  await shot("8-keys-usage");
+
+  // Revoke: gone from the list; its next turn is 401.
+  page.once("dialog", (d) => d.accept());
+  await alice.getByRole("button", { name: "Revoke alice" }).click();
+  await alice.waitFor({ state: "detached" });
+  check((await page.locator("#keys-status").innerText()).startsWith("alice is revoked."), "the page says it is revoked");
+  await page.getByRole("button", { name: "Chat", exact: true }).click();
+  await ask("Thanks!");
+  await until("the refusal", () => document.querySelectorAll('[data-role="assistant"]').length === 3 &&
+    document.querySelector(".msg.streaming") === null);
+  const refused = await assistant(2).innerText();
+  check(refused.includes("401"), `the revoked key gets 401: ${refused}`);
+  check(await page.getByLabel("Message", { exact: true }).inputValue() === "Thanks!", "the refused message is given back");
+}
+
+// live: a turn held in its first round shows in the Live view (key,
+// model, route, round); its call waits for approval there, and Review
+// opens the dialog, whose Approve (with the admin key) lets it run. The
+// chat that started it (another tab) sees its card turn ok.
+async function live() {
+  await enterKeys();
+  const admin = await context.newPage();
+  admin.on("pageerror", (e) => problems.push(`page error (admin tab): ${e.message}`));
+  await admin.goto(base + "/");
+  await admin.getByLabel("Admin key", { exact: true }).fill(env.TOOLSTREAM_ADMIN_KEY);
+  await admin.getByRole("button", { name: "Live", exact: true }).click();
+  await admin.locator("#live-status").filter({ hasText: "No turns in progress." }).waitFor();
+
+  await ask("Please delete task 7, slowly.");
+  const row = admin.locator("#live-view tr[data-live-id]");
+  await row.waitFor();
+  const cells = await row.locator("td").allInnerTexts();
+  check(cells[2] === "scripted-model" && cells[3] === "chat" && cells[4] === "1", `the turn's model, route and round: ${cells}`);
+  check(/^key_[0-9a-f]{12}$/.test(cells[1]), `the turn's key, by name: ${cells[1]}`);
+  check(cells[5] === "model answering", `no call yet: ${cells[5]}`);
+  await shot("9-live-running", { of: admin });
+  await fetch(`${env.TOOLSTREAM_HOOKS_URL}/pace`, { method: "POST" });
+
+  // The call waits: decided from the Live view.
+  const call = row.locator('li[data-live-status="waiting_approval"]');
+  await call.waitFor();
+  check((await call.innerText()).includes("delete_task"), "the waiting call's tool");
+  await shot("9-live-waiting", { of: admin });
+  await call.getByRole("button", { name: /^Review delete_task/ }).click();
+  const dialog = admin.getByRole("dialog");
+  await dialog.waitFor({ state: "visible" });
+  check((await dialog.getByLabel(/^Arguments/).inputValue()).includes('"id": 7'), "the dialog shows the waiting call's arguments");
+  await shot("9-live-dialog", { of: admin });
+  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
+  await dialog.waitFor({ state: "hidden" });
+
+  // The chat's card runs; the turn leaves the Live view when it ends.
+  await turnDone();
+  const card = assistant(0).locator("[data-call-id]");
+  check(await card.getAttribute("data-status") === "ok", `the approved call ran: ${await card.getAttribute("data-status")}`);
+  check((await assistant(0).innerText()).includes("Task 7 is deleted."), "the answer after the call");
+  await row.waitFor({ state: "detached" });
+  check(await admin.locator("#live-status").innerText() === "No turns in progress.", "the Live view is empty again");
+  // Leaving the view closes its stream.
+  await admin.getByRole("button", { name: "Chat", exact: true }).click();
+  await admin.close();
+}
+
 // --- helpers ---
 
 async function enterKeys() {
@@ -431,8 +558,8 @@ async function untilNode(what, fn) {
 
 // shot saves the whole page, or with window set only what the window
 // shows (where what is pinned is the point).
-async function shot(name, { window = false } = {}) {
+async function shot(name, { window = false, of = page } = {}) {
   const file = path.join(env.TOOLSTREAM_ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: !window });
+  await of.screenshot({ path: file, fullPage: !window });
   console.log(`screenshot ${file}`);
 }

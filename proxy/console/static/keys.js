@@ -85,7 +85,7 @@ export class KeysView {
       revoke.addEventListener("click", () => this.revoke(k.name));
       actions.append(edit, revoke);
     } else {
-      actions.append(el("span", { class: "note", text: "from the config file" }));
+      actions.append(el("span", { class: "note", text: "edit the config file" }));
     }
     const usageCell = el("td", { class: "usage" });
     if (use) {
@@ -93,14 +93,14 @@ export class KeysView {
       const tokens = total(use, "prompt_tokens") + total(use, "completion_tokens");
       usageCell.append(usageChart(use), el("p", {
         class: "note usage-total",
-        text: `${total(use, "requests")} requests · ${tokens} tokens (${total(use, "cached_tokens")} cached) · ${calls} tool calls`,
+        text: `${total(use, "requests")} requests · ${calls} tool calls · ${tokens} tokens (${total(use, "cached_tokens")} cached)`,
       }));
     }
     return el("tr", { "data-key": k.name, "data-source": k.source },
       el("th", { scope: "row" }, el("code", { text: k.name })),
       el("td", { text: k.source }),
-      el("td", { class: "scope", text: listText(k.models) }),
-      el("td", { class: "scope", text: listText(k.tools) }),
+      el("td", { class: "scope models", text: listText(k.models) }),
+      el("td", { class: "scope tools", text: listText(k.tools) }),
       el("td", { text: limitText(k.limits) }),
       el("td", { text: k.expires_at ? new Date(k.expires_at).toLocaleString() : "never" }),
       usageCell,
