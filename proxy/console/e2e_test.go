@@ -105,8 +105,16 @@ func TestBrowser(t *testing.T) {
 			}
 		}},
 		{"live", func(t *testing.T, env *consoleEnv) {
-			if n := env.hooks.count("delete_task"); n != 1 {
-				t.Errorf("delete_task ran %d times, want once, approved from the Live view", n)
+			if n, args := env.hooks.count("delete_task"), env.hooks.lastArguments("delete_task"); n != 1 || args != `{"id":9}` {
+				t.Errorf("delete_task ran %d times, last with %s; want once, approved from the Live view with the edit {\"id\":9}", n, args)
+			}
+		}},
+		{"sentence", func(t *testing.T, env *consoleEnv) {
+			if n := env.hooks.count("get_weather"); n != 1 {
+				t.Errorf("get_weather ran %d times, want once", n)
+				for _, r := range env.chats() {
+					t.Logf("%s", r.Body)
+				}
 			}
 		}},
 		{"markdown", func(t *testing.T, env *consoleEnv) {

@@ -197,6 +197,7 @@ func startConsole(t *testing.T) *consoleEnv {
 // answers and one queued behind it), or a greeting. A question that says
 // "slowly" has its first round held after its first words until pace is
 // closed: a turn the Live view can be seen to show.
+// "Wave" writes a call in text mode's hermes syntax mid-text.
 func scriptedModel(pace <-chan struct{}) func(upstreamtest.Request) upstreamtest.Round {
 	var ids atomic.Int64 // call ids, unique in the env's store
 	return func(req upstreamtest.Request) upstreamtest.Round {
@@ -213,6 +214,10 @@ func scriptedModel(pace <-chan struct{}) func(upstreamtest.Request) upstreamtest
 		for _, m := range body.Messages {
 			switch m.Role {
 			case "user":
+				if strings.Contains(m.Content, "<tool_response>") {
+					results += m.Content + "\n" // text mode's results
+					continue
+				}
 				question, results = m.Content, ""
 			case "tool":
 				results += m.Content + "\n"
@@ -236,6 +241,13 @@ func scriptedModel(pace <-chan struct{}) func(upstreamtest.Request) upstreamtest
 			text = "Understood: task 7 stays on your board."
 		case strings.Contains(q, "delete"):
 			text = "Task 7 is deleted."
+		case strings.Contains(q, "wave") && results != "":
+			text = "Paris is sunny today."
+		case strings.Contains(q, "wave"):
+			// Text mode (the Tool mode picked in the page): the call is
+			// written inside the text, the sentence going on after it in
+			// the same token, as the demo's avatar gestures do.
+			text = "Hi there! <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>It's good to see you. "
 		case strings.Contains(q, "archive") && results == "":
 			text = "Searching the archive; this can take a while."
 			calls = []call{{"search_archive", `{"query":"2019 invoices"}`}, {"get_weather", `{"city":"Paris"}`}}

@@ -3,7 +3,7 @@
 // element with data-role="assistant", each tool card has data-call-id and
 // data-status, the buttons and key fields are found by their labels.
 //
-//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown|long|keys|live
+//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown|long|keys|live|sentence
 //
 // Environment: TOOLSTREAM_CONSOLE_URL (the proxy's root),
 // TOOLSTREAM_API_KEY, TOOLSTREAM_ADMIN_KEY, TOOLSTREAM_HOOKS_URL (the
@@ -22,7 +22,7 @@ const { chromium } = require(path.join(env.TOOLSTREAM_PLAYWRIGHT_MODULES, "playw
 
 const base = env.TOOLSTREAM_CONSOLE_URL;
 const scenario = process.argv[2];
-const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown, long: longChat, keys, live };
+const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown, long: longChat, keys, live, sentence };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}`);
   process.exit(2);
@@ -450,8 +450,9 @@ async function keys() {
 
 // live: a turn held in its first round shows in the Live view (key,
 // model, route, round); its call waits for approval there, and Review
-// opens the dialog, whose Approve (with the admin key) lets it run. The
-// chat that started it (another tab) sees its card turn ok.
+// opens the dialog, whose Approve with an edit (with the admin key) lets
+// it run with the edit. The chat that started it (another tab) sees its
+// card turn ok, with the edited arguments.
 async function live() {
   await enterKeys();
   const admin = await context.newPage();
@@ -480,6 +481,8 @@ async function live() {
   const dialog = admin.getByRole("dialog");
   await dialog.waitFor({ state: "visible" });
   check((await dialog.getByLabel(/^Arguments/).inputValue()).includes('"id": 7'), "the dialog shows the waiting call's arguments");
+  // Approved with an edit, as from the chat.
+  await dialog.getByLabel(/^Arguments/).fill('{"id": 9}');
   await shot("9-live-dialog", { of: admin });
   await dialog.getByRole("button", { name: "Approve", exact: true }).click();
   await dialog.waitFor({ state: "hidden" });
@@ -488,12 +491,27 @@ async function live() {
   await turnDone();
   const card = assistant(0).locator("[data-call-id]");
   check(await card.getAttribute("data-status") === "ok", `the approved call ran: ${await card.getAttribute("data-status")}`);
-  check((await assistant(0).innerText()).includes("Task 7 is deleted."), "the answer after the call");
+  check((await assistant(0).innerText()).includes("with the task you picked"), "the model heard of the edit");
+  await card.locator("summary").click();
+  check((await card.innerText()).includes('"id": 9'), `the chat's card shows the arguments that ran: ${await card.innerText()}`);
   await row.waitFor({ state: "detached" });
   check(await admin.locator("#live-status").innerText() === "No turns in progress.", "the Live view is empty again");
   // Leaving the view closes its stream.
   await admin.getByRole("button", { name: "Chat", exact: true }).click();
   await admin.close();
+}
+
+// sentence: in text mode a call's event can come a few words after the
+// call; its card goes where the sentence ends, not inside it.
+async function sentence() {
+  await enterKeys();
+  await page.getByLabel("Tool mode", { exact: true }).selectOption("text");
+  await ask("Wave at me");
+  await turnDone();
+  const parts = await assistant(0).locator(".msg-body > *").evaluateAll((els) =>
+    els.map((e) => (e.dataset.callId ? `[${e.dataset.status}]` : e.textContent)));
+  check(parts[0] === "Hi there! It's good to see you." && parts[1] === "[ok]", `the card after the sentence: ${JSON.stringify(parts)}`);
+  await shot("10-sentence");
 }
 
 // --- helpers ---

@@ -70,7 +70,12 @@ export class KeysView {
     }
     this.loaded = true;
     const keys = list.data ?? [];
-    this.status.textContent = (keys.length === 1 ? "1 key" : `${keys.length} keys`) +
+    // An open proxy (no client keys) takes requests without a key until
+    // one is created: say so before someone creates one.
+    const count = keys.length === 0
+      ? "No client keys: this proxy takes requests without one, and creating a key makes keys required from then on"
+      : keys.length === 1 ? "1 key" : `${keys.length} keys`;
+    this.status.textContent = count +
       (usage.error ? `; usage could not be read: ${usage.error}` : `; requests per UTC day, ${days[0]} to ${days[days.length - 1]}.`);
     this.table.tBodies[0].replaceChildren(...keys.map((k) => this.row(k, usage.error ? null : series(usage.data, k.name, days))));
     this.table.hidden = keys.length === 0;
