@@ -30,16 +30,23 @@ func suggest(key string, fields map[string]int) string {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	best, bestDist := "", 3
-	for _, name := range names {
-		if d := editDistance(strings.ToLower(key), name); d < bestDist {
-			best, bestDist = name, d
-		}
-	}
-	if best != "" {
+	if best := Closest(strings.ToLower(key), names); best != "" {
 		return fmt.Sprintf(" (did you mean %s?)", best)
 	}
 	return fmt.Sprintf(" (want one of %s)", strings.Join(names, ", "))
+}
+
+// Closest is the one of names nearest to word when it is likely a typo
+// of it (at most two edits away), the first of equals in names' order;
+// "" when none is. The config's "did you mean" and the admin API's use it.
+func Closest(word string, names []string) string {
+	best, bestDist := "", 3
+	for _, name := range names {
+		if d := editDistance(word, name); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
 }
 
 // editDistance is the Levenshtein distance between two short strings.

@@ -24,7 +24,8 @@ func (c *Config) warnings() []Problem {
 			add(fmt.Sprintf("upstreams[%d].base_urls[%d]", i, k), raw)
 		}
 	}
-	return append(out, c.hostedWarnings()...)
+	out = append(out, c.hostedWarnings()...)
+	return append(out, c.scopeWarnings()...)
 }
 
 // versionWarning says what to write instead of a base URL whose path has

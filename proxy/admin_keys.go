@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -54,6 +55,9 @@ type keyView struct {
 	UpdatedAt *time.Time    `json:"updated_at,omitempty"`
 	// Source is "config" (auth.keys, read-only here) or "runtime".
 	Source string `json:"source"`
+	// Warnings, only in the answer of a POST or PATCH, say what was
+	// accepted but is likely wrong: a tools entry no tool matches.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func viewKey(k *keys.Key, fromConfig bool) keyView {
@@ -106,14 +110,17 @@ type keyRequest struct {
 	ExpiresAt json.RawMessage `json:"expires_at"`
 }
 
-// readKeyRequest decodes a key request strictly: unknown fields and
-// trailing data are refused, as a typo in "tools" must not leave a key
-// with every tool.
+// readKeyRequest decodes a key request strictly: unknown fields (named,
+// with the field likely meant) and trailing data are refused, as a typo
+// in "tools" must not leave a key with every tool.
 func readKeyRequest(c echo.Context) (keyRequest, error) {
 	var r keyRequest
 	data, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return r, err
+	}
+	if e := unknownField(data, reflect.TypeFor[keyRequest]()); e != nil {
+		return r, e
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -205,6 +212,7 @@ func (s *Server) createKey(c echo.Context) error {
 	}
 	v := viewKey(s.keys.PutRuntime(rec), false)
 	v.Key = secret
+	v.Warnings = s.scopeWarnings(c, rec.Tools)
 	return c.JSON(http.StatusCreated, v)
 }
 
@@ -244,7 +252,11 @@ func (s *Server) patchKey(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, viewKey(s.keys.PutRuntime(stored), false))
+	v := viewKey(s.keys.PutRuntime(stored), false)
+	if r.Tools != nil {
+		v.Warnings = s.scopeWarnings(c, stored.Tools)
+	}
+	return c.JSON(http.StatusOK, v)
 }
 
 // deleteKey answers DELETE /admin/keys/{name}: the key is refused from
@@ -302,4 +314,25 @@ func (s *Server) followKeys(c store.Change) {
 	case n > 0:
 		s.log.Info("runtime keys changed in storage", "changed", n)
 	}
+}
+
+// scopeWarnings says which entries of a key's tools scope match no server
+// tool the proxy has now and none its MCP servers could add (by their
+// prefixes): accepted, since such a tool may come, but likely a typo.
+func (s *Server) scopeWarnings(c echo.Context, scope []string) []string {
+	var known []string
+	if s.tools != nil {
+		for _, t := range s.tools.Tools() {
+			known = append(known, t.Name)
+		}
+	}
+	var prefixes []string
+	for _, m := range s.stateOf(c).cfg.MCPServers {
+		prefixes = append(prefixes, m.Prefix)
+	}
+	var out []string
+	for _, u := range config.UnknownTools(scope, known, prefixes) {
+		out = append(out, fmt.Sprintf("tools[%d]: %s", u.Index, config.UnknownToolMessage(u)))
+	}
+	return out
 }

@@ -113,6 +113,15 @@ func (rt *runtimeTools) init(ts ToolStore, allow []string, log *slog.Logger) {
 // that cannot be registered is a [*SpecError]; a store failure leaves
 // nothing registered.
 func (h *Host) CreateRuntimeTool(ctx context.Context, spec json.RawMessage) (Tool, error) {
+	// A name taken is said first, as PutRuntimeTool says a read-only one.
+	var head struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(spec, &head) == nil {
+		if o, ok := h.Lookup(head.Name); ok {
+			return Tool{}, fmt.Errorf("creating runtime tool %q: %w (%s)", head.Name, ErrToolExists, o.Source)
+		}
+	}
 	t, _, err := h.putRuntime(ctx, "", spec, true)
 	return t, err
 }
@@ -127,6 +136,12 @@ func (h *Host) CreateRuntimeTool(ctx context.Context, spec json.RawMessage) (Too
 func (h *Host) PutRuntimeTool(ctx context.Context, name string, spec json.RawMessage) (t Tool, created bool, err error) {
 	if name == "" {
 		return Tool{}, false, &SpecError{Problems: []config.Problem{{Path: "name", Message: "required"}}}
+	}
+	// Before the spec is looked at: a config or MCP tool cannot be
+	// replaced whatever is sent, and saying why the spec would not do
+	// (a webhook host outside webhook_allow) hides that.
+	if o, ok := h.Lookup(name); ok && o.Source != SourceRuntime {
+		return Tool{}, false, &ReadOnlyError{Name: name, Source: o.Source}
 	}
 	return h.putRuntime(ctx, name, spec, false)
 }
