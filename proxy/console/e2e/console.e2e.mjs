@@ -399,9 +399,21 @@ async function keys() {
   check((await alice.innerText()).includes("30 requests/min"), "alice's limit");
   await shot("8-keys-created");
 
-  // Narrow: only get_weather.
+  // Narrow, with a typo first: the change is made, and the proxy's
+  // warning, with the name meant, is shown.
   await alice.getByRole("button", { name: "Change alice" }).click();
   check(await form.getByLabel("Name", { exact: true }).isDisabled(), "the name of a key being changed is fixed");
+  await form.getByLabel("Tools", { exact: true }).fill("get_weather, delete_tsak");
+  await page.getByRole("button", { name: "Save changes", exact: true }).click();
+  const warning = page.locator("#key-warnings li");
+  await warning.waitFor();
+  const wtext = await warning.innerText();
+  check(wtext.includes("delete_tsak") && wtext.includes('did you mean "delete_task"'), `the warning names the tool meant: ${wtext}`);
+  check((await page.locator("#key-warnings").innerText()).startsWith("alice was changed, but check:"), "the warning says which key");
+  await shot("8-keys-warning");
+  // Narrow: only get_weather.
+  await alice.getByRole("button", { name: "Change alice" }).click();
+  check(await page.locator("#key-warnings").isHidden(), "the warning goes with the next change");
   await form.getByLabel("Tools", { exact: true }).fill("get_weather");
   await page.getByRole("button", { name: "Save changes", exact: true }).click();
   await until("alice narrowed", () =>

@@ -140,7 +140,7 @@ export class KeysView {
     this.submit.textContent = "Save changes";
     this.cancel.hidden = false;
     this.errorEl.textContent = "";
-    this.warnings.replaceChildren();
+    this.warnings.hidden = true;
     this.field("tools").focus();
   }
 
@@ -162,7 +162,7 @@ export class KeysView {
     } finally {
       this.submit.disabled = false;
     }
-    this.showWarnings(answer.warnings);
+    this.showWarnings(answer.name, this.editing ? "changed" : "created", answer.warnings);
     if (!this.editing) this.showSecret(answer);
     this.startCreate();
     await this.load();
@@ -170,8 +170,11 @@ export class KeysView {
 
   // showWarnings lists what the proxy accepted but doubts (a tool no
   // source defines, with the name it may have meant).
-  showWarnings(ws) {
-    this.warnings.replaceChildren(...(ws ?? []).map((w) => el("li", { text: warningText(w) })));
+  showWarnings(name, done, ws) {
+    const list = ws ?? [];
+    this.warnings.hidden = list.length === 0;
+    this.warnings.querySelector("p").textContent = `${name} was ${done}, but check:`;
+    this.warnings.querySelector("ul").replaceChildren(...list.map((w) => el("li", { text: warningText(w) })));
   }
 
   // showSecret shows a new key's secret, this once: the proxy keeps only
