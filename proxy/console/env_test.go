@@ -84,8 +84,16 @@ type hooks struct {
 
 	mu       sync.Mutex
 	arrivals map[string]int
-	// last holds each tool's last arguments, as JSON.
+	// last holds each tool's last arguments, as JSON; all, every call's.
 	last map[string]string
+	all  map[string][]string
+}
+
+// allArguments returns the arguments of each call of tool, in order.
+func (h *hooks) allArguments(tool string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.all[tool]...)
 }
 
 // lastArguments returns the arguments tool was last called with.
@@ -120,6 +128,7 @@ func (h *hooks) serve(w http.ResponseWriter, r *http.Request) {
 	h.arrivals[tool]++
 	args, _ := json.Marshal(body.Arguments)
 	h.last[tool] = string(args)
+	h.all[tool] = append(h.all[tool], string(args))
 	h.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	switch tool {
@@ -154,7 +163,7 @@ func (e *consoleEnv) chats() []upstreamtest.Request {
 
 func startConsole(t *testing.T) *consoleEnv {
 	t.Helper()
-	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}, last: map[string]string{},
+	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}, last: map[string]string{}, all: map[string][]string{},
 		pace: make(chan struct{})}
 	h.srv = httptest.NewServer(http.HandlerFunc(h.serve))
 	model := upstreamtest.NewFunc(scriptedModel(h.pace))

@@ -508,6 +508,17 @@ async function live() {
   check((await card.innerText()).includes('"id": 9'), `the chat's card shows the arguments that ran: ${await card.innerText()}`);
   await row.waitFor({ state: "detached" });
   check(await admin.locator("#live-status").innerText() === "No turns in progress.", "the Live view is empty again");
+
+  // A call decided elsewhere (here in its own chat) closes the Live
+  // view's dialog for it.
+  await ask("Please delete task 7.");
+  await admin.getByRole("button", { name: /^Review delete_task/ }).click();
+  await dialog.waitFor({ state: "visible" });
+  const own = page.getByRole("dialog");
+  await own.waitFor({ state: "visible" });
+  await own.getByRole("button", { name: "Approve", exact: true }).click();
+  await turnDone();
+  await dialog.waitFor({ state: "hidden" });
   // Leaving the view closes its stream.
   await admin.getByRole("button", { name: "Chat", exact: true }).click();
   await admin.close();

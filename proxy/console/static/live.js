@@ -7,7 +7,7 @@
 import { adminKey, authHeaders, errorMessage, el } from "./api.js";
 import { NEEDS_ADMIN_KEY } from "./admin.js";
 import { events } from "./sse.js";
-import { parseLive, reduce, ordered, summary } from "./livestate.js";
+import { parseLive, reduce, ordered, summary, waiting } from "./livestate.js";
 
 const retryMs = 2000;
 
@@ -74,6 +74,12 @@ export class LiveView {
   }
 
   draw() {
+    // A call decided elsewhere (its chat, another console, a script) or
+    // whose turn ended no longer waits: its dialog, if open here, closes.
+    const still = new Set([...this.turns.values()].flatMap((t) => waiting(t).map((c) => c.action_id)));
+    for (const [id, a] of this.approvals.pending) {
+      if (a.fromLive && !still.has(id)) this.approvals.dismiss(id);
+    }
     this.status.textContent = summary(this.turns);
     const rows = ordered(this.turns).map((t) => this.row(t));
     this.table.tBodies[0].replaceChildren(...rows);
@@ -88,7 +94,7 @@ export class LiveView {
       if (c.status === "waiting_approval" && c.action_id) {
         const b = el("button", { type: "button", class: "secondary review", text: "Review", "aria-label": `Review ${c.tool} of ${t.key || "the open proxy"}` });
         b.addEventListener("click", () => this.approvals.open({
-          actionId: c.action_id, tool: c.tool, args: c.arguments, expiresAt: c.expires_at, key: adminKey,
+          actionId: c.action_id, tool: c.tool, args: c.arguments, expiresAt: c.expires_at, key: adminKey, fromLive: true,
         }));
         li.append(" ", b);
       }
