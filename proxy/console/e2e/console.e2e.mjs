@@ -73,6 +73,10 @@ async function twoTools() {
   await page.getByRole("button", { name: "Tools", exact: true }).click();
   const toolsNote = await page.locator("#tools-status").innerText();
   check(toolsNote.includes("Admin key") && !toolsNote.includes("API key"), `Tools without an admin key: ${toolsNote}`);
+  // Entered there, the key loads the view.
+  await page.getByLabel("Admin key", { exact: true }).fill(env.TOOLSTREAM_ADMIN_KEY);
+  await page.getByLabel("Admin key", { exact: true }).press("Tab");
+  await until("the tools list once the admin key is in", () => document.querySelectorAll("#tools-view tbody tr").length === 3);
   await page.getByRole("button", { name: "Chat", exact: true }).click();
   await enterKeys();
   await ask("What's the weather in Paris and Oslo?");

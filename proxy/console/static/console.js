@@ -34,6 +34,14 @@ function show(name) {
 }
 for (const t of tabs) t.addEventListener("click", () => show(t.dataset.view));
 
+// An admin key entered (or changed) while an admin view is shown loads
+// that view with it.
+document.getElementById("admin-key").addEventListener("change", () => {
+  const current = tabs.find((t) => t.hasAttribute("aria-current"))?.dataset.view;
+  if (current === "live") live.stop();
+  if (current && current !== "chat") show(current);
+});
+
 // Models: GET /v1/models fills the field's suggestions. Any typed name is
 // sent as it is: glob routes take models no list shows.
 const modelInput = document.getElementById("model");
