@@ -449,6 +449,12 @@ async function keys() {
   check(/^2 requests · 3 tool calls · \d+ tokens \(0 cached\)$/.test(totals), `alice's usage summed: ${totals}`);
   check(/Requests per day/.test(await alice.locator("svg").getAttribute("aria-label")), "the chart says what it shows");
   await shot("8-keys-usage");
+  // At 390 px the table scrolls inside its box; the page does not.
+  await page.setViewportSize({ width: 390, height: 760 });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(wide <= 0, `no sideways scrolling of the Keys view at 390px (${wide}px too wide)`);
+  await shot("8-keys-390");
+  await page.setViewportSize({ width: 1000, height: 760 });
 
   // Revoke: gone from the list; its next turn is 401.
   page.once("dialog", (d) => d.accept());
