@@ -144,7 +144,8 @@ type Result struct {
 	Err *ToolError
 	// Status is StatusOK, StatusError, StatusDenied or StatusCancelled.
 	Status string
-	// Duration is the wall time of the call, an approval wait included.
+	// Duration is the wall time of the call from when it could run: after
+	// its approval, when it waited for one (the wait is not the call's).
 	Duration time.Duration
 	// Executed says the tool's executor was called (a webhook request, an
 	// MCP call); false for a call refused by validation, denied, not
@@ -156,8 +157,8 @@ type Result struct {
 	// opens with a note telling the model so.
 	Edited bool
 	// RunTime is the executor's part of Duration; zero unless Executed.
-	// It is what a tool's latency is measured by: a call that waited 28s
-	// for a person's approval took 28s, the tool did not.
+	// It is what a tool's latency is measured by: the audit and the
+	// client's checks around it are not the tool's.
 	RunTime time.Duration
 }
 

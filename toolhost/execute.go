@@ -54,10 +54,9 @@ const bookkeepingTimeout = 5 * time.Second
 // the client went away (or the server is shutting down); the Result is then
 // StatusCancelled with code CANCELLED and the error wraps the cause.
 func (h *Host) Execute(ctx context.Context, call Call) (Result, error) {
-	start := time.Now()
 	c := h.newCallRun(call, h.now())
 	res, err := c.run(ctx)
-	res.Duration = time.Since(start)
+	res.Duration = time.Since(c.began) // from the decision, when it waited for one
 	c.log(ctx, res)
 	return res, err
 }
@@ -82,7 +81,8 @@ type callRun struct {
 	rec  store.CallRecord
 	// attempts counts webhook requests, for the log line.
 	attempts int
-	// began is the monotonic start, for durations (h.now may be pinned).
+	// began is the monotonic start, for durations (h.now may be pinned):
+	// the call's, or the end of its approval wait.
 	began time.Time
 	// cutAfterSend: the call was cut (client gone, shutdown) after the
 	// tool got it. Its record says outcome_unknown, not cancelled.
@@ -250,6 +250,12 @@ func (c *callRun) hold(ctx context.Context, tool Tool, e *entry, args json.RawMe
 		dec, edit, res, err = c.h.approve(ctx, c.call, tool, c.rec, args, byPolicy)
 	}
 	c.rec.Approval = dec
+	if dec != nil {
+		// The call's duration counts from here: a person's time to
+		// decide is not the call's (the wait is on record as the
+		// decision's time after started_at).
+		c.began = time.Now()
+	}
 	if res != nil && res.Status == StatusAwaiting {
 		return args, false, res, nil
 	}

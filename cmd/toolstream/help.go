@@ -29,7 +29,8 @@ accepting and lets open streams finish for shutdown_grace.
 
 Exit codes: 0 stopped by a signal, 1 config or runtime error, 2 usage error.
 `,
-	"demo": `toolstream demo [-raw] [-listen ADDR] [-tools FILE] [PROMPT ...]
+	"demo": `toolstream demo [-raw] [-listen ADDR] [-tools FILE] [-pace D] [PROMPT ...]
+       toolstream demo -model-only -listen ADDR [-pace D]
 
 Run a scripted model, the example tool servers (tasks, kanban, avatar) as
 webhook tools and the proxy on loopback, send one conversation ("Create
@@ -48,6 +49,16 @@ curl command that gives it.
 Flags:
   -raw           print the raw SSE lines instead of the readable rendering.
                    toolstream demo -raw
+  -model-only    serve only the scripted model, at http://ADDR/v1 (-listen),
+                 as the upstream of a proxy of your own: nothing to install
+                 to try a config, the replicas example or the example
+                 clients. It writes its calls as <tool_call> text, so give
+                 its upstream entry tool_mode: text.
+                   toolstream demo -model-only -listen 127.0.0.1:9090
+  -pace D        the scripted model waits D before each chunk after the
+                 first, so a turn lasts long enough to stop it or watch it
+                 in the console's Live view (0, the default: no wait).
+                   toolstream demo -pace 50ms -listen 127.0.0.1:8080
   -listen ADDR   keep the proxy serving on ADDR after the conversation, so
                  you can open the console at http://ADDR/ in a browser or
                  point curl or an SDK at http://ADDR/v1: the scripted model

@@ -39,7 +39,7 @@ func TestHelp(t *testing.T) {
 // command really defines: an undefined flag makes the flag package list
 // them all.
 func TestHelpNamesEveryFlag(t *testing.T) {
-	flagRE := regexp.MustCompile(`(?m)^\s+-(\w+)`)
+	flagRE := regexp.MustCompile(`(?m)^\s+-([\w-]+)`) // names such as -model-only hold a hyphen
 	for _, cmd := range []string{"serve", "demo", "check", "health"} {
 		_, _, errs := runCmd(cmd, "-no-such-flag")
 		flags := flagRE.FindAllStringSubmatch(errs, -1)

@@ -47,9 +47,16 @@ let line = false;
 let item;
 for await (const ev of result) {
   if (ev.type === 'raw_model_stream_event' && ev.data.type === 'output_text_delta') {
-    if (line && ev.data.itemId !== item) process.stdout.write('\n');
-    if (!line || ev.data.itemId !== item) process.stdout.write('assistant ▸ ');
-    process.stdout.write(ev.data.delta);
+    let text = ev.data.delta;
+    if (!line || ev.data.itemId !== item) {
+      // A message after the first opens with a paragraph break (so that
+      // output_text reads right); a line per message has no use for it.
+      text = text.replace(/^\n+/, '');
+      if (!text) continue;
+      if (line) process.stdout.write('\n');
+      process.stdout.write('assistant ▸ ');
+    }
+    process.stdout.write(text);
     line = true;
     item = ev.data.itemId;
     continue;

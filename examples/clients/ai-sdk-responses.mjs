@@ -31,14 +31,19 @@ const result = streamText({
   stopWhen: stepCountIs(3),
 });
 let line = false;
+let fresh = false;
 for await (const part of result.fullStream) {
   switch (part.type) {
     case 'text-start':
       process.stdout.write('assistant ▸ ');
       line = true;
+      fresh = true;
       break;
     case 'text-delta':
-      process.stdout.write(part.text);
+      // A message after the first opens with a paragraph break (so that
+      // the joined text reads right); a line per message has no use for it.
+      process.stdout.write(fresh ? part.text.replace(/^\n+/, '') : part.text);
+      fresh = fresh && !part.text.replace(/^\n+/, '');
       break;
     case 'text-end':
       process.stdout.write('\n');

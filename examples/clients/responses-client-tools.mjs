@@ -46,7 +46,9 @@ const tools = [
 function show(item) {
   if (item.type === 'message') {
     const text = item.content.filter((c) => c.type === 'output_text').map((c) => c.text).join('');
-    console.log(`assistant ▸ ${text}`);
+    // A message after the first opens with a paragraph break (so that
+    // output_text reads right); a line per message has no use for it.
+    console.log(`assistant ▸ ${text.replace(/^\n+/, '')}`);
   } else if (item.type === 'mcp_call') {
     const mark = item.status === 'completed' ? '✓' : '✗';
     console.log(`▸ ${item.name} ${mark} [${item.server_label}] ${item.arguments} → ${item.output ?? item.error}`);

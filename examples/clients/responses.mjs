@@ -39,8 +39,15 @@ async function stream(params) {
   const s = client.responses.stream({ model, tools, ...params });
   let line = false;
   s.on('response.output_text.delta', (ev) => {
-    if (!line) process.stdout.write('assistant ▸ ');
-    process.stdout.write(ev.delta);
+    let text = ev.delta;
+    // A message after the first opens with a paragraph break (so that
+    // output_text reads right); a line per message has no use for it.
+    if (!line) {
+      text = text.replace(/^\n+/, '');
+      if (!text) return;
+      process.stdout.write('assistant ▸ ');
+    }
+    process.stdout.write(text);
     line = true;
   });
   s.on('response.output_item.done', (ev) => {

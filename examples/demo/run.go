@@ -17,7 +17,6 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/examples/tools"
 	"github.com/toolstream/toolstream/proxy"
-	"github.com/toolstream/toolstream/proxy/upstreamtest"
 	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/mcp"
@@ -46,6 +45,10 @@ type Options struct {
 	// tools: "Put a dentist appointment on my task board", then
 	// "Delete task 1".
 	Prompts []string
+	// Pace, when set, makes the scripted model wait that long before each
+	// chunk after the first, so a turn lasts long enough to be stopped or
+	// watched (the console's Stop, its Live view).
+	Pace time.Duration
 }
 
 // Prompt is the conversation the demo sends.
@@ -57,7 +60,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Out == nil {
 		opts.Out = io.Discard
 	}
-	model := upstreamtest.NewFunc(script)
+	model := newModel(opts.Pace)
 	defer model.Close()
 
 	servers, toolCfgs, stopTools, err := demoTools(opts.ToolsFile)

@@ -124,8 +124,10 @@ type Encoder struct {
 	started, ended bool
 	// slots are the output items by output index, nil while open.
 	slots []slot
-	// text and think are the open message and reasoning items.
+	// text and think are the open message and reasoning items; spoke
+	// says a message was opened before.
 	text, think *textItem
+	spoke       bool
 	// fcalls are the client's calls by their index in the turn, in the
 	// order they came (forder).
 	fcalls map[int]*clientCall
@@ -181,6 +183,9 @@ type textItem struct {
 	b strings.Builder
 	// held is trailing blank space not sent yet (see [Encoder.Text]).
 	held string
+	// lead is the paragraph break the item opens with, which the model
+	// did not write: what restores the item leaves it out.
+	lead string
 }
 
 // add appends s to the item's text.
@@ -227,6 +232,9 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 	return e
 }
 
+// paragraph opens every message item after a response's first.
+const paragraph = "\n\n"
+
 // bufs are the encoders' event buffers: an answer's events are written
 // by hand into one, which goes back once the answer ended. It grows to
 // the answer's largest event, the response object at its end.
@@ -246,7 +254,9 @@ func (e *Encoder) release() {
 // the model's text and its tool calls separate nothing once each stretch
 // is an item of its own — so leading blank space opens no item, and
 // trailing blank space waits for the text after it; a stretch of blank
-// space alone makes no item at all.
+// space alone makes no item at all. A message after the first opens
+// with a paragraph break instead, so the texts joined (output_text) read
+// as the chat stream's one message does.
 func (e *Encoder) Text(s string) error {
 	if t := e.text; t != nil && t.held == "" {
 		// The open message goes on, and nothing waits to go first: the
@@ -274,6 +284,13 @@ func (e *Encoder) Text(s string) error {
 		if err := e.openMessage(t); err != nil {
 			return err
 		}
+		if e.spoke {
+			// A paragraph break opens every message after the first:
+			// SDKs' output_text joins the messages' texts with nothing,
+			// and the blank space around them was not sent.
+			t.held, t.lead = paragraph, paragraph
+		}
+		e.spoke = true
 	}
 	t := e.text
 	body := s

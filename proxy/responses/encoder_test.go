@@ -60,7 +60,10 @@ func strs(ms []json.RawMessage) []string {
 // TestEncoderToolTurn: a turn with a server call keeps its transcript as
 // the conversation, and what restores its mcp_call item: the call and
 // the result as the model read it. Text around the call is trimmed of the
-// blank space that separated it from the call.
+// blank space that separated it from the call, and the message after the
+// call opens with a paragraph break, so output_text (the SDKs join the
+// messages' texts with nothing) does not run the two together; what
+// restores that message is the model's text, without the break.
 func TestEncoderToolTurn(t *testing.T) {
 	var kept responses.Finished
 	tools := []toolhost.Tool{{Name: "notes_add", Source: toolhost.SourceMCPPrefix + "notes"}}
@@ -102,7 +105,7 @@ func TestEncoderToolTurn(t *testing.T) {
 			got = append(got, "mcp_call "+it["server_label"].(string)+" "+it["name"].(string)+" "+it["output"].(string))
 		}
 	}
-	if diff := cmp.Diff([]string{"message Noting it.", `mcp_call notes notes_add {"ok":true}`, "message Done."}, got); diff != "" {
+	if diff := cmp.Diff([]string{"message Noting it.", `mcp_call notes notes_add {"ok":true}`, "message \n\nDone."}, got); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
 	if len(kept.Messages) != 3 || !strings.Contains(string(kept.Messages[0]), "<call/>") {
@@ -115,6 +118,10 @@ func TestEncoderToolTurn(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, strs(kept.Items[id])); diff != "" {
 		t.Errorf("restore of %s (-want +got):\n%s", id, diff)
+	}
+	last := out[2]["id"].(string)
+	if diff := cmp.Diff([]string{`{"role":"assistant","content":"Done."}`}, strs(kept.Items[last])); diff != "" {
+		t.Errorf("restore of %s (-want +got):\n%s", last, diff)
 	}
 	var resp struct{ Usage responses.Usage }
 	json.Unmarshal(kept.Response, &resp)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolstream/toolstream/loop/chunk"
 )
 
 // How the encoder writes: events in sequence, the output items by index,
@@ -280,9 +282,16 @@ func (e *Encoder) closeText() error {
 			return err
 		}
 	}
-	// What restores it: {"role":"assistant","content":text}.
+	// What restores it: {"role":"assistant","content":text}, the text as
+	// the model wrote it (without the paragraph break it opens with).
 	m := append(make([]byte, 0, len(done.text)+32), `{"role":"assistant","content":`...)
-	m = append(append(m, done.text...), '}')
+	if t.lead == "" {
+		m = append(m, done.text...)
+	} else {
+		text = strings.TrimPrefix(text, t.lead)
+		m = chunk.AppendJSONString(m, text)
+	}
+	m = append(m, '}')
 	e.items[t.id] = []json.RawMessage{m}
 	s := &e.slots[t.index]
 	s.message, s.text, s.chat = true, text, m

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/toolstream/toolstream/proxy/upstream"
 )
@@ -61,6 +62,10 @@ type Round struct {
 	// can prove something happened while the stream was still open.
 	Gate      <-chan struct{}
 	GateAfter int
+
+	// Pace, when set, waits that long before each event after the
+	// first, as a model server writing tokens does (the demo's -pace).
+	Pace time.Duration
 }
 
 // Request is one recorded request.
@@ -85,6 +90,8 @@ type Server struct {
 	rounds   []Round
 	next     int
 	requests []Request
+	// keep bounds requests (Keep); -1 keeps every one.
+	keep int
 	// checks counts the health checks answered (not in requests).
 	checks    int
 	models    []string
@@ -96,7 +103,7 @@ type Server struct {
 // New starts a server that answers chat completions with rounds, in order.
 // A request past the last round gets a 500 saying the script ran out.
 func New(rounds ...Round) *Server {
-	s := &Server{rounds: rounds, handlers: map[string]http.HandlerFunc{}, cancelled: make(chan struct{})}
+	s := &Server{rounds: rounds, handlers: map[string]http.HandlerFunc{}, cancelled: make(chan struct{}), keep: -1}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/v1"
 	return s
@@ -110,6 +117,19 @@ func NewFunc(script func(Request) Round) *Server {
 	s := New()
 	s.script = script
 	return s
+}
+
+// Handler is the server's handler, to serve it on an address of one's
+// own as well (the demo's -model-only); requests there are answered and
+// recorded the same way.
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
+
+// Keep records at most the first n requests from now on (Requests): a
+// server that answers for hours keeps no growing record.
+func (s *Server) Keep(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keep = n
 }
 
 // Close shuts the server down, cutting any open stream.
@@ -162,8 +182,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
+	req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+	if s.keep < 0 || len(s.requests) < s.keep {
+		s.requests = append(s.requests, req)
+	}
 	h := s.handlers[r.URL.Path]
 	models := s.models
 	s.mu.Unlock()
@@ -175,16 +198,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		writeModels(w, models)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
-		s.chat(w, r)
+		s.chat(w, r, req)
 	default:
 		writeError(w, http.StatusNotFound, "no route "+r.URL.Path)
 	}
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+// chat answers a chat-completions request, req as recorded: a script is
+// given req itself, not the last recorded, which a concurrent request may
+// have become.
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, req Request) {
 	s.mu.Lock()
 	if s.script != nil {
-		req := s.requests[len(s.requests)-1]
 		s.mu.Unlock()
 		s.respond(w, r, s.script(req))
 		return
@@ -297,6 +322,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rd Round) {
 			<-r.Context().Done()
 			s.markCancelled()
 			return
+		}
+		if rd.Pace > 0 && i > 0 {
+			select {
+			case <-time.After(rd.Pace):
+			case <-r.Context().Done():
+				s.markCancelled()
+				return
+			}
 		}
 		if !write("data: " + ev + "\n\n") {
 			return

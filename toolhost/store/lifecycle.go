@@ -2,9 +2,12 @@ package store
 
 import "context"
 
-// DecidedByRestart is the DecidedBy of an action that [Lifecycle.Recover]
-// expired: the process that waited for its decision is gone.
-const DecidedByRestart = "restart"
+// DecidedByCrash is the DecidedBy of an action that [Lifecycle.Recover]
+// expired: the process that waited for its decision ended without a
+// shutdown (killed, crashed, its machine lost), found so by its next start
+// or, with replicas, by another. A wait a shutdown ended says "shutdown".
+// Records written before it was named so say "restart".
+const DecidedByCrash = "crash"
 
 // Recovered counts what [Lifecycle.Recover] resolved.
 type Recovered struct {
@@ -23,8 +26,8 @@ type Lifecycle interface {
 	// Recover resolves what a dead process left behind: started calls of
 	// any instance but current become outcome_unknown (and are never run
 	// again; their replay entries say so too), calls pending approval
-	// become expired (decided by [DecidedByRestart]), pending actions of any
-	// instance but current become expired (DecidedBy [DecidedByRestart]).
+	// become expired (decided by [DecidedByCrash]), pending actions of any
+	// instance but current become expired (DecidedBy [DecidedByCrash]).
 	// Called once at start-up.
 	// With a store shared by replicas (PostgreSQL), "dead" is decided by
 	// the backend, never by a live replica's id.

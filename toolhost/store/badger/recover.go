@@ -12,7 +12,7 @@ import (
 // Recover resolves what a dead process left behind: of any instance but
 // current, started calls become outcome_unknown (their replay entries
 // too), calls pending approval become expired, and pending actions become
-// expired with DecidedBy [store.DecidedByRestart]. It reads only the open/ index, not
+// expired with DecidedBy [store.DecidedByCrash]. It reads only the open/ index, not
 // the audit log. Only one process opens a badger directory, so at
 // start-up every other instance is dead.
 func (d *DB) Recover(ctx context.Context, current string) (store.Recovered, error) {
@@ -92,7 +92,7 @@ func (d *DB) recoverCall(txn *dgbadger.Txn, id string) (string, error) {
 		now := d.now().UTC()
 		rec.Status, rec.FinishedAt = store.StatusExpired, &now
 		rec.ErrorMessage = "the process stopped while the call waited for approval; it was not run"
-		dec := store.Decision{Decision: store.ActionExpired, DecidedBy: store.DecidedByRestart, At: now}
+		dec := store.Decision{Decision: store.ActionExpired, DecidedBy: store.DecidedByCrash, At: now}
 		if rec.Approval != nil {
 			dec.ActionID = rec.Approval.ActionID
 		}
@@ -110,6 +110,6 @@ func (d *DB) recoverAction(txn *dgbadger.Txn, id string) (string, error) {
 		return "", err
 	}
 	now := d.now()
-	a.Status, a.DecidedBy, a.DecidedAt = store.ActionExpired, store.DecidedByRestart, &now
+	a.Status, a.DecidedBy, a.DecidedAt = store.ActionExpired, store.DecidedByCrash, &now
 	return a.Status, d.writeAction(txn, k, a, exp)
 }

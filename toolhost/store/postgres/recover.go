@@ -43,7 +43,7 @@ func (s *instanceState) current() string {
 // backend resolves what an earlier process left: their started calls
 // become outcome_unknown (their replay rows too), their calls pending
 // approval become expired, and their pending actions become expired with
-// DecidedBy [store.DecidedByRestart]. Dead means without a heartbeat for
+// DecidedBy [store.DecidedByCrash]. Dead means without a heartbeat for
 // three intervals; a live replica's records are never touched. The loop
 // repeats the sweep, so a replica that dies later is resolved by the
 // others. Recover with another id ends this store's earlier instance:
@@ -218,7 +218,7 @@ func (d *DB) recoverCall(ctx context.Context, tx pgx.Tx, id, current string) (st
 		now := d.now().UTC()
 		rec.Status, rec.FinishedAt = store.StatusExpired, &now
 		rec.ErrorMessage = "the process stopped while the call waited for approval; it was not run"
-		dec := store.Decision{Decision: store.ActionExpired, DecidedBy: store.DecidedByRestart, At: now}
+		dec := store.Decision{Decision: store.ActionExpired, DecidedBy: store.DecidedByCrash, At: now}
 		if rec.Approval != nil {
 			dec.ActionID = rec.Approval.ActionID
 		}
@@ -242,6 +242,6 @@ func (d *DB) recoverAction(ctx context.Context, tx pgx.Tx, id, current string) (
 		return "", err
 	}
 	now := d.now()
-	a.Status, a.DecidedBy, a.DecidedAt = store.ActionExpired, store.DecidedByRestart, &now
+	a.Status, a.DecidedBy, a.DecidedAt = store.ActionExpired, store.DecidedByCrash, &now
 	return a.Status, writeAction(ctx, tx, a)
 }

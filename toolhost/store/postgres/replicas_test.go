@@ -162,8 +162,8 @@ func TestRecoverSparesLiveReplicas(t *testing.T) {
 		t.Errorf("A's call after A stopped = %+v, %v; want outcome_unknown", rec, err)
 	}
 	waitFor(t, ch, store.Change{Kind: store.ChangeAction, ID: "act_a"}, 5*time.Second)
-	if act, _, err := b.Action(ctx, "act_a"); err != nil || act.Status != store.ActionExpired || act.DecidedBy != store.DecidedByRestart {
-		t.Errorf("A's action after A stopped = %+v, %v; want expired by %s", act, err, store.DecidedByRestart)
+	if act, _, err := b.Action(ctx, "act_a"); err != nil || act.Status != store.ActionExpired || act.DecidedBy != store.DecidedByCrash {
+		t.Errorf("A's action after A stopped = %+v, %v; want expired by %s", act, err, store.DecidedByCrash)
 	}
 	// The dead instance's row goes too.
 	deadline := time.Now().Add(5 * time.Second)

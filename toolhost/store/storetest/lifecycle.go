@@ -92,8 +92,8 @@ func testRecover(t *testing.T, open opener) {
 		w, ok, err := s.Call(ctx, "tcr_waiting")
 		must(t, "Call", err)
 		if !ok || w.Status != store.StatusExpired || w.Executed || w.FinishedAt == nil || w.Approval == nil ||
-			w.Approval.ActionID != "act_lost" || w.Approval.Decision != store.ActionExpired || w.Approval.DecidedBy != store.DecidedByRestart {
-			t.Errorf("call pending approval after Recover = %+v (approval %+v); want expired by %s, not executed", w, w.Approval, store.DecidedByRestart)
+			w.Approval.ActionID != "act_lost" || w.Approval.Decision != store.ActionExpired || w.Approval.DecidedBy != store.DecidedByCrash {
+			t.Errorf("call pending approval after Recover = %+v (approval %+v); want expired by %s, not executed", w, w.Approval, store.DecidedByCrash)
 		}
 
 		lost.Status = store.StatusOutcomeUnknown
@@ -105,8 +105,8 @@ func testRecover(t *testing.T, open opener) {
 		}
 		expired, _, err := s.Action(ctx, "act_lost")
 		must(t, "Action", err)
-		if expired.Status != store.ActionExpired || expired.DecidedBy != store.DecidedByRestart || expired.DecidedAt == nil {
-			t.Errorf("recovered action = %+v; want expired by %s", expired, store.DecidedByRestart)
+		if expired.Status != store.ActionExpired || expired.DecidedBy != store.DecidedByCrash || expired.DecidedAt == nil {
+			t.Errorf("recovered action = %+v; want expired by %s", expired, store.DecidedByCrash)
 		}
 		wantAction(t, s, "act_mine", held)
 		wantAction(t, s, "act_done", decided)
