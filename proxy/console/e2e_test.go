@@ -91,6 +91,34 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the model got %d rounds, want 1: a stopped turn starts no other", n)
 			}
 		}},
+		{"long", func(t *testing.T, env *consoleEnv) {
+			if n := len(env.chats()); n != 9+4 {
+				t.Errorf("the model got %d requests, want 13: 9 turns, 4 of them with a tool round", n)
+			}
+		}},
+		{"keys", func(t *testing.T, env *consoleEnv) {
+			if n, m := env.hooks.count("get_weather"), env.hooks.count("delete_task"); n != 2 || m != 0 {
+				t.Errorf("get_weather ran %d times, delete_task %d; want 2 and 0 (the narrowed key has no delete_task)", n, m)
+			}
+			if n := len(env.chats()); n != 4 {
+				t.Errorf("the model got %d requests, want 4: the revoked key's turn reaches no model", n)
+			}
+		}},
+		{"live", func(t *testing.T, env *consoleEnv) {
+			// Once approved from the Live view with an edit, once from
+			// the chat as the model wrote it.
+			if got := strings.Join(env.hooks.allArguments("delete_task"), " "); got != `{"id":9} {"id":7}` {
+				t.Errorf("delete_task ran with %s; want {\"id\":9} (the Live view's edit), then {\"id\":7}", got)
+			}
+		}},
+		{"sentence", func(t *testing.T, env *consoleEnv) {
+			if n := env.hooks.count("get_weather"); n != 1 {
+				t.Errorf("get_weather ran %d times, want once", n)
+				for _, r := range env.chats() {
+					t.Logf("%s", r.Body)
+				}
+			}
+		}},
 		{"markdown", func(t *testing.T, env *consoleEnv) {
 			if n := env.hooks.count("get_weather"); n != 2 {
 				t.Errorf("get_weather ran %d times, want 2", n)

@@ -76,11 +76,24 @@ type hooks struct {
 	srv       *httptest.Server
 	release   chan struct{} // closed at cleanup: a held call not cancelled by then fails the test
 	cancelled chan string   // a held call whose request was cancelled
+	// pace holds a paced turn's first round after its first words until
+	// the browser script, having seen the turn in the Live view, sends
+	// POST /pace (or the test ends).
+	pace     chan struct{}
+	paceOnce sync.Once
 
 	mu       sync.Mutex
 	arrivals map[string]int
-	// last holds each tool's last arguments, as JSON.
+	// last holds each tool's last arguments, as JSON; all, every call's.
 	last map[string]string
+	all  map[string][]string
+}
+
+// allArguments returns the arguments of each call of tool, in order.
+func (h *hooks) allArguments(tool string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.all[tool]...)
 }
 
 // lastArguments returns the arguments tool was last called with.
@@ -101,6 +114,10 @@ func (h *hooks) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, h.count(r.URL.Query().Get("tool")))
 		return
 	}
+	if r.Method == http.MethodPost && r.URL.Path == "/pace" {
+		h.paceOnce.Do(func() { close(h.pace) })
+		return
+	}
 	var body struct {
 		Arguments map[string]any `json:"arguments"`
 	}
@@ -111,6 +128,7 @@ func (h *hooks) serve(w http.ResponseWriter, r *http.Request) {
 	h.arrivals[tool]++
 	args, _ := json.Marshal(body.Arguments)
 	h.last[tool] = string(args)
+	h.all[tool] = append(h.all[tool], string(args))
 	h.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	switch tool {
@@ -145,9 +163,10 @@ func (e *consoleEnv) chats() []upstreamtest.Request {
 
 func startConsole(t *testing.T) *consoleEnv {
 	t.Helper()
-	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}, last: map[string]string{}}
+	h := &hooks{release: make(chan struct{}), cancelled: make(chan string, 4), arrivals: map[string]int{}, last: map[string]string{}, all: map[string][]string{},
+		pace: make(chan struct{})}
 	h.srv = httptest.NewServer(http.HandlerFunc(h.serve))
-	model := upstreamtest.NewFunc(scriptedModel())
+	model := upstreamtest.NewFunc(scriptedModel(h.pace))
 	model.SetModels(modelName)
 	yaml := fmt.Sprintf(consoleCfg, model.URL, h.srv.URL, clientKey, adminKey)
 	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
@@ -169,6 +188,7 @@ func startConsole(t *testing.T) *consoleEnv {
 	srv := httptest.NewServer(p)
 	t.Cleanup(func() {
 		close(h.release)
+		h.paceOnce.Do(func() { close(h.pace) })
 		srv.Close()
 		p.Close()
 		host.Close()
@@ -183,8 +203,11 @@ func startConsole(t *testing.T) *consoleEnv {
 // two cities (two calls in one round, then an answer from both results),
 // deleting a task (one call that needs an approval, then an answer that
 // says whether it was denied), searching the archive (a call that never
-// answers and one queued behind it), or a greeting.
-func scriptedModel() func(upstreamtest.Request) upstreamtest.Round {
+// answers and one queued behind it), or a greeting. A question that says
+// "slowly" has its first round held after its first words until pace is
+// closed: a turn the Live view can be seen to show.
+// "Wave" writes a call in text mode's hermes syntax mid-text.
+func scriptedModel(pace <-chan struct{}) func(upstreamtest.Request) upstreamtest.Round {
 	var ids atomic.Int64 // call ids, unique in the env's store
 	return func(req upstreamtest.Request) upstreamtest.Round {
 		var body struct {
@@ -200,6 +223,10 @@ func scriptedModel() func(upstreamtest.Request) upstreamtest.Round {
 		for _, m := range body.Messages {
 			switch m.Role {
 			case "user":
+				if strings.Contains(m.Content, "<tool_response>") {
+					results += m.Content + "\n" // text mode's results
+					continue
+				}
 				question, results = m.Content, ""
 			case "tool":
 				results += m.Content + "\n"
@@ -223,6 +250,13 @@ func scriptedModel() func(upstreamtest.Request) upstreamtest.Round {
 			text = "Understood: task 7 stays on your board."
 		case strings.Contains(q, "delete"):
 			text = "Task 7 is deleted."
+		case strings.Contains(q, "wave") && results != "":
+			text = "Paris is sunny today."
+		case strings.Contains(q, "wave"):
+			// Text mode (the Tool mode picked in the page): the call is
+			// written inside the text, the sentence going on after it in
+			// the same token, as the demo's avatar gestures do.
+			text = "Hi there! <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>It's good to see you. "
 		case strings.Contains(q, "archive") && results == "":
 			text = "Searching the archive; this can take a while."
 			calls = []call{{"search_archive", `{"query":"2019 invoices"}`}, {"get_weather", `{"city":"Paris"}`}}
@@ -240,7 +274,11 @@ func scriptedModel() func(upstreamtest.Request) upstreamtest.Round {
 			}
 			ev = append(ev, upstreamtest.Chunk(id, modelName, `{}`, "tool_calls"))
 		}
-		return upstreamtest.Round{Events: append(ev, upstreamtest.Usage(id, modelName, 12*len(body.Messages), 9))}
+		round := upstreamtest.Round{Events: append(ev, upstreamtest.Usage(id, modelName, 12*len(body.Messages), 9))}
+		if strings.Contains(strings.ToLower(question), "slowly") && results == "" {
+			round.Gate, round.GateAfter = pace, 1
+		}
+		return round
 	}
 }
 

@@ -3,7 +3,7 @@
 // element with data-role="assistant", each tool card has data-call-id and
 // data-status, the buttons and key fields are found by their labels.
 //
-//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown
+//   node console.e2e.mjs two-tools|approve|edit|deny|stop|markdown|long|keys|live|sentence
 //
 // Environment: TOOLSTREAM_CONSOLE_URL (the proxy's root),
 // TOOLSTREAM_API_KEY, TOOLSTREAM_ADMIN_KEY, TOOLSTREAM_HOOKS_URL (the
@@ -13,41 +13,28 @@
 // It prints "screenshot PATH" per picture and exits non-zero on the first
 // failed check.
 
-import { createRequire } from "node:module";
-import path from "node:path";
+import { launch, page, browser, problems, shot } from "./harness.mjs";
+import { twoTools, approve, edit, deny, stop, markdown, longChat, sentence } from "./chat.scenarios.mjs";
+import { keys, live } from "./admin.scenarios.mjs";
 
-const env = process.env;
-const require = createRequire(import.meta.url);
-const { chromium } = require(path.join(env.TOOLSTREAM_PLAYWRIGHT_MODULES, "playwright-core"));
-
-const base = env.TOOLSTREAM_CONSOLE_URL;
 const scenario = process.argv[2];
-const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown };
+const scenarios = { "two-tools": twoTools, approve, edit, deny, stop, markdown, long: longChat, keys, live, sentence };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}`);
   process.exit(2);
 }
 
-const browser = await chromium.launch({ executablePath: env.TOOLSTREAM_CHROMIUM, headless: true });
-const context = await browser.newContext({ viewport: { width: 1000, height: 760 } });
-const page = await context.newPage();
-// Anything the page logs as an error fails the run: a Content-Security-
-// Policy violation, a module that did not load, an uncaught exception.
-// The errors expected are the browser's notes about the models list
-// asked for before a key was entered, and (edit) about the approval the
-// server refuses.
-const problems = [];
-page.on("console", (m) => {
-  if (m.type() !== "error") return;
-  if (/status of 401/.test(m.text()) && m.location().url.endsWith("/v1/models")) return;
-  if (scenario === "edit" && /status of 400/.test(m.text()) && m.location().url.endsWith("/approve")) return;
-  problems.push(`console: ${m.text()} (${m.location().url})`);
-});
-page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+// The errors a scenario provokes on purpose: (edit) the approval the
+// server refuses, (keys) the revoked key's turn.
+const expected = {
+  edit: (text, url) => /status of 400/.test(text) && url.endsWith("/approve"),
+  keys: (text, url) => /status of 401/.test(text) && url.endsWith("/v1/chat/completions"),
+}[scenario];
+await launch(expected);
 
 let failed = false;
 try {
-  await page.goto(base + "/");
+  await page.goto(process.env.TOOLSTREAM_CONSOLE_URL + "/");
   await scenarios[scenario]();
   if (problems.length) throw new Error(`the page reported problems:\n${problems.join("\n")}`);
   console.log(`ok ${scenario}`);
@@ -61,300 +48,3 @@ try {
   await browser.close();
 }
 process.exit(failed ? 1 : 0);
-
-// --- scenarios ---
-
-// twoTools: two calls in one round show two cards in the one assistant
-// message, between the text of the first round and the second.
-async function twoTools() {
-  await enterKeys();
-  await ask("What's the weather in Paris and Oslo?");
-  await turnDone();
-  const msg = assistant(0);
-  const cards = msg.locator("[data-call-id]");
-  check(await page.locator('[data-role="assistant"]').count() === 1, "one assistant message");
-  check(await cards.count() === 2, `two cards, got ${await cards.count()}`);
-  for (const c of await cards.all()) {
-    check(await c.getAttribute("data-status") === "ok", `card ${await c.getAttribute("data-call-id")} is ok`);
-    check(/get_weather/.test(await c.locator("summary").innerText()), "card names the tool");
-    check(/\d+ (ms|s)/.test(await c.locator(".duration").innerText()), "card shows the duration");
-  }
-  const text = await msg.innerText();
-  check(text.includes("Let me look up both cities."), "first round's text");
-  check(text.includes("Paris is sunny at 21 °C; Oslo has snow at -3 °C."), "second round's text");
-  // Cards sit where the calls were: after round 1's text, before round 2's.
-  const order = await msg.locator(".msg-body > *").evaluateAll((els) => els.map((e) => e.className));
-  check(order.join(",") === "text,card,card,text", `text, cards, text in order: ${order}`);
-  // Collapsed until opened; opened, the arguments and the result.
-  const first = cards.nth(0);
-  check(!(await first.evaluate((d) => d.open)), "cards start collapsed");
-  await first.locator("summary").click();
-  const body = await first.locator(".card-body").innerText();
-  check(body.includes('"city": "Paris"') && body.includes('"sky": "sunny"'), `arguments and result shown: ${body}`);
-  await shot("1-two-tools");
-
-  // The keys outlive a reload (session storage) and are nowhere else.
-  const stored = await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie]);
-  check(stored[0] === 2 && stored[1] === 0 && stored[2] === "", `keys only in session storage: ${stored}`);
-
-  // A second turn carries the conversation; it gets its own message.
-  await ask("Thanks!");
-  await turnDone();
-  check(await page.locator('[data-role="assistant"]').count() === 2, "a second assistant message");
-  check((await assistant(1).innerText()).includes("You're welcome."), "the second answer");
-
-  // A narrow window: nothing wider than the window.
-  await page.setViewportSize({ width: 380, height: 760 });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  check(overflow <= 0, `no sideways scrolling at 380px (${overflow}px too wide)`);
-  await shot("1-two-tools-narrow");
-}
-
-// approve: the dialog shows the tool and its arguments; Approve lets the
-// stream go on and the call run.
-async function approve() {
-  await enterKeys();
-  await ask("Please delete task 7.");
-  const dialog = await approvalDialog();
-  const card = assistant(0).locator("[data-call-id]");
-  check(await card.getAttribute("data-status") === "running", "the waiting call's card is running");
-  await shot("2-approval-dialog");
-  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
-  await turnDone();
-  check(!(await dialog.isVisible()), "the dialog closed");
-  check(await card.getAttribute("data-status") === "ok", `approved card is ok, got ${await card.getAttribute("data-status")}`);
-  check((await assistant(0).innerText()).includes("Task 7 is deleted."), "the answer after the call");
-  await card.locator("summary").click();
-  check((await card.innerText()).includes('"deleted": 7'), "the result");
-  await shot("2-approved");
-}
-
-// edit: the dialog's arguments are editable. An edit the tool's schema
-// refuses shows the server's error and keeps the dialog, the action still
-// pending; a valid edit approves the call, which runs with it.
-async function edit() {
-  await enterKeys();
-  await ask("Please delete task 7.");
-  const dialog = await approvalDialog();
-  const args = dialog.getByLabel(/^Arguments/);
-  const card = assistant(0).locator("[data-call-id]");
-
-  await args.fill('{"id": "seven"}');
-  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
-  const error = dialog.getByRole("alert");
-  await until("the refused edit's error", () => document.getElementById("approval-error").textContent !== "");
-  const shown = await error.innerText();
-  check(/^400: /.test(shown) && shown.includes('"id"') && shown.includes("integer"), `the error names the field: ${shown}`);
-  check(await dialog.isVisible(), "the dialog stays after a refused edit");
-  check(await args.inputValue() === '{"id": "seven"}', "the edit is kept for correcting");
-  check(await card.getAttribute("data-status") === "running", "the call still waits");
-  const pending = await page.evaluate(async (key) => {
-    const r = await fetch("/v1/actions?status=pending", { headers: { Authorization: `Bearer ${key}` } });
-    return (await r.json()).data.length;
-  }, env.TOOLSTREAM_API_KEY);
-  check(pending === 1, `the action is still pending (${pending} pending)`);
-  await shot("6-edit-refused");
-
-  // Text that is not JSON never leaves the page.
-  await args.fill('{"id": 8');
-  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
-  check((await error.innerText()).startsWith("The arguments are not valid JSON"), `a local error: ${await error.innerText()}`);
-
-  await args.fill('{"id": 8}');
-  await dialog.getByRole("button", { name: "Approve", exact: true }).click();
-  await turnDone();
-  check(!(await dialog.isVisible()), "the dialog closed");
-  check(await card.getAttribute("data-status") === "ok", `edited card is ok, got ${await card.getAttribute("data-status")}`);
-  await card.locator("summary").click();
-  const body = await card.innerText();
-  check(body.includes('{"deleted":8}') && body.includes("changed its arguments"), `the result of the edited call, with the note the model read: ${body}`);
-  check(body.includes('"id": 8'), `the card shows the arguments that ran: ${body}`);
-  check((await assistant(0).innerText()).includes("with the task you picked"), "the model heard of the edit");
-  await shot("6-edited");
-}
-
-// deny: Deny (with a reason) marks the card denied and the model answers
-// that.
-async function deny() {
-  await enterKeys();
-  await ask("Please delete task 7.");
-  const dialog = await approvalDialog();
-  // Escape hides the dialog and decides nothing; the card brings it back.
-  await page.keyboard.press("Escape");
-  check(!(await dialog.isVisible()), "Escape hid the dialog");
-  const card = assistant(0).locator("[data-call-id]");
-  check(await card.getAttribute("data-status") === "running", "still waiting after Escape");
-  await card.locator("summary").click();
-  await card.getByRole("button", { name: "Review approval" }).click();
-  await dialog.waitFor({ state: "visible" });
-  await dialog.getByLabel("Reason, if you deny (the model reads it)").fill("not that one");
-  await dialog.getByRole("button", { name: "Deny", exact: true }).click();
-  await turnDone();
-  check(await card.getAttribute("data-status") === "denied", `denied card, got ${await card.getAttribute("data-status")}`);
-  check((await card.innerText()).includes("DENIED"), "the error code");
-  check((await assistant(0).innerText()).includes("Understood: task 7 stays on your board."), "the answer after the deny");
-  await shot("3-denied");
-}
-
-// stop: Stop while a webhook holds its answer ends the turn; the cards
-// still running become cancelled, and the audit log has both calls.
-async function stop() {
-  await enterKeys();
-  await ask("Search the archive for the 2019 invoices.");
-  const cards = assistant(0).locator("[data-call-id]");
-  await until("two running cards", () =>
-    document.querySelectorAll('[data-role="assistant"] [data-call-id][data-status="running"]').length === 2);
-  await untilNode("the webhook to hold the call", async () => {
-    const r = await fetch(`${env.TOOLSTREAM_HOOKS_URL}/arrivals?tool=search_archive`);
-    return (await r.text()) === "1";
-  });
-  await page.getByRole("button", { name: "Stop", exact: true }).click();
-  const statuses = await cards.evaluateAll((els) => els.map((e) => e.dataset.status));
-  check(statuses.join(",") === "cancelled,cancelled", `cards cancelled, got ${statuses}`);
-  check(await page.getByRole("button", { name: "Send", exact: true }).isEnabled(), "Send is back");
-  check(await page.getByRole("button", { name: "Stop", exact: true }).isDisabled(), "Stop is off");
-  await shot("4-stopped");
-  const [held, queued] = await cards.evaluateAll((els) => els.map((e) => e.dataset.callId));
-
-  // The audit log, with the admin key: the call the webhook got may have
-  // acted, so its outcome is unknown; the one queued behind it never ran.
-  await page.getByRole("button", { name: "Audit log", exact: true }).click();
-  const row = (id) => page.locator(`#audit-view tr[data-audit-call-id="${id}"]`);
-  await untilNode("the audit log to record both calls as ended", async () => {
-    await page.getByRole("button", { name: "Search", exact: true }).click();
-    await page.locator("#audit-status-line").filter({ hasNotText: "Loading" }).waitFor();
-    const s = await Promise.all([held, queued].map(async (id) =>
-      (await row(id).count()) ? row(id).getAttribute("data-audit-status") : ""));
-    return s[0] === "outcome_unknown" && s[1] === "cancelled";
-  });
-  check(await page.locator("[data-call-id]").count() === 2, "[data-call-id] finds the two cards, not audit rows");
-  await row(held).locator("summary").click();
-  check((await row(held).innerText()).includes("search_archive"), "the held call's row");
-  await shot("4-audit");
-
-  // Filters: only the cancelled ones.
-  await page.getByLabel("Status", { exact: true }).selectOption("cancelled");
-  await page.getByRole("button", { name: "Search", exact: true }).click();
-  await until("the cancelled call only", (id) => {
-    const rows = document.querySelectorAll("#audit-view tbody tr");
-    return rows.length === 1 && rows[0].dataset.auditCallId === id;
-  }, queued);
-
-  // Paging by the next cursor, one call a page, newest first.
-  await page.getByLabel("Status", { exact: true }).selectOption("");
-  await page.getByLabel("Per page", { exact: true }).fill("1");
-  const onlyRow = (id) => until(`the page holding ${id} alone`, (id) => {
-    const rows = document.querySelectorAll("#audit-view tbody tr");
-    return rows.length === 1 && rows[0].dataset.auditCallId === id;
-  }, id);
-  await page.getByRole("button", { name: "Search", exact: true }).click();
-  await onlyRow(queued);
-  await page.getByRole("button", { name: "Older", exact: true }).click();
-  await onlyRow(held);
-  await page.getByRole("button", { name: "Newest", exact: true }).click();
-  await onlyRow(queued);
-
-  // The tools, with their source, state and schema.
-  await page.getByRole("button", { name: "Tools", exact: true }).click();
-  await until("the tools list", () => document.querySelectorAll("#tools-view tbody tr").length === 3);
-  const del = page.locator('#tools-view tr[data-tool="delete_task"]');
-  const cells = await del.locator("td").allInnerTexts();
-  check(cells[0] === "config" && cells[2] === "always", `delete_task row: ${cells}`);
-  await del.locator("summary").click();
-  check((await del.innerText()).includes('"type": "integer"'), "the parameters' schema");
-  await shot("4-tools");
-}
-
-// markdown: with Display and Tool mode picked, the request carries them
-// as headers; the cards of display: markdown arrive inside the text and
-// are shown as cards, never as markup.
-async function markdown() {
-  await enterKeys();
-  await page.getByLabel("Display", { exact: true }).selectOption("markdown");
-  await page.getByLabel("Tool mode", { exact: true }).selectOption("native");
-  const sent = page.waitForRequest((r) => r.url().endsWith("/v1/chat/completions"));
-  await ask("What's the weather in Paris and Oslo?");
-  const headers = (await sent).headers();
-  check(headers["x-toolstream-display"] === "markdown" && headers["x-toolstream-mode"] === "native",
-    `the request's display and mode headers: ${JSON.stringify(headers)}`);
-  await turnDone();
-  const msg = assistant(0);
-  const statuses = await msg.locator("[data-call-id]").evaluateAll((els) => els.map((e) => e.dataset.status));
-  check(statuses.join(",") === "ok,ok", `two cards from the markdown, got ${statuses}`);
-  const text = await msg.innerText();
-  check(!text.includes("<details") && !text.includes("</summary>"), `no card markup shown: ${text}`);
-  check(text.includes("Let me look up both cities.") && text.includes("Oslo has snow at -3 °C."), "both rounds' text");
-  const order = await msg.locator(".msg-body > *").evaluateAll((els) => els.map((e) => e.className));
-  check(order.join(",") === "text,card,card,text", `text, cards, text in order: ${order}`);
-  const second = msg.locator("[data-call-id]").nth(1);
-  await second.locator("summary").click();
-  const body = await second.locator(".card-body").innerText();
-  check(body.includes('"city": "Oslo"') && body.includes('"sky": "snow"'), `arguments and result shown: ${body}`);
-  await shot("5-markdown");
-}
-
-// --- helpers ---
-
-async function enterKeys() {
-  await page.getByLabel("API key", { exact: true }).fill(env.TOOLSTREAM_API_KEY);
-  await page.getByLabel("Admin key", { exact: true }).fill(env.TOOLSTREAM_ADMIN_KEY);
-  // The keys survive a reload of the tab; the models list loads with them.
-  await page.reload();
-  check(await page.getByLabel("API key", { exact: true }).inputValue() === env.TOOLSTREAM_API_KEY, "API key kept");
-  await page.locator('#models option[value="scripted-model"]').waitFor({ state: "attached" });
-  check(await page.getByLabel("Model", { exact: true }).inputValue() === "scripted-model", "the listed model is picked");
-}
-
-async function ask(text) {
-  const box = page.getByLabel("Message", { exact: true });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
-// turnDone waits until Send is usable again: the stream ended.
-async function turnDone() {
-  await until("the turn to end", () => !document.getElementById("send").disabled &&
-    document.querySelector(".msg.streaming") === null);
-  const errors = await page.locator('[data-role="assistant"] .error').allInnerTexts();
-  check(errors.length === 0, `no error in the message: ${errors}`);
-}
-
-async function approvalDialog() {
-  const dialog = page.getByRole("dialog");
-  await dialog.waitFor({ state: "visible" });
-  const text = await dialog.innerText();
-  check(text.includes("delete_task"), "the dialog names the tool");
-  const args = await dialog.getByLabel(/^Arguments/).inputValue();
-  check(args.includes('"id": 7'), `the dialog shows the arguments: ${args}`);
-  return dialog;
-}
-
-function assistant(i) {
-  return page.locator('[data-role="assistant"]').nth(i);
-}
-
-function check(ok, what) {
-  if (!ok) throw new Error(`check failed: ${what}`);
-}
-
-async function until(what, fn, arg) {
-  try {
-    await page.waitForFunction(fn, arg, { timeout: 15000 });
-  } catch {
-    throw new Error(`timed out waiting for ${what}`);
-  }
-}
-
-async function untilNode(what, fn) {
-  const deadline = Date.now() + 15000;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function shot(name) {
-  const file = path.join(env.TOOLSTREAM_ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  console.log(`screenshot ${file}`);
-}

@@ -3,6 +3,11 @@
 
 import { adminKey, getJSON, el, pretty, duration } from "./api.js";
 
+// NEEDS_ADMIN_KEY is what an admin view says before an admin key is
+// entered, rather than sending a request the proxy would refuse with a
+// word about API keys.
+export const NEEDS_ADMIN_KEY = "This view needs the Admin key: enter it at the top of the page.";
+
 export class ToolsView {
   constructor() {
     const $ = (id) => document.getElementById(id);
@@ -14,6 +19,10 @@ export class ToolsView {
   }
 
   async load() {
+    if (!adminKey()) {
+      this.status.textContent = NEEDS_ADMIN_KEY;
+      return;
+    }
     this.status.textContent = "Loading…";
     let list;
     try {
@@ -81,6 +90,10 @@ export class AuditView {
   }
 
   async page(before) {
+    if (!adminKey()) {
+      this.line.textContent = NEEDS_ADMIN_KEY;
+      return;
+    }
     const q = new URLSearchParams();
     if (this.tool.value.trim()) q.set("tool", this.tool.value.trim());
     if (this.statusSel.value) q.set("status", this.statusSel.value);
@@ -101,16 +114,53 @@ export class AuditView {
     this.line.textContent = calls.length
       ? `Page ${pageNo}: ${calls.length === 1 ? "1 call" : calls.length + " calls"}${this.next ? "; older ones on the next page" : ""}.`
       : pageNo === 1 ? "No calls on record." : "No older calls.";
-    this.table.tBodies[0].replaceChildren(...calls.map(callRow));
+    this.table.tBodies[0].replaceChildren(...calls.flatMap(callRows));
     this.table.hidden = calls.length === 0;
     this.newest.disabled = pageNo === 1;
     this.older.disabled = !this.next;
   }
 }
 
-function callRow(c) {
-  const detail = el("dl", {},
+// callRows is a call's row and, under it, its details across the whole
+// table (hidden until its call id is pressed): open, they are as wide as
+// the table, not squeezed into the last column.
+function callRows(c, i) {
+  const detail = callDetail(c);
+  const id = `audit-detail-${i}`;
+  const toggle = el("button", { type: "button", class: "link", "aria-expanded": "false", "aria-controls": id },
+    el("code", { text: c.call_id }));
+  const detailRow = el("tr", { class: "audit-detail", id, hidden: true }, el("td", { colspan: 5 }, detail));
+  toggle.addEventListener("click", () => {
+    const open = detailRow.hidden;
+    detailRow.hidden = !open;
+    toggle.setAttribute("aria-expanded", String(open));
+  });
+  // Not data-call-id and data-status: those mark the chat's cards, and a
+  // script counting cards must not count audit rows.
+  const row = el("tr", { "data-audit-call-id": c.call_id, "data-audit-status": c.status },
+    el("td", {}, el("time", { datetime: c.started_at, text: shortTime(c.started_at) })),
+    el("td", {}, el("code", { text: c.tool })),
+    el("td", {}, el("span", { class: `badge s-${c.status}`, text: c.status })),
+    el("td", { text: c.finished_at ? duration(c.duration_ms) : "—" }),
+    el("td", { class: "call-id" }, toggle),
+  );
+  return [row, detailRow];
+}
+
+// shortTime is a time of today as the time alone, another day's with its
+// date: the column stays narrow.
+function shortTime(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso ?? "";
+  const today = new Date().toDateString() === d.toDateString();
+  return today ? d.toLocaleTimeString() : d.toLocaleString();
+}
+
+function callDetail(c) {
+  return el("dl", { class: "call-detail" },
     el("dt", { text: "Arguments" }), el("dd", {}, el("pre", { text: pretty(c.arguments) })),
+    ...(c.proposed_arguments !== undefined ? [el("dt", { text: "The model's arguments, before the approver's edit" }),
+      el("dd", {}, el("pre", { text: pretty(c.proposed_arguments) }))] : []),
     ...(c.error_code ? [el("dt", { text: "Error" }), el("dd", {}, el("code", { text: c.error_code }), " ", c.error_message ?? "")] : []),
     ...(c.result_excerpt ? [el("dt", { text: "Result" }), el("dd", {}, el("pre", { text: c.result_excerpt }))] : []),
     ...(c.approval ? [el("dt", { text: "Approval" }), el("dd", { text: `${c.approval.decision ?? ""} by ${c.approval.decided_by ?? "?"}${c.approval.reason ? ": " + c.approval.reason : ""}` })] : []),
@@ -119,14 +169,5 @@ function callRow(c) {
     ...(c.key_id ? [el("dt", { text: "Key" }), el("dd", {}, el("code", { text: c.key_id }))] : []),
     ...(c.source ? [el("dt", { text: "Source" }), el("dd", { text: c.source })] : []),
     el("dt", { text: "Executed" }), el("dd", { text: c.executed ? "yes: the tool got the call" : "no" }),
-  );
-  // Not data-call-id and data-status: those mark the chat's cards, and a
-  // script counting cards must not count audit rows.
-  return el("tr", { "data-audit-call-id": c.call_id, "data-audit-status": c.status },
-    el("td", {}, el("time", { datetime: c.started_at, text: new Date(c.started_at).toLocaleString() })),
-    el("td", {}, el("code", { text: c.tool })),
-    el("td", {}, el("span", { class: `badge s-${c.status}`, text: c.status })),
-    el("td", { text: c.finished_at ? duration(c.duration_ms) : "—" }),
-    el("td", {}, el("details", {}, el("summary", {}, el("code", { text: c.call_id })), detail)),
   );
 }

@@ -3,15 +3,21 @@
 // started the turn. Escape (or "Decide later") only hides the dialog: the
 // call keeps waiting, and its card offers the dialog again. The arguments
 // are editable: approving changed arguments sends them, and the call runs
-// with those; an edit the tool's schema refuses shows the server's error
-// and keeps the dialog, the call still waiting.
+// with those. The edit is checked as it is typed (a JSON object, or
+// Approve stays off); an edit the tool's schema refuses shows the
+// server's error and keeps the dialog, the call still waiting. The Live
+// view opens the same dialog for any turn's call, with the admin key.
 
 import { authHeaders, apiKey, errorMessage } from "./api.js";
+import { argsText, checkEdit } from "./edit.js";
 
 export class Approvals {
   constructor() {
     this.dialog = document.getElementById("approval");
-    this.pending = new Map(); // action id → {actionId, tool, args, expiresAt, card}
+    // action id → {actionId, tool, args, expiresAt, card?, key?, onDecided?}:
+    // card is the chat's, key the key that decides (the API key when
+    // unset), onDecided(verb, edit) what the Live view does after.
+    this.pending = new Map();
     this.current = null;
     this.busy = false;
     const $ = (id) => document.getElementById(id);
@@ -20,7 +26,10 @@ export class Approvals {
     this.expiresEl = $("approval-expires");
     this.reasonEl = $("deny-reason");
     this.errorEl = $("approval-error");
+    this.editedEl = $("approval-edited");
+    this.approveBtn = $("approve");
     this.buttons = [$("approve"), $("deny")];
+    this.argsEl.addEventListener("input", () => this.check());
     $("approve").addEventListener("click", () => this.decide("approve"));
     $("deny").addEventListener("click", () => this.decide("deny"));
     $("approval-later").addEventListener("click", () => this.later());
@@ -39,6 +48,13 @@ export class Approvals {
     if (!this.current) this.showNext();
   }
 
+  // open shows an action the person asked to review (the Live view): it
+  // waits in the same list as the chat's, and the dialog shows it now.
+  open(a) {
+    this.pending.set(a.actionId, a);
+    this.reopen(a.actionId);
+  }
+
   // dismiss forgets an action decided elsewhere or expired.
   dismiss(actionId) {
     this.pending.delete(actionId);
@@ -48,10 +64,11 @@ export class Approvals {
     }
   }
 
-  // clear forgets every action (the turn ended or was stopped).
+  // clear forgets the chat's actions (its turn ended or was stopped);
+  // those the Live view opened stay.
   clear() {
-    this.pending.clear();
-    this.close();
+    for (const [id, a] of this.pending) if (a.card) this.pending.delete(id);
+    if (this.current?.card) this.close();
   }
 
   reopen(actionId) {
@@ -79,14 +96,27 @@ export class Approvals {
     this.toolEl.textContent = a.tool;
     // Redacted fields show as "[redacted]": sent back as they are, they
     // keep the model's values.
-    this.argsEl.value = a.args === undefined ? "(not shown)" : JSON.stringify(a.args, null, 2);
+    this.argsEl.value = a.args === undefined ? "(not shown)" : argsText(a.args);
     this.argsEl.readOnly = a.args === undefined;
     this.expiresEl.textContent = a.expiresAt
       ? `Denied automatically at ${new Date(a.expiresAt).toLocaleTimeString()} if nobody decides.` : "";
     this.reasonEl.value = "";
-    this.errorEl.textContent = "";
     this.setBusy(false);
+    this.check();
     if (!this.dialog.open) this.dialog.showModal();
+  }
+
+  // check reads the edit as it is typed: an error under the field and
+  // Approve off while it is not a JSON object; the fields it changes
+  // named when it is.
+  check() {
+    const a = this.current;
+    if (!a) return { edit: undefined };
+    const r = checkEdit(this.argsEl.value, a.args);
+    this.errorEl.textContent = r.error ?? "";
+    this.editedEl.textContent = r.changed?.length ? `Approve runs the call with your edit of ${r.changed.join(", ")}.` : "";
+    this.approveBtn.disabled = this.busy || Boolean(r.error);
+    return r;
   }
 
   close() {
@@ -94,42 +124,33 @@ export class Approvals {
     if (this.dialog.open) this.dialog.close();
   }
 
-  // edited returns the arguments in the field when the person changed
-  // them, undefined when not (the approval then sends no body); it throws
-  // on text that is not JSON.
-  edited(a) {
-    if (a.args === undefined) return undefined;
-    const text = this.argsEl.value.trim();
-    if (text === JSON.stringify(a.args, null, 2)) return undefined;
-    const v = JSON.parse(text);
-    return JSON.stringify(v) === JSON.stringify(a.args) ? undefined : v;
-  }
-
   setBusy(on) {
     this.busy = on;
     for (const b of this.buttons) b.disabled = on;
+    // A server's refusal stays shown; Approve stays off for an edit that
+    // is not an object.
+    if (!on && this.current) this.approveBtn.disabled = Boolean(checkEdit(this.argsEl.value, this.current.args).error);
   }
 
   async decide(verb) {
     const a = this.current;
     if (!a || this.busy) return;
     this.setBusy(true);
-    const headers = authHeaders(apiKey());
-    let body;
+    const headers = authHeaders(a.key ? a.key() : apiKey());
+    let body, edit;
     const reason = this.reasonEl.value.trim();
     if (verb === "deny" && reason) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify({ reason });
     }
     if (verb === "approve") {
-      let edit;
-      try {
-        edit = this.edited(a);
-      } catch (e) {
-        this.errorEl.textContent = `The arguments are not valid JSON: ${e.message}`;
+      const r = checkEdit(this.argsEl.value, a.args);
+      if (r.error) {
+        this.errorEl.textContent = r.error;
         this.setBusy(false);
         return;
       }
+      edit = r.edit;
       if (edit !== undefined) {
         headers["Content-Type"] = "application/json";
         body = JSON.stringify({ arguments: edit });
@@ -147,7 +168,8 @@ export class Approvals {
       this.setBusy(false);
       return;
     }
-    a.card.resolved(verb === "approve" ? "approved" : "denied");
+    a.card?.resolved(verb === "approve" ? "approved" : "denied", edit);
+    a.onDecided?.(verb, edit);
     this.dismiss(a.actionId);
   }
 }

@@ -6,10 +6,10 @@
 import { apiKey, authHeaders, errorMessage, el } from "./api.js";
 import { dataEvents } from "./sse.js";
 import { AssistantMessage } from "./message.js";
-import { Approvals } from "./approval.js";
 
 export class Chat {
-  constructor() {
+  // approvals is the page's approval dialog (approval.js).
+  constructor(approvals) {
     const $ = (id) => document.getElementById(id);
     this.transcript = $("transcript");
     this.form = $("chat-form");
@@ -19,7 +19,7 @@ export class Chat {
     this.mode = $("mode");
     this.sendBtn = $("send");
     this.stopBtn = $("stop");
-    this.approvals = new Approvals();
+    this.approvals = approvals;
     this.history = [];
     this.turn = null;
 
@@ -77,7 +77,7 @@ export class Chat {
     const t = { msg, ctrl: new AbortController(), stopped: false, received: false, history: this.history };
     this.turn = t;
     this.running(true);
-    msg.elem.scrollIntoView({ block: "end" });
+    this.follow(true);
     try {
       await this.stream(t, model);
     } catch (e) {
@@ -162,16 +162,18 @@ export class Chat {
         break;
       case "approval.requested": {
         const card = msg.card(ev.call_id, ev.name, ev.arguments);
+        msg.placeHeld(); // a card that waits for a person is shown at once
         this.approvals.request({
           actionId: ev.action_id, tool: ev.name, args: ev.arguments ?? card.args, expiresAt: ev.expires_at, card,
         });
         break;
       }
       case "approval.resolved":
-        msg.card(ev.call_id, ev.name).resolved(ev.decision);
+        msg.card(ev.call_id, ev.name).resolved(ev.decision, ev.arguments);
         this.approvals.dismiss(ev.action_id);
         break;
       case "round.started":
+        msg.placeHeld();
         msg.rounds = Math.max(msg.rounds, ev.round ?? msg.rounds + 1);
         break;
       case "mode.fallback":
@@ -187,9 +189,11 @@ export class Chat {
   }
 
   // follow keeps the newest text in view while the reader is at the
-  // bottom, and leaves them alone when they scrolled up to read.
-  follow() {
+  // bottom, and leaves them alone when they scrolled up to read; always
+  // when a message is sent. The bottom of the page is the end of the
+  // conversation just above the message box, which is pinned there.
+  follow(always) {
     const doc = document.scrollingElement;
-    if (doc.scrollHeight - doc.scrollTop - doc.clientHeight < 160) doc.scrollTop = doc.scrollHeight;
+    if (always || doc.scrollHeight - doc.scrollTop - doc.clientHeight < 160) doc.scrollTop = doc.scrollHeight;
   }
 }

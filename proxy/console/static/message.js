@@ -6,6 +6,7 @@
 
 import { el, pretty, duration } from "./api.js";
 import { CardSplitter, parseCard } from "./markdown.js";
+import { endsSentence, sentenceEnd } from "./sentence.js";
 
 const statusText = {
   running: "running…",
@@ -28,7 +29,10 @@ export class ToolCard {
     this.durationEl = el("span", { class: "duration" });
     this.argsEl = el("pre", { class: "args" });
     this.outcome = el("div", { class: "outcome" });
-    this.actions = el("div", { class: "card-actions" });
+    // In the summary: a call waiting for a decision keeps its Review
+    // button in sight on the collapsed card, after "Decide later" too.
+    this.actions = el("span", { class: "card-actions" });
+    this.argsHead = el("h4", { text: "Arguments" });
     this.elem = el(
       "details",
       { class: "card", "data-call-id": callId },
@@ -37,9 +41,9 @@ export class ToolCard {
         el("span", { class: "tool", text: this.name }),
         this.briefEl,
         this.statusEl,
+        this.actions,
         this.durationEl),
-      el("div", { class: "card-body" },
-        el("h4", { text: "Arguments" }), this.argsEl, this.outcome, this.actions),
+      el("div", { class: "card-body" }, this.argsHead, this.argsEl, this.outcome),
     );
     this.setArgs(args);
     this.setStatus("running");
@@ -67,23 +71,37 @@ export class ToolCard {
   // the approval dialog.
   waiting(onReview) {
     this.setStatus("running", statusText.waiting);
-    this.actions.replaceChildren(
-      el("button", { type: "button", class: "secondary", text: "Review approval" }));
-    this.actions.firstChild.addEventListener("click", onReview);
+    const b = el("button", { type: "button", class: "secondary review", text: "Review approval" });
+    b.addEventListener("click", (e) => {
+      e.preventDefault(); // a button in a summary must not fold the card
+      onReview();
+    });
+    this.actions.replaceChildren(b);
   }
 
-  resolved(decision) {
+  // resolved shows a decision; edit is the arguments a person approved
+  // the call with, shown at once in place of the model's.
+  resolved(decision, edit) {
     this.actions.replaceChildren();
+    if (edit !== undefined) this.setEdited(edit);
     if (this.status === "running") {
-      this.setStatus("running", decision === "approved" ? "approved, running…" : `${decision}…`);
+      const approved = edit !== undefined ? "approved with your edit, running…" : "approved, running…";
+      this.setStatus("running", decision === "approved" ? approved : `${decision}…`);
     }
+  }
+
+  // setEdited shows the arguments a person approved the call with.
+  setEdited(args) {
+    this.setArgs(args);
+    this.elem.classList.add("edited");
+    this.argsHead.textContent = "Arguments, as edited by the approver";
   }
 
   // finish shows a tool.finished event. Its arguments, when it has any,
   // are those a person approved the call with instead of the model's.
   finish(ev) {
     this.actions.replaceChildren();
-    if (ev.arguments !== undefined) this.setArgs(ev.arguments);
+    if (ev.arguments !== undefined) this.setEdited(ev.arguments);
     this.setStatus(ev.status || "error");
     this.durationEl.textContent = duration(ev.duration_ms);
     if (ev.error) {
@@ -113,6 +131,8 @@ export class AssistantMessage {
     this.elem = el("article", { class: "msg assistant", "data-role": "assistant", "aria-label": "Assistant" },
       el("h3", { class: "who", text: "Assistant" }), this.body, this.meta);
     this.cards = new Map();
+    this.held = []; // new cards waiting for the sentence they came in to end
+    this.heldFrom = 0; // where in textSeg's text that sentence was cut
     this.parts = [];
     this.rounds = 1;
     this.textSeg = null;
@@ -137,13 +157,15 @@ export class AssistantMessage {
   // flush shows what the card splitter still holds; the stream is over.
   flush() {
     this.show(this.splitter.end());
+    this.placeHeld();
   }
 
   show(pieces) {
     for (const p of pieces) {
       if (p.card) {
-        const ev = parseCard(p.card);
-        this.card(ev.call_id, ev.name, ev.arguments).finish(ev);
+        // A block's arguments are the call's own, not an approver's edit.
+        const { arguments: args, ...ev } = parseCard(p.card);
+        this.card(ev.call_id, ev.name, args).finish(ev);
       } else {
         this.appendText(p.text);
       }
@@ -161,11 +183,21 @@ export class AssistantMessage {
       this.body.append(this.textSeg);
     }
     this.textSeg.append(s);
+    if (!this.held.length) return;
+    // Cards held mid-sentence go where the sentence ends; the rest of
+    // the text follows them.
+    const full = this.textSeg.textContent;
+    const end = sentenceEnd(full, this.heldFrom);
+    if (end < 0) return;
+    this.textSeg.textContent = full.slice(0, end);
+    this.placeHeld();
+    this.appendText(full.slice(end));
   }
 
   reasoning(s) {
     if (!s) return;
     if (!this.reasoningEl) {
+      this.placeHeld();
       this.reasoningEl = el("pre", { class: "reasoning-text" });
       this.body.append(el("details", { class: "reasoning" }, el("summary", { text: "Reasoning" }), this.reasoningEl));
       this.textSeg = null;
@@ -177,24 +209,43 @@ export class AssistantMessage {
   card(callId, name, args) {
     let c = this.cards.get(callId);
     if (!c) {
-      if (this.textSeg) this.textSeg.textContent = this.textSeg.textContent.replace(/\s+$/, "");
       c = new ToolCard(callId, name, args);
       this.cards.set(callId, c);
-      this.body.append(c.elem);
-      this.textSeg = null;
-      this.reasoningEl = null;
+      if (!this.held.length && this.textSeg && !endsSentence(this.textSeg.textContent)) {
+        this.heldFrom = this.textSeg.textContent.length;
+      }
+      if (this.held.length || this.heldFrom) this.held.push(c);
+      else this.place(c);
     } else {
       c.setArgs(args);
     }
     return c;
   }
 
+  place(c) {
+    if (this.textSeg) this.textSeg.textContent = this.textSeg.textContent.replace(/\s+$/, "");
+    this.body.append(c.elem);
+    this.textSeg = null;
+    this.reasoningEl = null;
+  }
+
+  // placeHeld shows the held cards now: the sentence ended, or something
+  // else comes (a note, an approval, the next round, the end).
+  placeHeld() {
+    const held = this.held;
+    this.held = [];
+    this.heldFrom = 0;
+    for (const c of held) this.place(c);
+  }
+
   note(s) {
+    this.placeHeld();
     this.body.append(el("p", { class: "note", text: s }));
     this.textSeg = null;
   }
 
   error(s) {
+    this.placeHeld();
     this.body.append(el("p", { class: "error", role: "alert", text: s }));
     this.textSeg = null;
   }
@@ -202,6 +253,7 @@ export class AssistantMessage {
   // cancelRunning marks the cards still running cancelled: a stopped
   // stream carries no more events, so nothing else will.
   cancelRunning() {
+    this.placeHeld();
     let n = 0;
     for (const c of this.cards.values()) if (c.cancel()) n++;
     return n;
