@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,5 +43,34 @@ func TestLocated(t *testing.T) {
 				t.Errorf("calls (-want +got):\n%s\nsay %q, want %q", diff, got.say, tt.say)
 			}
 		})
+	}
+}
+
+// TestReadTurnNative reads a conversation as the proxy sends it in native
+// or auto mode: the tools in the request's tools, the results as "tool"
+// messages named by the assistant's tool_calls, one round per run.
+func TestReadTurnNative(t *testing.T) {
+	body := `{"model":"demo-model","tools":[{"type":"function","function":{"name":"create_task"}},{"type":"function","function":{"name":"read_tasks"}}],"messages":[
+		{"role":"user","content":"Put a dentist appointment on my task board"},
+		{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"create_task","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"read_tasks","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"c1","content":"{\"id\":4,\"title\":\"Dentist appointment\",\"done\":false}"},
+		{"role":"tool","tool_call_id":"c2","content":"{\"error\":{\"code\":\"API_ERROR\",\"message\":\"down\"}}"}
+	]}`
+	got := readTurn([]byte(body), today)
+	if !got.taught("create_task") || got.taught("delete_task") {
+		t.Errorf("tools %v", got.tools)
+	}
+	if len(got.rounds) != 1 || len(got.rounds[0]) != 2 {
+		t.Fatalf("rounds = %+v, want one of two results", got.rounds)
+	}
+	first, second := got.rounds[0][0], got.rounds[0][1]
+	if first.Name != "create_task" || string(first.Content) != `{"id":4,"title":"Dentist appointment","done":false}` || first.Error != nil {
+		t.Errorf("first result %+v", first)
+	}
+	if second.Name != "read_tasks" || second.Error == nil || second.Error.Message != "down" {
+		t.Errorf("second result %+v", second)
+	}
+	if say := reply(got).say; !strings.HasPrefix(say, `Done: "Dentist appointment" is task #4 on your board.`) {
+		t.Errorf("the answer = %q", say)
 	}
 }
