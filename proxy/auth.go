@@ -78,6 +78,9 @@ func (s *Server) requireKey(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		k, ok := s.keys.Lookup(presentedKey(c))
 		if !ok {
+			if s.keys.ClosedByRuntime() {
+				return errUnauthorizedSinceRuntimeKey
+			}
 			return errUnauthorized
 		}
 		c.Set(ctxKey, k)

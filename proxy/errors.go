@@ -46,6 +46,10 @@ func (e *modelNotFound) Error() string {
 // errUnauthorized is a missing or wrong client key.
 var errUnauthorized = exchange.ErrUnauthorized
 
+// errUnauthorizedSinceRuntimeKey is a missing or wrong client key on a
+// proxy that was open until an admin created the first runtime key.
+var errUnauthorizedSinceRuntimeKey = fmt.Errorf("%w since a runtime key exists", errUnauthorized)
+
 // toAPIError is the one place that decides how an error looks to a client:
 // its status, type and code (Caddy's statusError, for OpenAI's shape).
 func toAPIError(err error) apiError {
@@ -93,6 +97,9 @@ func proxyError(err error) (apiError, bool) {
 		return storageUnavailable(), true
 	case errors.Is(err, errNoStorage):
 		return apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "no_storage", Message: "this proxy runs without storage"}, true
+	case errors.Is(err, errUnauthorizedSinceRuntimeKey):
+		return apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "invalid_api_key",
+			Message: "Incorrect or missing API key. This proxy needs a client key since one was created with POST /admin/keys (it is open only while no key exists); send it as \"Authorization: Bearer <key>\", or delete the runtime keys to open it again."}, true
 	case errors.Is(err, errUnauthorized):
 		return apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "invalid_api_key",
 			Message: "Incorrect or missing API key. Send it as \"Authorization: Bearer <key>\"."}, true

@@ -117,10 +117,10 @@ func TestResponsesContinue(t *testing.T) {
 	joined := strings.Join(msgs, "\n")
 	for _, want := range []string{
 		`"Add gym near me."`,
-		`Adding it. \u003ctool_call\u003e`,     // round 1 as written
-		`\"ok\":true`,                          // the server result, framed
-		`Where are you? \u003ctool_call\u003e`, // round 2 as written
-		`\"call_id\":\"` + callID + `\"`,       // the client's result, framed
+		`Adding it. \u003ctool_call\u003e`,                          // round 1 as written
+		`\"ok\":true`,                                               // the server result, framed
+		`Where are you? \u003ctool_call\u003e`,                      // round 2 as written
+		`{\"name\":\"get_location\",\"call_id\":\"` + callID + `\"`, // the client's result, framed with its tool
 		`Paris`,
 	} {
 		if !strings.Contains(joined, want) {

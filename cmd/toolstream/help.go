@@ -64,9 +64,12 @@ Flags:
                  point curl or an SDK at http://ADDR/v1: the scripted model
                  is listed in /v1/models as demo-model.
                    toolstream demo -listen 127.0.0.1:8080
-  -tools FILE    call the tools of this config file (only its tools: key is
-                 used) instead of running the example tool servers, e.g.
-                 the ones go run ./examples/tools/serve starts.
+  -tools FILE    call the tools of this config file instead of running the
+                 example tool servers, e.g. the ones go run
+                 ./examples/tools/serve starts. Its tools: and
+                 auth.webhook_allow are used, its other keys are not; the
+                 demo always lets runtime webhooks (POST /admin/tools,
+                 with the admin key it prints) call loopback.
                    toolstream demo -tools examples/tools/toolstream.yaml -listen 127.0.0.1:8080
 
 Exit codes: 0 done (or stopped with Ctrl-C), 1 error, 2 usage error.

@@ -6,6 +6,7 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,14 +41,17 @@ type turn struct {
 	rounds  [][]result
 	earlier []result
 	system  string
+	tools   []string // the names of the request's tools
 	now     time.Time
 	size    int // bytes of the last message, for the usage count
 }
 
-// taught reports whether the proxy taught the model a tool: the model
+// taught reports whether the proxy taught the model a tool, in the
+// system prompt (text mode) or in the request's tools (native and auto
+// modes, where the proxy still reads calls written as text): the model
 // calls only those, as the proxy runs only those.
 func (t *turn) taught(tool string) bool {
-	return strings.Contains(t.system, tool)
+	return strings.Contains(t.system, tool) || slices.Contains(t.tools, tool)
 }
 
 // result is one <tool_response> the proxy fed back: the hermes frame's
@@ -66,20 +70,44 @@ type result struct {
 func readTurn(body []byte, now time.Time) turn {
 	var req struct {
 		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string
+				Function struct{ Name string }
+			} `json:"tool_calls"`
 		} `json:"messages"`
+		Tools []struct {
+			Function struct{ Name string } `json:"function"`
+		} `json:"tools"`
 	}
 	json.Unmarshal(body, &req)
 	t := turn{now: now}
+	for _, tool := range req.Tools {
+		t.tools = append(t.tools, tool.Function.Name)
+	}
+	names := map[string]string{} // call id → tool, for native results
 	for i, m := range req.Messages {
 		text := contentText(m.Content)
 		if i == len(req.Messages)-1 {
 			t.size = len(text)
 		}
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Function.Name
+		}
 		switch {
 		case m.Role == "system" || m.Role == "developer":
 			t.system += text
+		case m.Role == "tool":
+			// A native round's results: one "tool" message a call, in a
+			// run after the assistant's.
+			r := nativeResult(names[m.ToolCallID], text)
+			if i > 0 && req.Messages[i-1].Role == "tool" && len(t.rounds) > 0 {
+				t.rounds[len(t.rounds)-1] = append(t.rounds[len(t.rounds)-1], r)
+			} else {
+				t.rounds = append(t.rounds, []result{r})
+			}
 		case m.Role != "user":
 		case strings.Contains(text, "<tool_response>"):
 			t.rounds = append(t.rounds, results(text))
@@ -123,6 +151,22 @@ func contentText(raw json.RawMessage) string {
 		b.WriteString(p.Text)
 	}
 	return b.String()
+}
+
+// nativeResult is a "tool" message's content as a result: JSON as it
+// is, {"error": {…}} as the failure it stands for, other text as a string.
+func nativeResult(name, text string) result {
+	r := result{Name: name}
+	if json.Valid([]byte(text)) {
+		r.Content = json.RawMessage(text)
+		var failed result
+		if json.Unmarshal(r.Content, &failed) == nil && failed.Error != nil {
+			r.Error, r.Content = failed.Error, nil
+		}
+		return r
+	}
+	r.Content, _ = json.Marshal(text)
+	return r
 }
 
 // results reads the <tool_response> blocks of a results message.

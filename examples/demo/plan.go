@@ -48,6 +48,9 @@ const maxRounds = 3
 // for, or, once their results are in, the answer from them.
 func reply(t turn) step {
 	in := parse(t.prompt, t.now)
+	if s, ok := located(in, t); ok {
+		return s
+	}
 	switch {
 	case len(t.rounds) == 0:
 		return first(in, &t)

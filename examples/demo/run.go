@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,8 +38,10 @@ type Options struct {
 	Log *slog.Logger
 	// ToolsFile, when set, is a config file whose tools the demo uses
 	// instead of running the example tool servers itself: the scripted
-	// model then calls tool servers the user started. Its other keys are
-	// not used.
+	// model then calls tool servers the user started. Its
+	// auth.webhook_allow joins the demo's loopback entries, so the tools
+	// an admin registers at runtime may point where the file says; its
+	// other keys are not used.
 	ToolsFile string
 	// Prompts, when set, are sent instead of the demo's conversation,
 	// in order, each as a conversation of its own, against the same
@@ -63,14 +66,14 @@ func Run(ctx context.Context, opts Options) error {
 	model := newModel(opts.Pace)
 	defer model.Close()
 
-	servers, toolCfgs, stopTools, err := demoTools(opts.ToolsFile)
+	servers, file, stopTools, err := demoTools(opts.ToolsFile)
 	if err != nil {
 		return err
 	}
 	defer stopTools()
 	// The model lists itself, so /v1/models shows it to any client.
 	model.SetModels(modelName)
-	cfg, adminKey := demoConfig(model.URL, toolCfgs, opts.Listen)
+	cfg, adminKey := demoConfig(model.URL, file, opts.Listen)
 	// Wired as serve wires it: records, so that delete_task and
 	// delete_card (approval: always) wait for the user's decision (without
 	// them, a tool that needs approval is refused), and every other
@@ -82,6 +85,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer st.Close()
 	host, err := toolhost.New(cfg.Tools, st.Host(toolhost.Options{
 		ToolTimeout: cfg.Loop.ToolTimeout, Logger: opts.Log, ApprovalTimeout: cfg.Loop.ApprovalTimeout,
+		WebhookAllow: cfg.Auth.WebhookAllow,
 	}))
 	if err != nil {
 		return err
@@ -108,7 +112,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer stopProxy()
 
 	out := opts.Out
-	printIntro(out, servers != nil, len(toolCfgs), opts.ToolsFile, proxyURL)
+	printIntro(out, servers != nil, len(file.Tools), opts.ToolsFile, proxyURL)
 	prompts := opts.Prompts
 	if len(prompts) == 0 {
 		prompts = []string{Prompt}
@@ -135,36 +139,43 @@ func Run(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// demoTools are the tools the scripted model calls: those of toolsFile
-// when set, or else those of the example tool servers, started here and
-// returned so their boards can be printed (servers is nil otherwise).
-// stop stops what was started.
-func demoTools(toolsFile string) (servers *tools.Servers, cfgs []config.Tool, stop func(), err error) {
+// demoTools are the tools the scripted model calls and where runtime
+// webhooks may point: those of toolsFile when set, or else the example
+// tool servers', started here and returned so their boards can be printed
+// (servers is nil otherwise). stop stops what was started.
+func demoTools(toolsFile string) (servers *tools.Servers, file config.Config, stop func(), err error) {
 	if toolsFile != "" {
 		file, err := config.Load(toolsFile)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, config.Config{}, nil, err
 		}
-		return nil, file.Tools, func() {}, nil
+		return nil, *file, func() {}, nil
 	}
 	servers = &tools.Servers{}
-	cfgs, stop, err = startTools(servers)
+	file.Tools, stop, err = startTools(servers)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, config.Config{}, nil, err
 	}
-	return servers, cfgs, stop, nil
+	return servers, file, stop, nil
 }
 
+// demoLoopback is where the demo lets an admin point a runtime webhook
+// (POST /admin/tools): the proxy serves only this machine, and a tool
+// server the user starts to try it runs here too.
+var demoLoopback = []string{"127.0.0.1", "localhost", "::1"}
+
 // demoConfig is the proxy's configuration: the scripted model at modelURL
-// as its one upstream (text mode, hermes), toolCfgs as its tools,
-// storage in memory, serving on listen or else on a free loopback port.
-func demoConfig(modelURL string, toolCfgs []config.Tool, listen string) (cfg config.Config, adminKey string) {
+// as its one upstream (text mode, hermes), file's tools as its tools and
+// its auth.webhook_allow beside loopback, storage in memory, serving on
+// listen or else on a free loopback port.
+func demoConfig(modelURL string, file config.Config, listen string) (cfg config.Config, adminKey string) {
 	cfg = config.Default()
 	up := config.DefaultUpstreamEntry()
 	up.Name, up.BaseURL, up.Models = "scripted", modelURL, config.Models("*")
 	up.ToolMode, up.TextFormat = config.ToolModeText, config.TextFormatHermes
 	cfg.Upstreams = []config.Upstream{up}
-	cfg.Tools = toolCfgs
+	cfg.Tools = file.Tools
+	cfg.Auth.WebhookAllow = append(slices.Clone(demoLoopback), file.Auth.WebhookAllow...)
 	cfg.Storage.InMemory = true
 	if listen == "" {
 		cfg.Listen = "127.0.0.1:0"

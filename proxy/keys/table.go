@@ -179,6 +179,15 @@ func (t *Table) publish() {
 // loopback address or with auth.allow_open). A runtime key closes it.
 func (t *Table) Open() bool { return len(t.snap.Load().byDigest) == 0 }
 
+// ClosedByRuntime reports whether the proxy takes client keys only
+// because an admin created one at runtime: the file names none, so a
+// client that worked before the first POST /admin/keys gets 401s from
+// then on, and its 401 should say why.
+func (t *Table) ClosedByRuntime() bool {
+	s := t.snap.Load()
+	return len(s.fromConfig) == 0 && len(s.byDigest) > 0
+}
+
 // Lookup finds the live key presented as key. Keys are found by their
 // SHA-256, so the key itself is neither kept nor compared byte by byte.
 func (t *Table) Lookup(key string) (*Key, bool) {

@@ -103,6 +103,9 @@ func (p *Protocol) continueStored(ctx context.Context, keyID string, r *Request)
 		if err := r.Prepend(msgs); err != nil {
 			return err
 		}
+		if err := r.nameOutputs(msgs, rec.Response); err != nil {
+			return err
+		}
 	}
 	if len(r.Restored) > 0 {
 		if err := r.Restore(func(it Restored) ([]json.RawMessage, error) { return p.restore(ctx, keyID, r, it, resumed) }); err != nil {

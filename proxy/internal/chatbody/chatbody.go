@@ -36,6 +36,11 @@ type Message struct {
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
+	// Name is a "tool" message's tool, set only where no assistant
+	// message's tool_calls name it: a text-mode round keeps the model's
+	// text as it wrote it, and its result frame must still say whose
+	// result it is.
+	Name string `json:"name,omitempty"`
 }
 
 // Part is one part of a message's content: text or an image.
