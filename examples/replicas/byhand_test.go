@@ -2,6 +2,7 @@ package replicas_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -22,8 +23,9 @@ import (
 // TestByHand follows the README's replicas section as a person would,
 // without a container runtime: its commands start the demo's scripted
 // model, the example task tools, a PostgreSQL cluster of the user's own,
-// two replicas and nginx; then a turn runs on each replica, and a delete
-// started on one waits for an approval given on the other. Only what a
+// two replicas and nginx; then a turn runs through nginx and one on each
+// replica, and a delete started on one waits for an approval given on the
+// other. Only what a
 // test must change is changed: the binaries are built by the test (the
 // commands' go build and go run), the ports are free ones, and a test run
 // by root runs the commands as the postgres user, as PostgreSQL and the
@@ -48,7 +50,9 @@ func TestByHand(t *testing.T) {
 	script = strings.Replace(script, "go run ./examples/tools/serve", "./tools-serve", 1)
 	script = strings.ReplaceAll(script, "/usr/lib/postgresql/*/bin", pgBin)
 	for from, to := range ports {
-		script = regexp.MustCompile(`\b`+from+`\b`).ReplaceAllString(script, to)
+		// Where the commands listen and connect, not nginx.conf's
+		// "listen 8080;" and replica names their sed looks for.
+		script = regexp.MustCompile(`(127\.0\.0\.1:|localhost:|-p )`+from+`\b`).ReplaceAllString(script, "${1}"+to)
 	}
 	script = "set -e\n" + script + "\necho \"$TOOLSTREAM_KEY\" > client.key\n"
 	t.Cleanup(func() { stopAll(dir, nginx, pgBin, cred) })
@@ -65,17 +69,17 @@ func TestByHand(t *testing.T) {
 			t.Fatalf("the README's requests lack %q:\n%s", want, requests)
 		}
 	}
-	if body := turn(t, a, key, "Put a dentist appointment on my task board", nil); !strings.Contains(body, `is task #1 on your board`) {
-		t.Errorf("replica A's turn:\n%s", body)
+	if text, _ := turn(t, lb, key, "Put a dentist appointment on my task board", nil); !strings.Contains(text, `"Dentist appointment" is task #1 on your board`) {
+		t.Errorf("the turn through nginx said %q", text)
 	}
-	if body := turn(t, b, key, "What is on my list?", nil); !strings.Contains(body, "Dentist appointment") {
-		t.Errorf("replica B's turn does not see A's task:\n%s", body)
+	if text, _ := turn(t, b, key, "What is on my list?", nil); !strings.Contains(text, "#1 Dentist appointment") {
+		t.Errorf("replica B's turn does not see A's task: %q", text)
 	}
-	body := turn(t, lb, key, "Delete task 1", func(action string) {
+	text, raw := turn(t, a, key, "Delete task 1", func(action string) {
 		approve(t, b, key, action)
 	})
-	if !strings.Contains(body, `Deleted task #1`) || !strings.Contains(body, "data: [DONE]") {
-		t.Errorf("the delete approved on replica B:\n%s", body)
+	if !strings.Contains(text, `Deleted task #1 "Dentist appointment".`) || !strings.HasSuffix(raw, "data: [DONE]\n\n") {
+		t.Errorf("the delete on replica A, approved on replica B, said %q:\n%s", text, raw)
 	}
 }
 
@@ -142,6 +146,10 @@ func unprivileged(t *testing.T, dir string) *syscall.Credential {
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Chown(p, uid, gid) })
+	// t.TempDir's parent is root's alone: the user must pass through it.
+	if err := os.Chmod(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 }
 
@@ -155,15 +163,24 @@ func runScript(t *testing.T, dir, script string, cred *syscall.Credential) {
 		t.Fatal(err)
 	}
 	defer log.Close()
+	if cred != nil {
+		// nginx logs to /dev/stdout, which it opens again: as the user.
+		os.Chown(log.Name(), int(cred.Uid), int(cred.Gid))
+	}
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Known before the commands end, so a failure still stops what they
+	// started.
+	os.WriteFile(filepath.Join(dir, "commands.pgid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the README's commands failed: %v\n%s", err, readFile(t, log.Name()))
 	}
-	os.WriteFile(filepath.Join(dir, "commands.pgid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 }
 
 // stopAll ends what the commands started: the background processes (one
@@ -201,10 +218,10 @@ func waitReady(t *testing.T, base, dir string) {
 	t.Fatalf("%s not ready; the commands wrote:\n%s", base, readFile(t, filepath.Join(dir, "commands.log")))
 }
 
-// turn sends prompt as the README's curl does and returns the stream;
-// onAction, when set, is called with the id of an approval the stream
-// asks for.
-func turn(t *testing.T, base, key, prompt string, onAction func(string)) string {
+// turn sends prompt as the README's curl does and returns the text the
+// stream carried and the stream; onAction, when set, is called with the
+// id of an approval the stream asks for.
+func turn(t *testing.T, base, key, prompt string, onAction func(string)) (text, raw string) {
 	t.Helper()
 	body := fmt.Sprintf(`{"model":"demo-model","stream":true,"messages":[{"role":"user","content":%q}]}`, prompt)
 	req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(body))
@@ -214,7 +231,7 @@ func turn(t *testing.T, base, key, prompt string, onAction func(string)) string 
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var b strings.Builder
+	var b, content strings.Builder
 	action := regexp.MustCompile(`"event":"approval.requested".*?"action_id":"([^"]+)"`)
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
@@ -224,8 +241,16 @@ func turn(t *testing.T, base, key, prompt string, onAction func(string)) string 
 		if m := action.FindStringSubmatch(line); m != nil && onAction != nil {
 			go onAction(m[1])
 		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct{ Content string } `json:"delta"`
+			} `json:"choices"`
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok && json.Unmarshal([]byte(data), &chunk) == nil && len(chunk.Choices) > 0 {
+			content.WriteString(chunk.Choices[0].Delta.Content)
+		}
 	}
-	return b.String()
+	return content.String(), b.String()
 }
 
 // approve approves action on base, as the README's curl does.
