@@ -156,6 +156,8 @@ type Server struct {
 	// tokens answers count_tokens, remembering which upstreams have a
 	// /tokenize (count_tokens.go).
 	tokens tokenCounter
+	// remote connects the MCP servers requests name (reqmcp.go).
+	remote *remoteMCP
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
@@ -186,6 +188,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		mcp:       opts.MCPServers,
 		keyStore:  opts.Keys,
 		leftOut:   leftout.New(log, opts.Now),
+		remote:    newRemoteMCP(cfg.Auth.MCPAllow, log),
 
 		inflight: inflight{active: map[uint64]context.CancelCauseFunc{}},
 	}
@@ -350,6 +353,7 @@ func (s *Server) Close() {
 		s.stopKeys()
 	}
 	s.closeMCPServe()
+	_ = s.remote.pool.Close()
 	for _, u := range s.state.Load().upstreams {
 		u.Close()
 	}

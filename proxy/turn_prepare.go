@@ -51,6 +51,9 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request, sourc
 	if turn.Origin != nil {
 		turn.Origin.Source = source
 	}
+	if err := s.addRemote(c.Request().Context(), st, turn, source == "responses"); err != nil {
+		return nil, nil, err
+	}
 	return turn, up, nil
 }
 

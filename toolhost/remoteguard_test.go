@@ -1,6 +1,8 @@
 package toolhost_test
 
 import (
+	"net/netip"
+	"net/url"
 	"testing"
 
 	"github.com/toolstream/toolstream/toolhost"
@@ -43,4 +45,29 @@ func TestRemoteGuardCheck(t *testing.T) {
 			t.Errorf("%s passed", u)
 		}
 	}
+}
+
+// FuzzRemoteGuardCheck: any URL a client sends is checked without a
+// panic, and one let through has an http(s) scheme and a host that no
+// internal address written in it sneaks past the glob.
+func FuzzRemoteGuardCheck(f *testing.F) {
+	for _, s := range []string{"https://docs.example.com/mcp", "http://127.0.0.1:1/", "http://[::1]/", "http://0x7f.1/", "http://10.0.0.1/", "http://user@x.example.com", "%", "http://[fe80::1%25eth0]/"} {
+		f.Add(s)
+	}
+	g := toolhost.NewRemoteGuard([]string{"*.example.com", "*"}, nil)
+	f.Fuzz(func(t *testing.T, raw string) {
+		host, problem := g.Check(raw)
+		if problem != "" {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || host == "" || u.User != nil {
+			t.Fatalf("let %q through (host %q)", raw, host)
+		}
+		if ip, err := netip.ParseAddr(host); err == nil {
+			if ip = ip.Unmap(); ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
+				t.Fatalf("a glob let the internal address %q through", raw)
+			}
+		}
+	})
 }
