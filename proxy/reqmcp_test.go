@@ -14,7 +14,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
+	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/store/badger"
 )
 
 // shopToken is the credential a request sends its MCP server; it must
@@ -326,5 +330,30 @@ func TestRequestMCPMessagesRefused(t *testing.T) {
 	}
 	if n := len(e.up.Requests()); n != 0 {
 		t.Errorf("the upstream got %d requests", n)
+	}
+}
+
+// TestRequestMCPReload: auth.mcp_allow follows a reload: a server allowed
+// before is refused after a reload that empties the list, and allowed
+// again after one that restores it.
+func TestRequestMCPReload(t *testing.T) {
+	shop := newShopServer(t)
+	p := newParts(t, reqMCPConfig("text"), []upstreamtest.Round{textRound("a1", "No tool needed."), textRound("a2", "No tool needed.")})
+	w := wired(t, openStore(t, config.Storage{InMemory: true}, badger.Options{}))
+	e := p.serve(t, w.Proxy(proxy.Options{}, p.host(t, w.Host(toolhost.Options{})), nil))
+	body := `{"model":"m","input":"hi",` + shopTool(shop.url, "never") + `}`
+	closed := *p.cfg
+	closed.Auth.MCPAllow = nil
+	if err := e.proxy.Reload(&closed); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, raw := e.post(t, body); status != 400 || !strings.Contains(raw, "auth.mcp_allow is empty") {
+		t.Errorf("after a reload emptying mcp_allow: %d %s", status, raw)
+	}
+	if err := e.proxy.Reload(p.cfg); err != nil {
+		t.Fatal(err)
+	}
+	if status, a, raw := e.post(t, body); status != 200 || outputTypes(a) != "mcp_list_tools,message" {
+		t.Errorf("after a reload restoring it: %d %s", status, raw)
 	}
 }
