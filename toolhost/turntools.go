@@ -63,12 +63,19 @@ func (t *TurnTools) Tools() []Tool {
 // registryOf is the registry call's tool is found in: its turn's own
 // tools first, then the registered ones.
 func (h *Host) registryOf(call Call) *registry {
-	if o := call.Origin; o != nil && o.Tools != nil {
-		if _, ok := o.Tools.reg.tools[call.Name]; ok {
-			return o.Tools.reg
-		}
+	if turnEntry(call) != nil {
+		return call.Origin.Tools.reg
 	}
 	return h.reg.Load()
+}
+
+// turnEntry is the turn tool call runs, nil when it is a registered
+// tool's call.
+func turnEntry(call Call) *entry {
+	if o := call.Origin; o != nil && o.Tools != nil {
+		return o.Tools.reg.tools[call.Name]
+	}
+	return nil
 }
 
 // serverOf is the label of the request-named MCP server a tool came from,

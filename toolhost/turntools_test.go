@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost"
@@ -120,5 +121,42 @@ func TestTurnToolsDuplicate(t *testing.T) {
 	reg := toolhost.Registration{Tool: toolhost.Tool{Name: "a"}, Exec: echoSecret{"t"}}
 	if _, err := h.TurnTools([]toolhost.Registration{reg, reg}); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Errorf("err = %v, want the duplicate named", err)
+	}
+}
+
+// TestTurnToolsApproveEdited: an approver's edit of a waiting turn tool's
+// call is checked by that tool's schema, and the call runs with it.
+func TestTurnToolsApproveEdited(t *testing.T) {
+	h, db := recordedTurnHost(t)
+	tt, err := h.TurnTools([]toolhost.Registration{{Tool: toolhost.Tool{Name: "lookup", Source: toolhost.SourceRequestPrefix + "docs",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)}, Exec: echoSecret{"x-token-1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := &toolhost.Origin{Source: "messages", Tools: tt, Require: map[string]bool{"lookup": true}}
+	done := make(chan toolhost.Result, 1)
+	go func() {
+		res, _ := h.Execute(t.Context(), toolhost.Call{ID: "call_1", Name: "lookup", Arguments: json.RawMessage(`{"n":1}`), TurnID: "turn_1", Origin: origin})
+		done <- res
+	}()
+	var id string
+	for id == "" {
+		pending, err := db.Actions(t.Context(), store.ActionQuery{All: true, Status: store.ActionPending})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pending) == 1 {
+			id = pending[0].ID
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := h.ApproveEdited(t.Context(), id, toolhost.Decider{Admin: true}, json.RawMessage(`{"n":"two"}`)); err == nil {
+		t.Fatal("an edit the schema refuses was taken")
+	}
+	if _, err := h.ApproveEdited(t.Context(), id, toolhost.Decider{Admin: true}, json.RawMessage(`{"n":"2"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; !strings.Contains(res.Content, `args {"n":2}`) {
+		t.Errorf("result %+v, want the call run with the edit", res)
 	}
 }
