@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/toolstream/toolstream/loop"
@@ -88,9 +90,18 @@ func (s *Server) addRemote(ctx context.Context, st *state, t *loop.Turn, park bo
 	if err != nil {
 		return err // validTools kept only tools that pass
 	}
+	picked := map[string]bool{}
+	for _, srv := range servers {
+		picked[srv.Label] = srv.Allow != nil
+	}
 	for _, tool := range tt.Tools() {
 		t.Tools = append(t.Tools, tool)
-		t.AlwaysShown = append(t.AlwaysShown, tool.Name) // the client asked for them
+		if picked[toolhost.RequestServerOf(tool.Source)] {
+			// Named one by one (allowed_tools, a toolset's configs):
+			// never behind find_tools. A whole server's list may be
+			// long, and is searched like the config's tools.
+			t.AlwaysShown = append(t.AlwaysShown, tool.Name)
+		}
 	}
 	t.Origin.Tools = tt
 	t.Origin.Park = t.Origin.Park || park
@@ -121,8 +132,20 @@ func (s *Server) unavailable(ctx context.Context, srv loop.MCPServer, err error)
 		return err // the pool is closed: shutting down
 	}
 	s.log.LogAttrs(ctx, slog.LevelWarn, "request-named MCP server unavailable", slog.String("mcp_server", srv.Label),
-		slog.String("reason", re.Error()))
+		slog.String("reason", re.Error()), slog.String("detail", withoutQuery(re.Err.Error(), srv.URL)))
 	return &serverUnavailable{label: srv.Label, param: srv.Param, err: re}
+}
+
+// withoutQuery is msg with url, where it quotes it, cut at its query and
+// user info: a token may ride there.
+func withoutQuery(msg, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return strings.ReplaceAll(msg, raw, "[the server's URL]")
+	}
+	safe := *u
+	safe.RawQuery, safe.User, safe.Fragment = "", nil, ""
+	return strings.ReplaceAll(msg, raw, safe.String())
 }
 
 // remoteRegistrations are srv's tools the request allows, as turn tools:
