@@ -357,3 +357,31 @@ func TestRequestMCPReload(t *testing.T) {
 		t.Errorf("after a reload restoring it: %d %s", status, raw)
 	}
 }
+
+// TestRequestMCPManyTools: past loop.tool_search_threshold a server's
+// whole list is found through find_tools, while tools the request named
+// one by one are shown as they are.
+func TestRequestMCPManyTools(t *testing.T) {
+	shop := newShopServer(t)
+	cfg := strings.Replace(reqMCPConfig("native"), "  keepalive: 0s\n", "  keepalive: 0s\n  tool_search_threshold: 1\n", 1)
+	tests := []struct {
+		name, allowed string
+		want, not     string
+	}{
+		{"whole list", "", `"name":"find_tools"`, `"name":"lookup_order"`},
+		{"named tools", `,"allowed_tools":["lookup_order","refund"]`, `"name":"lookup_order"`, `"name":"find_tools"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newResponsesEnv(t, cfg, []upstreamtest.Round{textRound("a1", "Hello.")})
+			tool := `"tools":[{"type":"mcp","server_label":"shop","server_url":"` + shop.url + `","require_approval":"never"` + tt.allowed + `}]`
+			if status, _, raw := e.post(t, `{"model":"m","input":"hi",`+tool+`}`); status != 200 {
+				t.Fatalf("%d %s", status, raw)
+			}
+			body := string(e.up.Requests()[0].Body)
+			if !strings.Contains(body, tt.want) || strings.Contains(body, tt.not) {
+				t.Errorf("the model's tools hold %s / %s:\n%s", tt.want, tt.not, body)
+			}
+		})
+	}
+}
