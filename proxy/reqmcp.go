@@ -86,9 +86,12 @@ func (s *Server) addRemote(ctx context.Context, st *state, t *loop.Turn, park bo
 		context.AfterFunc(ctx, lease.Release) // the turn is over when its request is
 		regs = append(regs, remoteRegistrations(srv, lease, taken, st.cfg.Loop.ToolTimeout)...)
 	}
-	tt, err := host.TurnTools(s.validTools(ctx, host, regs))
+	tt, err := host.TurnTools(regs)
 	if err != nil {
-		return err // validTools kept only tools that pass
+		// One tool's schema would not compile: leave it out alone.
+		if tt, err = host.TurnTools(s.validTools(ctx, host, regs)); err != nil {
+			return err
+		}
 	}
 	picked := map[string]bool{}
 	for _, srv := range servers {
@@ -105,7 +108,8 @@ func (s *Server) addRemote(ctx context.Context, st *state, t *loop.Turn, park bo
 	}
 	t.Origin.Tools = tt
 	t.Origin.Park = t.Origin.Park || park
-	return nil
+	// toolstream.approve may name the servers' tools too.
+	return checkApprove(t.Tools, t.Origin.Approve)
 }
 
 // validTools are the registrations whose input schema the tool host can

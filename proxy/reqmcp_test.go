@@ -55,6 +55,9 @@ func newShopServer(t *testing.T) *shopServer {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "refunded"}}}, nil
 		})
+	// A schema toolstream cannot validate against (a $ref to nowhere).
+	srv.AddTool(&mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/nowhere"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -383,5 +386,39 @@ func TestRequestMCPManyTools(t *testing.T) {
 				t.Errorf("the model's tools hold %s / %s:\n%s", tt.want, tt.not, body)
 			}
 		})
+	}
+}
+
+// TestRequestMCPPreApproved: toolstream.approve may name a request-named
+// server's tool: its require_approval call then runs without asking,
+// and a name that is no tool of the turn is still refused.
+func TestRequestMCPPreApproved(t *testing.T) {
+	shop := newShopServer(t)
+	e := newResponsesEnv(t, reqMCPConfig("text"), []upstreamtest.Round{shopCallRound("text"), textRound("a1", "Shipped.")})
+	status, a, raw := e.post(t, `{"model":"m","input":"Where is order 42?","toolstream":{"approve":["lookup_order"]},`+shopTool(shop.url, "always")+`}`)
+	if status != 200 || outputTypes(a) != "mcp_list_tools,mcp_call,message" {
+		t.Fatalf("pre-approved: %d %s", status, raw)
+	}
+	status, _, raw = e.post(t, `{"model":"m","input":"hi","toolstream":{"approve":["nope"]},`+shopTool(shop.url, "always")+`}`)
+	if status != 400 || !strings.Contains(raw, `\"nope\" is not a server tool of this turn`) {
+		t.Errorf("unknown pre-approval: %d %s", status, raw)
+	}
+}
+
+// TestRequestMCPBadSchema: a tool whose input schema toolstream cannot
+// validate against is left out of the turn alone; the server's other
+// tools are listed and offered.
+func TestRequestMCPBadSchema(t *testing.T) {
+	shop := newShopServer(t)
+	e := newResponsesEnv(t, reqMCPConfig("native"), []upstreamtest.Round{textRound("a1", "Hello.")})
+	tool := `"tools":[{"type":"mcp","server_label":"shop","server_url":"` + shop.url + `","require_approval":"never"}]`
+	status, _, raw := e.post(t, `{"model":"m","input":"hi",`+tool+`}`)
+	items := rawItems(t, raw)
+	if status != 200 || len(items) == 0 {
+		t.Fatalf("%d %s", status, raw)
+	}
+	list := string(items[0])
+	if !strings.Contains(list, `"name":"lookup_order"`) || !strings.Contains(list, `"name":"refund"`) || strings.Contains(list, "broken") {
+		t.Errorf("mcp_list_tools: %s", list)
 	}
 }
