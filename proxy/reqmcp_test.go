@@ -55,6 +55,13 @@ func newShopServer(t *testing.T) *shopServer {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "refunded"}}}, nil
 		})
+	srv.AddTool(&mcp.Tool{Name: "leak", Description: "Fails, quoting its request.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.mu.Lock()
+			auth := s.auth[len(s.auth)-1]
+			s.mu.Unlock()
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "refused: " + auth + " may not do this"}}}, nil
+		})
 	// A schema toolstream cannot validate against (a $ref to nowhere).
 	srv.AddTool(&mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/nowhere"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
