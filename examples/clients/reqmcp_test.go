@@ -24,7 +24,9 @@ const reqMCPToken = "shop-token-4f1c9e"
 
 // TestRequestMCPClients runs responses-mcp.mjs (the openai SDK's
 // responses.create with an mcp tool naming a server, require_approval
-// "always", then its mcp_approval_response) and messages-mcp.mjs
+// "always", then its mcp_approval_response), agents-mcp.mjs (the Agents
+// SDK's hostedMcpTool with serverUrl and onApproval, which sends the
+// whole conversation back) and messages-mcp.mjs
 // (Anthropic's SDK with mcp_servers and an mcp_toolset, the call held by a
 // policy and approved through /v1/actions) against a proxy in front of a
 // scripted model, in text and native mode. The MCP server is the go-sdk's
@@ -46,6 +48,10 @@ func TestRequestMCPClients(t *testing.T) {
 				{"responses-mcp.mjs", []string{
 					"  [shop] lists lookup_order\n  approval asked: [shop] lookup_order {\"id\":42}\n── completed · output mcp_list_tools,mcp_approval_request\n",
 					"▸ lookup_order ✓ [shop] {\"id\":42} → order 42: shipped on Monday\nassistant ▸ Your order 42 shipped on Monday.\n── completed · output mcp_call,message\n",
+				}},
+				{"agents-mcp.mjs", []string{
+					"  approval asked: lookup_order {\"id\":42} → approved\n▸ lookup_order ✓ [shop] → order 42: shipped on Monday\n",
+					"── final: Your order 42 shipped on Monday. · 2 responses\n",
 				}},
 				{"messages-mcp.mjs", []string{
 					"  approval asked: lookup_order {\"id\":42} → approved\n",
