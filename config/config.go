@@ -90,6 +90,10 @@ type Auth struct {
 	AllowOpen bool `yaml:"allow_open"`
 	// WebhookAllow lists host globs runtime-registered webhooks may target.
 	WebhookAllow []string `yaml:"webhook_allow"`
+	// MCPAllow lists host globs of the MCP servers a request may name
+	// itself (a Responses mcp tool, a Messages mcp_servers entry). Empty
+	// refuses every such server.
+	MCPAllow []string `yaml:"mcp_allow"`
 	// Metrics says who may read /metrics: "open" (default) or "admin".
 	Metrics string `yaml:"metrics"`
 }

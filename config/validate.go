@@ -94,20 +94,29 @@ func (v *validator) auth(c *Config) {
 	if !a.AllowOpen && !hasClientKey(a.Keys) && !isLoopback(c.Listen) {
 		v.add("auth.keys", "no client keys while listen %q is not loopback: anyone who can reach it may use the upstreams (set auth.keys, or auth.allow_open: true to allow it)", c.Listen)
 	}
-	for i, g := range a.WebhookAllow {
-		p := fmt.Sprintf("auth.webhook_allow[%d]", i)
+	v.hostGlobs("auth.webhook_allow", a.WebhookAllow)
+	v.hostGlobs("auth.mcp_allow", a.MCPAllow)
+	v.oneOf("auth.metrics", a.Metrics, "open", "admin")
+	if a.Metrics == "admin" && !hasKey(a.AdminKeys) {
+		v.add("auth.metrics", "admin, but there are no auth.admin_keys: nobody could read /metrics (add an admin key, or set metrics: open)")
+	}
+}
+
+// hostGlobs checks a list of host globs (auth.webhook_allow,
+// auth.mcp_allow): hosts without scheme, path or port.
+func (v *validator) hostGlobs(param string, globs []string) {
+	for i, g := range globs {
+		p := fmt.Sprintf("%s[%d]", param, i)
 		switch {
 		case g == "":
 			v.add(p, "empty host glob (want e.g. hooks.example.com or *.internal)")
 		case strings.Contains(g, "/"):
 			v.add(p, "%q is not a host glob (want a host pattern like *.example.com, without scheme or path)", g)
+		case strings.Count(g, ":") == 1:
+			v.add(p, "%q has a port: the list names hosts, any port of an allowed host may be used (write %q)", g, g[:strings.Index(g, ":")])
 		default:
 			v.pattern(p, g)
 		}
-	}
-	v.oneOf("auth.metrics", a.Metrics, "open", "admin")
-	if a.Metrics == "admin" && !hasKey(a.AdminKeys) {
-		v.add("auth.metrics", "admin, but there are no auth.admin_keys: nobody could read /metrics (add an admin key, or set metrics: open)")
 	}
 }
 

@@ -62,6 +62,12 @@ func TestValidate(t *testing.T) {
 			`t.yaml:2:19: auth.webhook_allow[0]: "https://hooks.example.com/x" is not a host glob (want a host pattern like *.example.com, without scheme or path)`}},
 		{"webhook_allow empty", "auth:\n  webhook_allow: [\"\"]\n", nil, []string{
 			`t.yaml:2:19: auth.webhook_allow[0]: empty host glob (want e.g. hooks.example.com or *.internal)`}},
+		{"mcp_allow URL", "auth:\n  mcp_allow: [\"mcp.example.com\", \"https://mcp.example.com/mcp\"]\n", nil, []string{
+			`t.yaml:2:34: auth.mcp_allow[1]: "https://mcp.example.com/mcp" is not a host glob (want a host pattern like *.example.com, without scheme or path)`}},
+		{"mcp_allow port", "auth:\n  mcp_allow: [\"127.0.0.1:8931\"]\n", nil, []string{
+			`t.yaml:2:15: auth.mcp_allow[0]: "127.0.0.1:8931" has a port: the list names hosts, any port of an allowed host may be used (write "127.0.0.1")`}},
+		{"mcp_allow bad glob", "auth:\n  mcp_allow: [\"[a-\"]\n", nil, []string{
+			`t.yaml:2:15: auth.mcp_allow[0]: bad pattern "[a-" (path.Match syntax: * any run, ? one character, [a-z] a class, \ escapes)`}},
 
 		// storage.
 		{"storage backend unknown", "storage:\n  backend: sqlite\n", nil, []string{

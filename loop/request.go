@@ -50,6 +50,11 @@ type Request struct {
 	// hosted MCP tools work (a Responses mcp tool naming toolstream);
 	// nil when it makes none.
 	Ask *ServerAsk
+	// MCPServers are the remote MCP servers the request names itself (a
+	// Responses mcp tool with a server_url, a Messages mcp_servers
+	// entry): the proxy connects to each and offers its tools for the
+	// turn (docs/request-mcp-servers.md).
+	MCPServers []MCPServer
 	// Resume are server calls an earlier response of the conversation
 	// left waiting for approval (ServerAsk): each runs, or is denied,
 	// before the first round, and its result fills the role "tool"
@@ -73,6 +78,26 @@ type HostedOffer struct {
 	Kind    string
 	MaxUses int
 	Ignored []string
+}
+
+// MCPServer is a remote MCP server a request names itself. Its Headers
+// carry the request's credentials for it: they are sent to that server
+// only, and never logged or stored.
+type MCPServer struct {
+	// Label names the server: a Responses server_label, a Messages name.
+	Label string
+	// URL is its Streamable HTTP endpoint.
+	URL string
+	// Headers are sent with every request to it (Authorization).
+	Headers map[string]string
+	// Allow says whether the turn may use a tool of the server (its own
+	// name): allowed_tools, an mcp_toolset's configs. Nil allows all.
+	Allow func(tool string) bool
+	// Require says whether a call of a tool (its own name) needs approval
+	// by the request; nil requires none.
+	Require func(tool string) bool
+	// Param names the request field that named it, for errors.
+	Param string
 }
 
 // ServerAsk is what a request asks of the turn's server tools in OpenAI's

@@ -120,6 +120,7 @@ func requestError(err error) (apiError, bool) {
 		rqe *responses.Error
 		pnf *responses.PreviousNotFoundError
 		mnf *modelNotFound
+		sue *serverUnavailable
 	)
 	switch {
 	case errors.As(err, &mbe):
@@ -153,6 +154,8 @@ func requestError(err error) (apiError, bool) {
 		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "previous_response_not_found", Param: "previous_response_id", Message: pnf.Error()}, true
 	case errors.As(err, &mnf):
 		return apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: mnf.Error()}, true
+	case errors.As(err, &sue):
+		return apiError{Status: http.StatusFailedDependency, Type: "invalid_request_error", Code: "mcp_server_unavailable", Param: sue.param, Message: sue.Error()}, true
 	}
 	return apiError{}, false
 }

@@ -135,3 +135,27 @@ func newEchoEnv(t *testing.T, yaml, url string, rounds []upstreamtest.Round) *tu
 	host := p.host(t, w.Host(toolhost.Options{}))
 	return p.serve(t, w.Proxy(proxy.Options{}, host, nil))
 }
+
+// TestProbeRequestMCPEchoedSecrets: an MCP server a request names that
+// fails quoting the token it was sent (isError) puts it in no answer,
+// audit record or round the model reads: the request's credentials are
+// masked like a configured tool's.
+func TestProbeRequestMCPEchoedSecrets(t *testing.T) {
+	shop := newShopServer(t)
+	e := newResponsesEnv(t, reqMCPConfig("text"), []upstreamtest.Round{
+		textRound("s1", call("leak", `{}`)), textRound("a1", "It failed."),
+	})
+	tool := strings.Replace(shopTool(shop.url, "never"), `["lookup_order"]`, `["leak"]`, 1)
+	status, a, raw := e.post(t, `{"model":"m","input":"Try it.",`+tool+`}`)
+	if status != 200 || outputTypes(a) != "mcp_list_tools,mcp_call,message" || !strings.Contains(raw, "refused: [redacted] may not do this") {
+		t.Fatalf("%d %s", status, raw)
+	}
+	calls := readAll(t, e.do(t, http.MethodGet, "/admin/calls", "", "Authorization: Bearer "+reqMCPAdmin))
+	seen := raw + calls + strings.Join(responsesUpstream(t, e, 2), "\n")
+	if strings.Contains(seen, shopToken) {
+		t.Errorf("the token leaked:\n%s", seen)
+	}
+	if !strings.Contains(calls, `"error_code":"EXECUTION_FAILED"`) {
+		t.Errorf("the audit log does not hold the failed call: %s", calls)
+	}
+}

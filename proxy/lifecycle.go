@@ -130,6 +130,7 @@ func (s *Server) Reload(cfg *config.Config) error {
 	}
 	s.state.Store(st)
 	s.keys.SetConfig(cfg.Auth.Keys)
+	s.remote.guard.SetAllow(cfg.Auth.MCPAllow)
 	UpdateMasking(s.log.Handler(), cfg)
 	// Turns still running on a replaced upstream keep their connections;
 	// the idle ones go now, the others when they are next idle.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -146,21 +148,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
-	base := slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})
-	// Wired the way cmd does it for the tool host; the proxy gets the bare
-	// handler and must mask its lines itself.
-	dir := t.TempDir()
-	dbBackend, err := badger.Open(config.Storage{Path: dir}, badger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := wiring.New(store.Checked(dbBackend), "inst_grep", config.Storage{}, nil)
-	host, err := toolhost.New(cfg.Tools, w.Host(toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(base, cfg))}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Close() })
+	g := newGrepParts(t, cfg)
+	logs, base, dir, w, host := g.logs, g.base, g.dir, g.w, g.host
 	e := serve(t, cfg, good, w.Proxy(proxy.Options{Logger: slog.New(base)}, host, nil))
 
 	var seen strings.Builder // everything a client received
@@ -273,6 +262,36 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 }
 
+// grepParts are what a secrets grep wires: a debug-level JSON log it
+// reads, an on-disk store it dumps, and the tool host.
+type grepParts struct {
+	logs *lockedBuffer
+	base slog.Handler
+	dir  string
+	w    *wiring.Storage
+	host *toolhost.Host
+}
+
+// newGrepParts wires the store and the tool host the way cmd does; the
+// tool host's log is masked as cmd masks it, the proxy gets the bare
+// handler and must mask its lines itself.
+func newGrepParts(t *testing.T, cfg *config.Config) grepParts {
+	t.Helper()
+	g := grepParts{logs: &lockedBuffer{}, dir: t.TempDir()}
+	g.base = slog.NewJSONHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelDebug})
+	dbBackend, err := badger.Open(config.Storage{Path: g.dir}, badger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.w = wiring.New(store.Checked(dbBackend), "inst_grep", config.Storage{}, nil)
+	g.host, err = toolhost.New(cfg.Tools, g.w.Host(toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Logger: slog.New(proxy.MaskingHandler(g.base, cfg))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.host.Close() })
+	return g
+}
+
 // dumpStore reads every key and value of the badger directory, as badger
 // itself decodes them (its table files are compressed, so a grep of the
 // raw files could miss what they hold).
@@ -300,4 +319,93 @@ func dumpStore(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// Credentials a request sends its own MCP servers (reqmcp.go).
+const (
+	grepMCPToken  = "mcp-TOKEN-9a4f2c7e31"
+	grepMCPHeader = "mcp-HDR-6b1e8d3f05"
+)
+
+// TestRequestMCPSecretsNeverLeak: the credentials a request sends the MCP
+// servers it names (a Responses mcp tool's authorization and headers, a
+// Messages mcp_servers entry's authorization_token) reach that server
+// and nothing else: not the log (at debug), the answers (streamed, whole
+// and stored, fetched again), the upstream, the audit log or any value
+// the store wrote — also when the server repeats them in its result, and
+// when it refuses them.
+func TestRequestMCPSecretsNeverLeak(t *testing.T) {
+	shop := newShopServer(t)
+	deny := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad token "+r.Header.Get("Authorization"), http.StatusUnauthorized)
+	}))
+	t.Cleanup(deny.Close)
+	var rounds []upstreamtest.Round
+	for range 3 {
+		rounds = append(rounds, shopCallRound("text"), textRound("a", "Shipped."))
+	}
+	up := upstreamtest.New(rounds...)
+	cfg, err := config.Parse("toolstream.yaml", []byte(reqMCPConfig("text")), func(k string) (string, bool) { return up.URL, k == "UPSTREAM" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGrepParts(t, cfg)
+	logs, base, dir, w, host := g.logs, g.base, g.dir, g.w, g.host
+	e := serve(t, cfg, up, w.Proxy(proxy.Options{Logger: slog.New(base)}, host, nil))
+
+	var seen strings.Builder
+	call := func(path, body string, want int) string {
+		t.Helper()
+		resp := e.do(t, http.MethodPost, path, body)
+		got := readAll(t, resp)
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d %s, want %d", path, resp.StatusCode, got, want)
+		}
+		fmt.Fprintf(&seen, "%s\n%v\n%s\n", path, resp.Header, got)
+		return got
+	}
+	tool := func(url string) string {
+		return `"tools":[{"type":"mcp","server_label":"shop","server_url":"` + url + `","authorization":"` + grepMCPToken +
+			`","headers":{"X-Shop-Key":"` + grepMCPHeader + `"},"require_approval":"never"}]`
+	}
+	for _, stream := range []string{"true", "false"} {
+		got := call("/v1/responses", `{"model":"m","stream":`+stream+`,"input":"Where is order 42?",`+tool(shop.url)+`}`, 200)
+		if !strings.Contains(got, "[redacted]") {
+			t.Errorf("the server's echo of the token was not masked: %s", got)
+		}
+		if id := regexp.MustCompile(`"id":"(resp_[A-Za-z0-9]+)"`).FindStringSubmatch(got); id != nil {
+			fmt.Fprintf(&seen, "%s\n", readAll(t, e.do(t, http.MethodGet, "/v1/responses/"+id[1], "")))
+		}
+	}
+	body := shopMessages(shop.url, true)
+	body = strings.Replace(body, shopToken, grepMCPToken, 1)
+	call("/v1/messages", body, 200)
+	call("/v1/responses", `{"model":"m","input":"hi",`+tool(deny.URL)+`}`, http.StatusFailedDependency)
+	e.srv.Close()
+
+	shop.mu.Lock()
+	for _, a := range shop.auth {
+		if a != "Bearer "+grepMCPToken {
+			t.Errorf("the server got Authorization %q, want the request's token", a)
+		}
+	}
+	shop.mu.Unlock()
+	var sent strings.Builder
+	for _, r := range up.Requests() {
+		fmt.Fprintf(&sent, "%v\n%s\n", r.Header, r.Body)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stored := dumpStore(t, dir)
+	if !strings.Contains(stored, `"mcp_server":"shop"`) || !strings.Contains(stored, "resp_") {
+		t.Error("the store holds no call of the shop server or no stored response: the grep of it proves nothing")
+	}
+	for where, text := range map[string]string{"log": logs.String(), "answers": seen.String(), "upstream requests": sent.String(), "store": stored} {
+		for _, s := range []string{grepMCPToken, grepMCPHeader} {
+			if i := strings.Index(text, s); i >= 0 {
+				t.Errorf("%s holds %q:\n…%s…", where, s, text[max(0, i-200):min(len(text), i+len(s)+100)])
+			}
+		}
+	}
 }

@@ -166,6 +166,8 @@ type Server struct {
 	// tokens answers count_tokens, remembering which upstreams have a
 	// /tokenize (count_tokens.go).
 	tokens tokenCounter
+	// remote connects the MCP servers requests name (reqmcp.go).
+	remote *remoteMCP
 
 	// state is what a reload may change; each request reads it once
 	// (stateOf), so a turn keeps the configuration it started with.
@@ -198,6 +200,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		usage:     opts.Usage,
 		leftOut:   leftout.New(log, opts.Now),
 		live:      live.New(opts.Now),
+		remote:    newRemoteMCP(cfg.Auth.MCPAllow, log),
 
 		liveKeepalive: liveKeepalive,
 
@@ -368,6 +371,7 @@ func (s *Server) Close() {
 		s.stopKeys()
 	}
 	s.closeMCPServe()
+	_ = s.remote.pool.Close()
 	for _, u := range s.state.Load().upstreams {
 		u.Close()
 	}

@@ -51,6 +51,9 @@ func (s *Server) prepareTurn(c echo.Context, st *state, req *loop.Request, sourc
 	if turn.Origin != nil {
 		turn.Origin.Source = source
 	}
+	if err := s.addRemote(c.Request().Context(), st, turn, source == "responses"); err != nil {
+		return nil, nil, err
+	}
 	return turn, up, nil
 }
 
@@ -96,8 +99,10 @@ func (s *Server) newTurn(st *state, req *loop.Request, up *upstream.Client, h ht
 		// the tools a down MCP server took with it.
 		t.Unavailable = scopeUnavailable(k, unavailable(s.mcpStates()))
 	}
-	if err := checkApprove(t.Tools, o.Approve); err != nil {
-		return nil, err
+	if len(req.MCPServers) == 0 { // else once their tools joined (addRemote)
+		if err := checkApprove(t.Tools, o.Approve); err != nil {
+			return nil, err
+		}
 	}
 	t.Origin = &toolhost.Origin{Approve: o.Approve}
 	if err := askTools(t, req.Ask); err != nil {

@@ -191,6 +191,11 @@ func (h *Host) approve(ctx context.Context, call Call, tool Tool, rec store.Call
 	defer h.waiters.remove(a.ID)
 	h.proposed.Store(a.ID, args)
 	defer h.proposed.Delete(a.ID)
+	if e := turnEntry(call); e != nil {
+		// A turn tool is in no registry an edit could find it in.
+		h.turnEntries.Store(a.ID, e)
+		defer h.turnEntries.Delete(a.ID)
+	}
 	if err := h.records.CreateAction(context.WithoutCancel(ctx), a); err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "storing an approval failed", slog.String("tool", tool.Name), slog.String("error", err.Error()))
 		res := ErrorResult(call, CodeDenied, "the approval could not be stored, so the call was not run")

@@ -44,6 +44,9 @@ func (h *Host) ApproveEdited(ctx context.Context, id string, d Decider, argument
 		return a, fmt.Errorf("deciding action %s: %w", id, ErrDecided)
 	}
 	e, ok := h.reg.Load().tools[a.Tool]
+	if v, turn := h.turnEntries.Load(id); turn {
+		e, ok = v.(*entry), true
+	}
 	if !ok {
 		return store.Action{}, &EditError{Message: fmt.Sprintf("the tool %q is no longer registered, so an edit of its arguments cannot be checked; approve or deny without one", a.Tool)}
 	}

@@ -67,8 +67,9 @@ func (h *Host) Execute(ctx context.Context, call Call) (Result, error) {
 // those that never reached an executor.
 func (h *Host) Refuse(ctx context.Context, call Call, res Result) {
 	c := h.newCallRun(call, h.now())
-	if e, ok := h.reg.Load().tools[call.Name]; ok {
+	if e, ok := h.registryOf(call).tools[call.Name]; ok {
 		c.rec.Arguments = redact(c.rec.Arguments, e.tool.Redact)
+		c.rec.MCPServer = serverOf(e.tool)
 	}
 	c.record(ctx, res)
 	c.log(ctx, res)
@@ -119,7 +120,7 @@ func (c *callRun) run(ctx context.Context) (Result, error) {
 		c.record(ctx, res)
 		return res, err
 	}
-	reg := h.reg.Load()
+	reg := h.registryOf(call)
 	e, args, v, early := c.admit(ctx, reg)
 	if early != nil {
 		return *early, nil
@@ -205,6 +206,7 @@ func (c *callRun) admit(ctx context.Context, reg *registry) (e *entry, args json
 		c.record(ctx, res)
 		return nil, nil, v, &res
 	}
+	c.rec.MCPServer = serverOf(e.tool)
 	args, terr := prepareArguments(e.schema, call.Arguments)
 	if args != nil {
 		c.rec.Arguments = redact(args, e.tool.Redact)

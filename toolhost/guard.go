@@ -108,14 +108,22 @@ var (
 	errRefusedHost     = &refusedError{"the webhook host is not in auth.webhook_allow"}
 )
 
-// guard holds auth.webhook_allow and checks runtime webhooks against it.
+// guard holds auth.webhook_allow and checks runtime webhooks against it
+// (or auth.mcp_allow and the MCP servers requests name: remoteguard.go).
 type guard struct {
 	allow atomic.Pointer[[]string] // lower-cased globs
 	log   *slog.Logger
+	// what the guard guards: its log lines' message, and the errors a
+	// refused connection fails with.
+	refusedLog                      string
+	refusedPrivate, refusedMetadata error
+	refusedHost                     error
+	list                            string // the config key, in log lines
 }
 
 func newGuard(allow []string, log *slog.Logger) *guard {
-	g := &guard{log: log}
+	g := &guard{log: log, refusedLog: "runtime webhook refused", list: "auth.webhook_allow",
+		refusedPrivate: errRefusedPrivate, refusedMetadata: errRefusedMetadata, refusedHost: errRefusedHost}
 	g.set(allow)
 	return g
 }
@@ -250,9 +258,9 @@ func (g *guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 	}
 	matched, literal := g.match(host)
 	if !matched {
-		// The list changed (a reload) since the tool was registered.
-		g.log.Warn("runtime webhook refused", "host", host, "reason", "not in auth.webhook_allow")
-		return nil, errRefusedHost
+		// The list changed (a reload) since the URL was checked.
+		g.log.Warn(g.refusedLog, "host", host, "reason", "not in "+g.list)
+		return nil, g.refusedHost
 	}
 	d := &net.Dialer{
 		Timeout:   10 * time.Second,
@@ -265,12 +273,12 @@ func (g *guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 			class := addrClass(ap.Addr())
 			switch {
 			case class == "metadata":
-				g.log.Warn("runtime webhook refused", "host", host, "address", ap.Addr().String(), "reason", "cloud metadata address")
-				return errRefusedMetadata
+				g.log.Warn(g.refusedLog, "host", host, "address", ap.Addr().String(), "reason", "cloud metadata address")
+				return g.refusedMetadata
 			case class != "" && !literal:
-				g.log.Warn("runtime webhook refused", "host", host, "address", ap.Addr().String(),
-					"reason", class+" address, and the host is allowed only by a glob in auth.webhook_allow")
-				return errRefusedPrivate
+				g.log.Warn(g.refusedLog, "host", host, "address", ap.Addr().String(),
+					"reason", class+" address, and the host is allowed only by a glob in "+g.list)
+				return g.refusedPrivate
 			}
 			return nil
 		},

@@ -106,6 +106,9 @@ type Host struct {
 	// call waiting here: an edit decided on this replica is checked with
 	// its redacted fields put back, as it will run.
 	proposed sync.Map
+	// turnEntries holds, by action id, the tool of a turn-tool call
+	// waiting here (turntools.go): an edit is checked by its schema.
+	turnEntries sync.Map
 	// finals retries final records storage failed to take (finals.go).
 	finals finals
 	// pending counts calls waiting for an approval (a metric).

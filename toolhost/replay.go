@@ -64,6 +64,10 @@ type Origin struct {
 	// client to decide in its next request (approvals in OpenAI's wire
 	// form; see Call.Action).
 	Park bool
+	// Tools are the tools this turn brought along (the MCP servers its
+	// request named): a call of one of them runs it, with its schema and
+	// executor, under every rule a registered tool's call is held to.
+	Tools *TurnTools
 
 	mu      sync.Mutex
 	loaded  bool

@@ -126,7 +126,7 @@ func NewMessage(o Options) *Encoder {
 func serverNames(tools []toolhost.Tool) map[string]string {
 	m := make(map[string]string, len(tools))
 	for _, t := range tools {
-		if s, ok := strings.CutPrefix(t.Source, toolhost.SourceMCPPrefix); ok {
+		if s := toolhost.MCPServerOf(t.Source); s != "" {
 			m[t.Name] = s
 		}
 	}

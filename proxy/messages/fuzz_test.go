@@ -22,6 +22,8 @@ func FuzzToChat(f *testing.F) {
 		`{"model":"m","max_tokens":1,"messages":[{"role":"assistant","content":[{"type":"mcp_tool_use","id":"x"}]}]}`,
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"bash_20250124","name":"bash"}]}`,
 		`{"model":"m","max_tokens":1,"messages":[{"role":"system","content":"s"}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"mcp_servers":[{"type":"url","url":"http://127.0.0.1/mcp","name":"s","authorization_token":"t"},{"type":"url","url":"u","name":"o","tool_configuration":{"enabled":true,"allowed_tools":["q"]}}],"tools":[{"type":"mcp_toolset","mcp_server_name":"s","default_config":{"enabled":false},"configs":{"q":{"enabled":true}}}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"mcp_toolset","mcp_server_name":"nobody"}]}`,
 		`{}`, `[]`, `{`, "\x00", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"\ud800"}]}`,
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_reference","tool_name":"F"}]}]}],"tools":[{"name":"F","defer_loading":true}]}`,
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"s","input":{}},{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"F"}]}},{"type":"text","text":"b"}]}],"tools":[{"type":"tool_search_tool_bm25_20251119","name":"s"},{"name":"F","defer_loading":true},{"name":"G","defer_loading":true}]}`,
@@ -43,6 +45,11 @@ func FuzzToChat(f *testing.F) {
 		}
 		if r.Model == "" || r.MaxTokens < 1 {
 			t.Fatalf("accepted a request without a model or max_tokens: %q", body)
+		}
+		for _, srv := range r.Servers {
+			if srv.Label == "" || srv.URL == "" {
+				t.Fatalf("accepted an MCP server without a name or url: %q", body)
+			}
 		}
 		if err := r.Restore(func([]json.RawMessage, messages.Restored) ([]json.RawMessage, error) { return nil, nil }); err != nil {
 			t.Fatalf("Restore: %v", err)

@@ -51,9 +51,13 @@ type Request struct {
 	// Search is Anthropic's tool search tool of the request
 	// (tool_search_tool_regex_… / _bm25_…), nil without one.
 	Search *SearchTool
+	// Servers are the MCP servers the request names (mcp_servers), with
+	// the tools their mcp_toolsets offer (mcpservers.go).
+	Servers []loop.MCPServer
 
 	chat     chatRequest
 	deferred []chatTool
+	toolsets []*toolset
 	named    map[string]bool // tools a tool_reference named
 	leftOut  []string
 	counting bool // ToCount: no max_tokens, no deferred tools
@@ -109,6 +113,9 @@ func toChat(body []byte, counting bool) (*Request, error) {
 		return nil, err
 	}
 	if err := r.readTools(top); err != nil {
+		return nil, err
+	}
+	if err := r.readServers(top["mcp_servers"]); err != nil {
 		return nil, err
 	}
 	r.addDeferred()

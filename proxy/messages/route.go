@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/loop/history"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
@@ -43,7 +44,12 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 	if err != nil {
 		return nil, err
 	}
-	req.Hosted = mreq.Hosted
+	req.Hosted, req.MCPServers = mreq.Hosted, mreq.Servers
+	if len(mreq.Servers) > 0 && req.Overrides.Display == "" && in.Header.Get(exchange.HeaderDisplay) == "" {
+		// The servers' calls are mcp_tool_use and mcp_tool_result
+		// blocks, as Anthropic answers them.
+		req.Overrides.Display = config.DisplayEvents
+	}
 	return &answer{p: p, mreq: mreq, req: req}, nil
 }
 

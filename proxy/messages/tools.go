@@ -38,6 +38,7 @@ type toolEntry struct {
 	client   chatTool
 	deferred bool // defer_loading: true
 	search   *SearchTool
+	toolset  *toolset
 	leftOut  string // the kind left out, "" for none
 }
 
@@ -66,6 +67,9 @@ func readTool(raw json.RawMessage, p string) (toolEntry, error) {
 	case searchKind(typ) != "":
 		st, err := readSearchTool(o, typ, p)
 		return toolEntry{search: st}, err
+	case typ == "mcp_toolset":
+		ts, err := readToolset(o, p) // mcpservers.go
+		return toolEntry{toolset: ts}, err
 	default:
 		return toolEntry{leftOut: "tool " + typ}, nil
 	}
@@ -78,6 +82,8 @@ func (r *Request) addTool(e toolEntry) {
 	switch {
 	case e.leftOut != "":
 		r.leave(e.leftOut)
+	case e.toolset != nil:
+		r.toolsets = append(r.toolsets, e.toolset)
 	case e.search != nil && r.Search != nil:
 		r.leave("tool search tool " + e.search.Name + " (a second one)")
 	case e.search != nil:

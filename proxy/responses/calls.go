@@ -2,7 +2,6 @@ package responses
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/toolhost"
@@ -186,7 +185,7 @@ func (e *Encoder) addCall(c *serverCall) {
 // label is a tool's server_label: its MCP server's name, or
 // [ServerLabel] for a webhook tool (and a name that is no tool).
 func (e *Encoder) label(name string) string {
-	if server, ok := strings.CutPrefix(e.tools[name].Source, toolhost.SourceMCPPrefix); ok && server != "" {
+	if server := toolhost.MCPServerOf(e.tools[name].Source); server != "" {
 		return server
 	}
 	return ServerLabel

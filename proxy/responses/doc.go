@@ -45,6 +45,9 @@
 //	  "toolstream", allowed_tools,           narrows the server tools, require_approval
 //	  require_approval}]                     adds approval, and a call that needs it
 //	                                         ends the response (wireask.go)
+//	tools [{type: mcp, server_label,       not sent: Request.Servers — the proxy
+//	  server_url, headers|authorization,     connects to the server and offers its
+//	  allowed_tools, require_approval}]      tools for the turn (mcpservers.go)
 //	input item web_search_call             like mcp_call (see hostedItem); with no
 //	                                         stored response holding it, left out
 //	tools [{type: web_search…}]            not sent as a client tool: Request.Hosted,

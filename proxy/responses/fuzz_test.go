@@ -29,6 +29,8 @@ func FuzzToChat(f *testing.F) {
 		`{"model":"m","input":[{"type":"mcp_list_tools","id":"l"},{"role":"user","content":"x"},{"type":"mcp_approval_request","id":"act_1"},{"type":"mcp_approval_response","approval_request_id":"act_1","approve":false,"reason":"no"}],"tools":[{"type":"mcp","server_label":"toolstream","require_approval":"always"}]}`,
 		`{"model":"m","previous_response_id":"r","input":[{"type":"mcp_approval_response","approval_request_id":"a","approve":true}],"tools":[{"type":"mcp","server_label":"toolstream","allowed_tools":{"tool_names":["t"]},"require_approval":{"always":{"tool_names":["t"]},"never":{"tool_names":["u"]}}}]}`,
 		`{"model":"m","input":"x","tools":[{"type":"mcp","server_label":"other","server_url":"https://x/mcp"},{"type":"mcp","server_label":"toolstream","allowed_tools":[],"require_approval":"never"}]}`,
+		`{"model":"m","input":"x","tools":[{"type":"mcp","server_label":"a","server_url":"http://127.0.0.1/mcp","authorization":"t","headers":{"X-K":"v"},"allowed_tools":{"tool_names":["q"]},"require_approval":{"never":{"tool_names":["q"]}}},{"type":"mcp","server_label":"b","connector_id":"c"}]}`,
+		`{"model":"m","input":"x","tools":[{"type":"mcp","server_label":"a","server_url":"u","headers":{"Authorization":"x"},"authorization":"y"}]}`,
 		`{}`, `[]`, `{`, "\x00", `{"model":"m","input":"\ud800"}`,
 	} {
 		f.Add([]byte(s))
@@ -47,6 +49,11 @@ func FuzzToChat(f *testing.F) {
 		}
 		if r.Model == "" {
 			t.Fatalf("accepted a request without a model: %q", body)
+		}
+		for _, srv := range r.Servers {
+			if srv.Label == "" || srv.Label == responses.ServerLabel {
+				t.Fatalf("accepted an MCP server labelled %q: %q", srv.Label, body)
+			}
 		}
 		// An mcp_call stands for a call and its result, which join the
 		// assistant text before them; other items for nothing.

@@ -38,8 +38,14 @@ func (r *Request) readAsk(raw json.RawMessage, param string) (bool, error) {
 		return false, nil
 	}
 	label, err := readString(o["server_label"], param+".server_label")
-	if err != nil || label != ServerLabel {
+	if err != nil {
 		return false, err
+	}
+	if label != ServerLabel {
+		if isNull(o["server_url"]) {
+			return false, nil // a connector_id: OpenAI's own, left out
+		}
+		return true, r.readServer(o, param, label) // mcpservers.go
 	}
 	if r.Ask != nil {
 		return true, invalid(param, "%s: only one mcp tool may name %q", param, ServerLabel)
@@ -153,16 +159,16 @@ func (r *Request) readAnswer(it object, param string) error {
 }
 
 // askDisplay refuses a display other than events in a request that asks
-// for the server tools in OpenAI's form: its calls, their approval
+// for the server tools in OpenAI's form, or names MCP servers of its own: its calls, their approval
 // requests and the results the conversation goes on from are the
 // response's items, which only events make.
 func askDisplay(r *Request, body, header string) error {
-	if r.Ask == nil {
+	if r.Ask == nil && len(r.Servers) == 0 {
 		return nil
 	}
 	for _, d := range [...]struct{ param, value string }{{"toolstream.display", body}, {"X-Toolstream-Display", header}} {
 		if d.value != "" && d.value != config.DisplayEvents {
-			return invalid(d.param, "%s %q: a request with an mcp tool naming %q shows its calls as mcp_call and mcp_approval_request items, which need display \"events\" (the default here)", d.param, d.value, ServerLabel)
+			return invalid(d.param, "%s %q: a request with an mcp tool shows its calls as mcp_call and mcp_approval_request items, which need display \"events\" (the default here)", d.param, d.value)
 		}
 	}
 	return nil

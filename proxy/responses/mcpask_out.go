@@ -28,8 +28,9 @@ type listedMCP struct {
 	Annotations *struct{}       `json:"annotations"`
 }
 
-// wire says the request asked for the server tools in OpenAI's form.
-func (e *Encoder) wire() bool { return e.req.Ask != nil }
+// wire says the request asked for the server tools in OpenAI's form, or
+// named MCP servers of its own, whose tools are answered in it.
+func (e *Encoder) wire() bool { return e.req.Ask != nil || len(e.req.Servers) > 0 }
 
 // listTools opens a wire-form response with its mcp_list_tools item,
 // unless the conversation listed them already (an mcp_list_tools item in
@@ -39,8 +40,28 @@ func (e *Encoder) listTools() error {
 	if !e.wire() || r.Listed || r.PreviousResponseID != "" || len(r.Resume) > 0 {
 		return nil
 	}
-	item := listToolsItem{ID: e.opts.NewID("mcpl_"), Type: "mcp_list_tools", ServerLabel: ServerLabel, Tools: []listedMCP{}}
+	if r.Ask != nil {
+		if err := e.listItem(ServerLabel, func(t toolhost.Tool) bool { return toolhost.RequestServerOf(t.Source) == "" }); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.Servers {
+		label := s.Label
+		if err := e.listItem(label, func(t toolhost.Tool) bool { return toolhost.RequestServerOf(t.Source) == label }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listItem sends the mcp_list_tools item of server label: the turn's
+// tools that of says are its.
+func (e *Encoder) listItem(label string, of func(toolhost.Tool) bool) error {
+	item := listToolsItem{ID: e.opts.NewID("mcpl_"), Type: "mcp_list_tools", ServerLabel: label, Tools: []listedMCP{}}
 	for _, t := range e.opts.Tools {
+		if !of(t) {
+			continue
+		}
 		schema := t.Parameters
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -61,7 +82,7 @@ func (e *Encoder) needsApproval(name string) bool {
 	if a := e.tools[name].Approval; a == toolhost.ApprovalAlways || a == toolhost.ApprovalAdmin {
 		return true
 	}
-	return e.wire() && e.req.Ask.Require != nil && e.req.Ask.Require(name)
+	return e.req.Ask != nil && e.req.Ask.Require != nil && e.req.Ask.Require(name)
 }
 
 // park keeps a parked call's approval request for the end of the

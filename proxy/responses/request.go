@@ -54,6 +54,9 @@ type Request struct {
 	// turn's server tools asked for in OpenAI's hosted-MCP form; nil
 	// without one.
 	Ask *loop.ServerAsk
+	// Servers are the remote MCP servers the request's mcp tools name
+	// (mcpservers.go), in the order given.
+	Servers []loop.MCPServer
 	// Answers are the request's mcp_approval_response items, in order.
 	Answers []Answer
 	// Listed says the input holds an mcp_list_tools item: the tools were
@@ -269,7 +272,7 @@ func (r *Request) readEcho(top object) {
 		return compact(raw)
 	}
 	r.Echo = Echo{
-		Tools:             keep(top["tools"]),
+		Tools:             withoutCredentials(keep(top["tools"])), // mcpservers.go
 		ToolChoice:        keep(top["tool_choice"]),
 		Text:              keep(top["text"]),
 		Reasoning:         keep(top["reasoning"]),

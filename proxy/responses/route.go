@@ -63,7 +63,7 @@ func (p *Protocol) Read(ctx context.Context, in exchange.Input) (exchange.Turn, 
 	if err != nil {
 		return nil, err
 	}
-	req.Hosted, req.Ask, req.Resume = r.Hosted, r.Ask, r.Resume
+	req.Hosted, req.Ask, req.Resume, req.MCPServers = r.Hosted, r.Ask, r.Resume, r.Servers
 	if req.Overrides.Display == "" && in.Header.Get(exchange.HeaderDisplay) == "" {
 		req.Overrides.Display = config.DisplayEvents
 	}

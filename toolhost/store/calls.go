@@ -57,6 +57,11 @@ type CallRecord struct {
 	// Source is the route that made the call: chat, responses, messages
 	// or mcp; empty for records written before it was kept.
 	Source string `json:"source"`
+	// MCPServer is the label of the MCP server the request named itself
+	// that the tool came from (a Responses mcp tool's server_label, a
+	// Messages mcp_servers entry's name); empty for every other tool.
+	// Its URL and credentials are never kept.
+	MCPServer string `json:"mcp_server,omitempty"`
 	// Executed says an executor was started: the tool may have acted.
 	Executed bool `json:"executed"`
 	// Approval says how the call was let through or stopped; nil for a

@@ -56,6 +56,13 @@ func testCalls(t *testing.T, open opener) {
 		wantCall(t, s, "tcr_1", done)
 		wantCall(t, s, "tcr_2", store.CallRecord{})
 	})
+	parallel(t, open, "RequestNamedServer", func(t *testing.T, s store.Store) {
+		// A call of a tool a request's own MCP server brought names it.
+		rec := callRecord("tcr_1", "lookup_order", now())
+		rec.Source, rec.MCPServer = "responses", "shop"
+		must(t, "RecordCall", s.RecordCall(t.Context(), finished(rec, store.StatusOK)))
+		wantCall(t, s, "tcr_1", finished(rec, store.StatusOK))
+	})
 	parallel(t, open, "EditedByApprover", func(t *testing.T, s store.Store) {
 		// The audit keeps the arguments that ran and the model's.
 		rec := callRecord("tcr_1", "refund", now())
