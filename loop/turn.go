@@ -192,6 +192,10 @@ type Report struct {
 	// the upstream refuses stream_options or never sends usage.
 	PromptTokens, CompletionTokens int
 	UsageKnown                     bool
+	// CachedTokens is the part of PromptTokens the upstream's prompt
+	// cache served (prompt_tokens_details.cached_tokens), summed over the
+	// rounds; 0 when the upstream does not say.
+	CachedTokens int
 }
 
 // Run runs t and writes what the client sees to out. An error returned
@@ -214,6 +218,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn, out Out) (Report, error) {
 	rep.ID, rep.TurnID = s.id, tr.id
 	rep.Calls = tr.summaries()
 	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = tr.usage.in, tr.usage.out, tr.usage.known
+	rep.CachedTokens = tr.usage.cached
 	endTurnSpan(span, rep, tr.usage, err)
 	return rep, err
 }
