@@ -1,0 +1,281 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolstream/toolstream/proxy/upstreamtest"
+)
+
+// cachedUsage is the usage-only chunk of a round whose prompt the
+// upstream's cache partly served.
+func cachedUsage(id string, prompt, cached, completion int) string {
+	return fmt.Sprintf(`{"id":%q,"object":"chat.completion.chunk","created":%d,"model":"m","choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}}`,
+		id, upstreamtest.Created, prompt, completion, prompt+completion, cached)
+}
+
+// withUsage adds a usage chunk to each round: round i reports 100·(i+1)
+// prompt tokens, 90·i of them cached, and 10 completion tokens.
+func withUsage(rounds []upstreamtest.Round) []upstreamtest.Round {
+	for i := range rounds {
+		rounds[i].Events = append(rounds[i].Events, cachedUsage(fmt.Sprintf("u%d", i), 100*(i+1), 90*i, 10))
+	}
+	return rounds
+}
+
+// nativeCallRound is a native round calling one tool, its arguments split in
+// two fragments with the spacing and escaping a model writes.
+func nativeCallRound(id, callID, name, args string) upstreamtest.Round {
+	half := len(args) / 2
+	frag := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	return upstreamtest.Round{Events: []string{
+		upstreamtest.Chunk(id, "m", `{"role":"assistant","content":null}`, ""),
+		upstreamtest.Chunk(id, "m", `{"tool_calls":[{"index":0,"id":"`+callID+`","type":"function","function":{"name":"`+name+`","arguments":`+frag(args[:half])+`}}]}`, ""),
+		upstreamtest.Chunk(id, "m", `{"tool_calls":[{"index":0,"function":{"arguments":`+frag(args[half:])+`}}]}`, ""),
+		upstreamtest.Chunk(id, "m", `{}`, "tool_calls"),
+	}}
+}
+
+// xmlCall is a call in the xml text format.
+func xmlCall(name, param, value string) string {
+	return `<tool_use><invoke name="` + name + `"><parameter name="` + param + `">` + value + `</parameter></invoke></tool_use>`
+}
+
+// topFields is a request body's top-level fields, each as its raw JSON
+// text: the bytes the upstream read.
+func topFields(t *testing.T, body []byte) map[string]string {
+	t.Helper()
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		t.Fatalf("request body: %v\n%s", err, body)
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		out[k] = string(v)
+	}
+	return out
+}
+
+// extendsArray says next, a JSON array's text, is prev's elements, byte
+// for byte, followed by at least one more.
+func extendsArray(prev, next string) bool {
+	return strings.HasPrefix(next, strings.TrimSuffix(prev, "]")+",")
+}
+
+// checkByteExact fails unless each upstream request extends the one
+// before it: its messages array is the previous one's, byte for byte,
+// followed by new messages, its tools the previous ones followed by any
+// new ones, and every other field (the taught prompt is in the messages)
+// the same bytes. That is what an upstream's prefix cache needs to serve
+// the earlier rounds' tokens again.
+func checkByteExact(t *testing.T, reqs []upstreamtest.Request) {
+	t.Helper()
+	for i := 1; i < len(reqs); i++ {
+		prev, next := topFields(t, reqs[i-1].Body), topFields(t, reqs[i].Body)
+		if !extendsArray(prev["messages"], next["messages"]) {
+			t.Errorf("request %d's messages do not extend request %d's byte for byte; they part at %s", i+1, i, parting(prev["messages"], next["messages"]))
+		}
+		if prev["tools"] != next["tools"] && !extendsArray(prev["tools"], next["tools"]) {
+			t.Errorf("request %d's tools do not extend request %d's; they part at %s", i+1, i, parting(prev["tools"], next["tools"]))
+		}
+		for _, k := range slices.Sorted(func(yield func(string) bool) {
+			for k := range next {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			if k == "tool_choice" && i == len(reqs)-1 && next[k] == `"none"` {
+				continue // a last round of server tools only: none can run
+			}
+			if k != "messages" && k != "tools" && prev[k] != next[k] {
+				t.Errorf("request %d's %q is %s, request %d's was %s", i+1, k, next[k], i, prev[k])
+			}
+		}
+	}
+}
+
+// parting shows where two texts first differ.
+func parting(a, b string) string {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	cut := func(s string) string {
+		s = s[n:]
+		if len(s) > 160 {
+			s = s[:160] + "…"
+		}
+		return s
+	}
+	return fmt.Sprintf("byte %d:\n  was %s\n  now %s", n, cut(a), cut(b))
+}
+
+// nativeTurnConfig is turnConfig's tools on a native upstream.
+func nativeTurnConfig() string {
+	return strings.Replace(turnConfig(""), "tool_mode: text", "tool_mode: native", 1)
+}
+
+// TestByteExactRounds: each round of a 3-round turn sends the upstream
+// its previous request's messages byte for byte, then the model's round
+// as it wrote it and the results; the taught prompt and the tools do not
+// move. The upstream's cached tokens show summed in the client's usage.
+func TestByteExactRounds(t *testing.T) {
+	const req = `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"go"}]}`
+	// metric_005 was called before, so it is shown from the start; the
+	// tool found later comes before it in the turn's order.
+	const searchReq = `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"site metric?"},{"role":"assistant","content":"metric_005 says 4."},{"role":"user","content":"now invoice ACME"}]}`
+	for _, tc := range []struct {
+		name, yaml, req string
+		rounds          []upstreamtest.Round
+	}{
+		{name: "text hermes", yaml: turnConfig(""), rounds: []upstreamtest.Round{
+			textRound("c1", "Adding it.  \n", call("create_task", `{"title": "Gym <b>é</b>"}`), "\n"),
+			textRound("c2", call("list_tasks", `{}`)),
+			textRound("c3", "Done: Gym.  "),
+		}},
+		{name: "text xml", yaml: strings.Replace(turnConfig(""), "text_format: hermes", "text_format: xml", 1), rounds: []upstreamtest.Round{
+			textRound("c1", "Adding it. ", xmlCall("create_task", "title", "Gym & co")),
+			textRound("c2", xmlCall("list_tasks", "filter", "all")),
+			textRound("c3", "Done."),
+		}},
+		{name: "native", yaml: nativeTurnConfig(), rounds: []upstreamtest.Round{
+			nativeCallRound("c1", "call_a", "create_task", `{ "title" : "Gym <b>é</b>\u00e9" }`),
+			nativeCallRound("c2", "call_b", "list_tasks", `{}`),
+			textRound("c3", "Done."),
+		}},
+		{name: "text last round", yaml: turnConfig("  max_rounds: 3\n"), rounds: []upstreamtest.Round{
+			textRound("c1", call("create_task", `{"title": "Gym"}`)),
+			textRound("c2", call("list_tasks", `{}`)),
+			textRound("c3", "Done."),
+		}},
+		{name: "native last round", yaml: strings.Replace(nativeTurnConfig(), "keepalive: 0s", "keepalive: 0s\n  max_rounds: 3", 1), rounds: []upstreamtest.Round{
+			nativeCallRound("c1", "call_a", "create_task", `{"title":"Gym"}`),
+			nativeCallRound("c2", "call_b", "list_tasks", `{}`),
+			textRound("c3", "Done."),
+		}},
+		{name: "text find_tools", yaml: manyTools(6, "  tool_search_threshold: 2\n"), req: searchReq, rounds: []upstreamtest.Round{
+			textRound("c1", call("find_tools", `{"query": "send an invoice", "limit": 1}`)),
+			textRound("c2", call("send_invoice", `{"customer": "ACME"}`)),
+			textRound("c3", "Sent."),
+		}},
+		{name: "native find_tools", yaml: nativeYAML(manyTools(6, "  tool_search_threshold: 2\n")), req: searchReq, rounds: []upstreamtest.Round{
+			nativeCallRound("c1", "call_a", "find_tools", `{"query":"send an invoice","limit":1}`),
+			nativeCallRound("c2", "call_b", "send_invoice", `{"customer":"ACME"}`),
+			textRound("c3", "Sent."),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTurnEnv(t, tc.yaml, withUsage(tc.rounds))
+			r := req
+			if tc.req != "" {
+				r = tc.req
+			}
+			body := readAll(t, e.do(t, http.MethodPost, "/v1/chat/completions", r))
+			reqs := e.up.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d upstream requests, want 3\n%s", len(reqs), body)
+			}
+			checkByteExact(t, reqs)
+			// 100+200+300 prompt tokens, 0+90+180 of them cached.
+			if !strings.Contains(body, `"prompt_tokens":600,`) || !strings.Contains(body, `"prompt_tokens_details":{"cached_tokens":270}`) {
+				t.Errorf("the client's usage does not sum the rounds' cached tokens:\n%s", body)
+			}
+		})
+	}
+}
+
+// TestByteExactAcrossTurns: a turn of two rounds, then the client's next
+// request — its history as the client kept it (stitched back), or the
+// earlier response named by previous_response_id, or its output items
+// sent back — makes a third request that extends the second byte for byte.
+func TestByteExactAcrossTurns(t *testing.T) {
+	const sys = `{"role":"system","content":"Be brief."}`
+	chatNext := func(seen string) string {
+		return `{"model":"m","stream":true,"messages":[` + sys + `,{"role":"user","content":"go"},{"role":"assistant","content":` + quoteJSON(seen) + `},{"role":"user","content":"and now?"}]}`
+	}
+	respInput := `[{"role":"user","content":"go"}]`
+	respFirst := `{"model":"m","instructions":"Be brief.","input":` + respInput + `}`
+	respPrevious := func(t *testing.T, answer string) string {
+		return `{"model":"m","instructions":"Be brief.","previous_response_id":"` + responseID(t, answer) + `","input":"and now?"}`
+	}
+	for _, tc := range []struct {
+		name, yaml string
+		rounds     []upstreamtest.Round
+		// first is the first request; next builds the second from the
+		// first's answer.
+		path, first string
+		next        func(t *testing.T, answer string) string
+	}{
+		{name: "stitched text", yaml: turnConfig(""), rounds: []upstreamtest.Round{
+			textRound("c1", "Adding it.  ", call("create_task", `{"title": "Gym <b>é</b>"}`), "\n"),
+			textRound("c2", " Added Gym. "),
+			textRound("c3", "Nothing else."),
+		}, path: "/v1/chat/completions",
+			first: `{"model":"m","stream":true,"messages":[` + sys + `,{"role":"user","content":"go"}]}`,
+			next:  func(t *testing.T, answer string) string { return chatNext(joinedContent(t, answer)) }},
+		{name: "stitched native", yaml: nativeTurnConfig(), rounds: []upstreamtest.Round{
+			nativeCallRound("c1", "call_a", "create_task", `{ "title" : "Gym <b>é</b>" }`),
+			textRound("c2", "Added Gym."),
+			textRound("c3", "Nothing else."),
+		}, path: "/v1/chat/completions",
+			first: `{"model":"m","stream":true,"messages":[` + sys + `,{"role":"user","content":"go"}]}`,
+			next:  func(t *testing.T, answer string) string { return chatNext(joinedContent(t, answer)) }},
+		{name: "stitched find_tools", yaml: manyTools(6, "  tool_search_threshold: 2\n"), rounds: []upstreamtest.Round{
+			textRound("c1", call("find_tools", `{"query": "send an invoice", "limit": 1}`)),
+			textRound("c2", call("send_invoice", `{"customer": "ACME"}`)),
+			textRound("c3", "Sent."),
+			// The tool found in the first turn is callable in the next.
+			textRound("c4", call("send_invoice", `{"customer": "ACME2"}`)),
+			textRound("c5", "Sent again."),
+		}, path: "/v1/chat/completions",
+			first: `{"model":"m","stream":true,"messages":[` + sys + `,{"role":"user","content":"go"}]}`,
+			next:  func(t *testing.T, answer string) string { return chatNext(joinedContent(t, answer)) }},
+		{name: "responses previous_response_id", yaml: responsesConfig(false), rounds: []upstreamtest.Round{
+			textRound("c1", "Adding it. ", call("create_task", `{"title": "Gym <b>é</b>"}`)),
+			textRound("c2", "Added Gym."),
+			textRound("c3", "Nothing else."),
+		}, path: "/v1/responses", first: respFirst, next: respPrevious},
+		{name: "responses native previous_response_id", yaml: strings.Replace(responsesConfig(false), "tool_mode: text", "tool_mode: native", 1), rounds: []upstreamtest.Round{
+			nativeCallRound("c1", "call_a", "create_task", `{ "title" : "Gym <b>é</b>" }`),
+			textRound("c2", "Added Gym."),
+			textRound("c3", "Nothing else."),
+		}, path: "/v1/responses", first: respFirst, next: respPrevious},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newResponsesEnv(t, tc.yaml, tc.rounds)
+			answer := readAll(t, e.do(t, http.MethodPost, tc.path, tc.first))
+			n := len(e.up.Requests())
+			second := tc.next(t, answer)
+			got := readAll(t, e.do(t, http.MethodPost, tc.path, second))
+			if len(e.up.Requests()) != len(tc.rounds) {
+				t.Fatalf("%d upstream requests, want %d:\n%s\n%s", len(e.up.Requests()), len(tc.rounds), second, got)
+			}
+			for _, r := range e.up.Requests() {
+				if strings.Contains(string(r.Body), "not loaded yet") {
+					t.Errorf("a tool found in the first turn is not callable in the next:\n%s", r.Body)
+				}
+			}
+			if testing.Verbose() {
+				for _, r := range e.up.Requests()[n-1:] {
+					t.Logf("%s", r.Body)
+				}
+			}
+			checkByteExact(t, e.up.Requests()[n-1:])
+		})
+	}
+}
+
+// responseID is the id of a Responses answer.
+func responseID(t *testing.T, answer string) string {
+	t.Helper()
+	var a struct{ ID string }
+	if err := json.Unmarshal([]byte(answer), &a); err != nil || a.ID == "" {
+		t.Fatalf("no response id in %s", answer)
+	}
+	return a.ID
+}
