@@ -3,11 +3,13 @@ package proxy_test
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
@@ -278,4 +280,59 @@ func responseID(t *testing.T, answer string) string {
 		t.Fatalf("no response id in %s", answer)
 	}
 	return a.ID
+}
+
+// TestCachedTokensSummed: the prompt tokens each round's upstream cache
+// served are summed over the turn, in each protocol's own usage field,
+// the turn's log line and toolstream_tokens_total{kind="cached"}.
+func TestCachedTokensSummed(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, body string
+		want             []string
+	}{
+		{name: "chat", path: "/v1/chat/completions", body: `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"go"}]}`,
+			want: []string{`"prompt_tokens":300,`, `"prompt_tokens_details":{"cached_tokens":90}`}},
+		{name: "chat not streamed", path: "/v1/chat/completions", body: `{"model":"m","messages":[{"role":"user","content":"go"}]}`,
+			want: []string{`"prompt_tokens":300,`, `"cached_tokens":90`}},
+		{name: "responses", path: "/v1/responses", body: `{"model":"m","stream":true,"input":"go"}`,
+			want: []string{`"input_tokens":300,"input_tokens_details":{"cached_tokens":90}`}},
+		{name: "messages", path: "/v1/messages", body: `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"go"}]}`,
+			want: []string{`"input_tokens":210`, `"cache_read_input_tokens":90`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &logRecords{}
+			rounds := withUsage([]upstreamtest.Round{textRound("c1", call("list_tasks", `{}`)), textRound("c2", "Done.")})
+			e := newToolEnv(t, turnConfig(""), rounds, proxy.Options{Logger: slog.New(logs)})
+			body := readAll(t, e.do(t, http.MethodPost, tc.path, tc.body))
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the client's usage lacks %s:\n%s", w, body)
+				}
+			}
+			if l := logs.find("turn"); len(l) != 1 || l[0]["prompt_tokens"] != "300" || l[0]["cached_tokens"] != "90" {
+				t.Errorf("turn lines %v, want prompt_tokens=300 cached_tokens=90", l)
+			}
+			if got := tokenKind(t, e.env, "cached"); got != 90 {
+				t.Errorf(`toolstream_tokens_total{kind="cached"} = %v, want 90`, got)
+			}
+		})
+	}
+}
+
+// tokenKind reads toolstream_tokens_total of one kind, summed over its
+// series; -1 when there is none.
+func tokenKind(t *testing.T, e *env, kind string) float64 {
+	t.Helper()
+	total, seen := 0.0, false
+	for _, m := range scrape(t, e)["toolstream_tokens_total"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "kind" && l.GetValue() == kind {
+				total, seen = total+m.GetCounter().GetValue(), true
+			}
+		}
+	}
+	if !seen {
+		return -1
+	}
+	return total
 }
