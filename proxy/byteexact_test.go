@@ -247,6 +247,34 @@ func TestByteExactAcrossTurns(t *testing.T) {
 			textRound("c2", "Added Gym."),
 			textRound("c3", "Nothing else."),
 		}, path: "/v1/responses", first: respFirst, next: respPrevious},
+		{name: "responses output items sent back", yaml: responsesConfig(false), rounds: []upstreamtest.Round{
+			textRound("c1", "Adding it. ", call("create_task", `{"title": "Gym <b>é</b>"}`)),
+			textRound("c2", "Added Gym."),
+			textRound("c3", "Nothing else."),
+		}, path: "/v1/responses", first: respFirst, next: sendBack(`{"role":"user","content":"and now?"}`)},
+		{name: "responses native output items sent back", yaml: strings.Replace(responsesConfig(false), "tool_mode: text", "tool_mode: native", 1), rounds: []upstreamtest.Round{
+			nativeCallRound("c1", "call_a", "create_task", `{ "title" : "Gym <b>é</b>" }`),
+			textRound("c2", "Added Gym."),
+			textRound("c3", "Nothing else."),
+		}, path: "/v1/responses", first: respFirst, next: sendBack(`{"role":"user","content":"and now?"}`)},
+		{name: "responses client call sent back with its output", yaml: responsesConfig(false), rounds: []upstreamtest.Round{
+			textRound("c1", "Adding it. ", call("create_task", `{"title": "Gym"}`)),
+			textRound("c2", "Where are you? ", call("get_location", `{}`)),
+			textRound("c3", "Gym added, in Paris."),
+		}, path: "/v1/responses",
+			first: `{"model":"m","instructions":"Be brief.","tools":[{"type":"function","name":"get_location","parameters":{"type":"object"}}],"input":` + respInput + `}`,
+			next: func(t *testing.T, answer string) string {
+				var a struct {
+					Output []struct {
+						CallID string `json:"call_id"`
+					}
+				}
+				if err := json.Unmarshal([]byte(answer), &a); err != nil || len(a.Output) == 0 {
+					t.Fatalf("answer %s", answer)
+				}
+				body := sendBack(`{"type":"function_call_output","call_id":"`+a.Output[len(a.Output)-1].CallID+`","output":"Paris"}`)(t, answer)
+				return strings.Replace(body, `"input"`, `"tools":[{"type":"function","name":"get_location","parameters":{"type":"object"}}],"input"`, 1)
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newResponsesEnv(t, tc.yaml, tc.rounds)
@@ -262,13 +290,25 @@ func TestByteExactAcrossTurns(t *testing.T) {
 					t.Errorf("a tool found in the first turn is not callable in the next:\n%s", r.Body)
 				}
 			}
-			if testing.Verbose() {
-				for _, r := range e.up.Requests()[n-1:] {
-					t.Logf("%s", r.Body)
-				}
-			}
 			checkByteExact(t, e.up.Requests()[n-1:])
 		})
+	}
+}
+
+// sendBack is the next Responses request of a client that keeps the
+// conversation itself: the first input, every output item of the answer
+// as it came, then then.
+func sendBack(then string) func(t *testing.T, answer string) string {
+	return func(t *testing.T, answer string) string {
+		var a struct{ Output []json.RawMessage }
+		if err := json.Unmarshal([]byte(answer), &a); err != nil {
+			t.Fatal(err)
+		}
+		items := `{"role":"user","content":"go"}`
+		for _, it := range a.Output {
+			items += "," + string(it)
+		}
+		return `{"model":"m","instructions":"Be brief.","input":[` + items + `,` + then + `]}`
 	}
 }
 
