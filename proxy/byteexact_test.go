@@ -200,6 +200,7 @@ func TestByteExactAcrossTurns(t *testing.T) {
 	chatNext := func(seen string) string {
 		return `{"model":"m","stream":true,"messages":[` + sys + `,{"role":"user","content":"go"},{"role":"assistant","content":` + quoteJSON(seen) + `},{"role":"user","content":"and now?"}]}`
 	}
+	const locTool = `[{"type":"function","function":{"name":"get_location","parameters":{"type":"object","properties":{}}}}]`
 	respInput := `[{"role":"user","content":"go"}]`
 	respFirst := `{"model":"m","instructions":"Be brief.","input":` + respInput + `}`
 	respPrevious := func(t *testing.T, answer string) string {
@@ -227,6 +228,39 @@ func TestByteExactAcrossTurns(t *testing.T) {
 		}, path: "/v1/chat/completions",
 			first: `{"model":"m","stream":true,"messages":[` + sys + `,{"role":"user","content":"go"}]}`,
 			next:  func(t *testing.T, answer string) string { return chatNext(joinedContent(t, answer)) }},
+		{name: "text client tool", yaml: turnConfig(""), rounds: []upstreamtest.Round{
+			textRound("c1", "Where are you? ", call("get_location", `{}`)),
+			textRound("c2", "Paris it is."),
+		}, path: "/v1/chat/completions",
+			first: `{"model":"m","stream":true,"tools":` + locTool + `,"messages":[` + sys + `,{"role":"user","content":"go"}]}`,
+			next: func(t *testing.T, answer string) string {
+				id := clientCallID(t, answer)
+				return `{"model":"m","stream":true,"tools":` + locTool + `,"messages":[` + sys + `,{"role":"user","content":"go"},` +
+					`{"role":"assistant","content":"Where are you? ","tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"get_location","arguments":"{}"}}]},` +
+					`{"role":"tool","tool_call_id":"` + id + `","content":"Paris"}]}`
+			}},
+		{name: "messages stitched", yaml: turnConfig(""), rounds: []upstreamtest.Round{
+			textRound("c1", "Adding it. ", call("create_task", `{"title": "Gym"}`)),
+			textRound("c2", "Added Gym."),
+			textRound("c3", "Nothing else."),
+		}, path: "/v1/messages",
+			first: `{"model":"m","max_tokens":100,"system":"Be brief.","messages":[{"role":"user","content":"go"}]}`,
+			next: func(t *testing.T, answer string) string {
+				var a struct{ Content []json.RawMessage }
+				if err := json.Unmarshal([]byte(answer), &a); err != nil {
+					t.Fatal(err)
+				}
+				var text []string
+				for _, b := range a.Content {
+					var blk struct{ Type, Text string }
+					json.Unmarshal(b, &blk)
+					if blk.Type == "text" {
+						text = append(text, string(b))
+					}
+				}
+				return `{"model":"m","max_tokens":100,"system":"Be brief.","messages":[{"role":"user","content":"go"},` +
+					`{"role":"assistant","content":[` + strings.Join(text, ",") + `]},{"role":"user","content":"and now?"}]}`
+			}},
 		{name: "stitched find_tools", yaml: manyTools(6, "  tool_search_threshold: 2\n"), rounds: []upstreamtest.Round{
 			textRound("c1", call("find_tools", `{"query": "send an invoice", "limit": 1}`)),
 			textRound("c2", call("send_invoice", `{"customer": "ACME"}`)),
@@ -310,6 +344,31 @@ func sendBack(then string) func(t *testing.T, answer string) string {
 		}
 		return `{"model":"m","instructions":"Be brief.","input":[` + items + `,` + then + `]}`
 	}
+}
+
+// clientCallID is the id of the client tool call a chat stream handed
+// out.
+func clientCallID(t *testing.T, answer string) string {
+	t.Helper()
+	for _, d := range sseData(t, answer) {
+		var c struct {
+			Choices []struct {
+				Delta struct {
+					ToolCalls []struct{ ID string } `json:"tool_calls"`
+				}
+			}
+		}
+		json.Unmarshal([]byte(d), &c)
+		for _, ch := range c.Choices {
+			for _, tc := range ch.Delta.ToolCalls {
+				if tc.ID != "" {
+					return tc.ID
+				}
+			}
+		}
+	}
+	t.Fatalf("no client call in %s", answer)
+	return ""
 }
 
 // responseID is the id of a Responses answer.
