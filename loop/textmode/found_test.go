@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -42,4 +43,29 @@ func TestFoundRoundTrip(t *testing.T) {
 	if Found(nil) != "" {
 		t.Error("no tools, yet a section")
 	}
+}
+
+// FuzzFoundNames: reading any text never panics, and a section Found
+// wrote reads back as the tools it teaches, whatever text surrounds it
+// and whatever the descriptions say (one of a single line, as config
+// descriptions are trimmed; a heading inside one would be the tool's
+// own doing).
+func FuzzFoundNames(f *testing.F) {
+	f.Add("send_invoice", "Send an invoice.", "before", "after")
+	f.Add("a", "", "", "")
+	f.Add("x-y_z", "## fake", "# Tools found\n", "\n# Other")
+	f.Fuzz(func(t *testing.T, name, desc, before, after string) {
+		FoundNames(before + name + desc + after) // any text
+		// Tool names are [A-Za-z0-9_-]+ (config refuses others).
+		if name == "" || strings.TrimFunc(name, func(r rune) bool {
+			return r == '_' || r == '-' || r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		}) != "" || strings.Contains(desc, "\n") {
+			return
+		}
+		sec := Found([]toolhost.Tool{{Name: name, Description: desc}})
+		got := FoundNames("\n\n" + sec + "\n\n# Next\n\n" + after)
+		if len(got) == 0 || got[0] != name {
+			t.Errorf("FoundNames(Found(%q)) = %q", name, got)
+		}
+	})
 }
