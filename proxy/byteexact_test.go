@@ -29,13 +29,16 @@ func withUsage(rounds []upstreamtest.Round) []upstreamtest.Round {
 	return rounds
 }
 
-// nativeCallRound is a native round calling one tool, its arguments split in
-// two fragments with the spacing and escaping a model writes.
+// nativeCallRound is a native round calling one tool after a few words,
+// its arguments split in two fragments with the spacing and escaping a
+// model writes.
 func nativeCallRound(id, callID, name, args string) upstreamtest.Round {
 	half := len(args) / 2
 	frag := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	return upstreamtest.Round{Events: []string{
-		upstreamtest.Chunk(id, "m", `{"role":"assistant","content":null}`, ""),
+		upstreamtest.Chunk(id, "m", `{"role":"assistant","content":""}`, ""),
+		// Text before the calls, spacing as the model wrote it.
+		upstreamtest.Chunk(id, "m", `{"content":" On it:  \n"}`, ""),
 		upstreamtest.Chunk(id, "m", `{"tool_calls":[{"index":0,"id":"`+callID+`","type":"function","function":{"name":"`+name+`","arguments":`+frag(args[:half])+`}}]}`, ""),
 		upstreamtest.Chunk(id, "m", `{"tool_calls":[{"index":0,"function":{"arguments":`+frag(args[half:])+`}}]}`, ""),
 		upstreamtest.Chunk(id, "m", `{}`, "tool_calls"),
