@@ -38,13 +38,17 @@
 //     the detector reads the content.
 //   - roundbody.go: the request body of each round of a turn with tools
 //     (the client's messages, the taught prompt or the server tools, the
-//     earlier rounds in the tool mode's shape).
+//     earlier rounds in the tool mode's shape), each round's bytes the
+//     last one's followed by new ones; taught.go: tools text mode
+//     teaches after a round's results rather than in a changed prompt;
+//     toolorder.go: native tools in the order earlier rounds sent them.
 //   - startcalls.go: a found call started, refused, or handed to the
 //     client; calls.go: the calls' goroutines and their results.
 //   - nativecalls.go: the native tool calls of a round, server calls
 //     taken out and client calls re-indexed.
 //   - clienttools.go, findtools.go: the client's own tools in text mode;
-//     find_tools when the server tools are many.
+//     find_tools when the server tools are many; findtools_history.go:
+//     the tools earlier turns found, kept where they were taught.
 //   - saveturn.go: the turn's side of history stitching: stitched before
 //     its first round, stored after its last.
 //   - resume.go: calls an earlier response left waiting for the client's

@@ -31,11 +31,23 @@ const (
 type toolSearch struct {
 	tools []toolhost.Tool
 	index *toolsearch.Index
-	// shown holds the names the model may call and is taught: the
-	// request's pinned tools, those called earlier in the conversation,
-	// and those find_tools found.
+	// shown holds the names the model may call: the request's pinned
+	// tools, those called earlier in the conversation, and those
+	// find_tools found, in this turn or an earlier one.
 	shown map[string]bool
-	// offered caches what is taught, rebuilt when shown grows.
+	// initial is what the turn's first round teaches: find_tools, then
+	// the tools shown from the start in the turn's order. It never
+	// changes within the turn: the text-mode prompt is made of it, and
+	// native tools only grow after it.
+	initial []toolhost.Tool
+	// found are the tools find_tools found, in the order it found them:
+	// those the conversation found before (taught in its history), then
+	// this turn's (taught after the results of the round that found
+	// them: see teachNew).
+	found []toolhost.Tool
+	// before counts the found that an earlier turn found.
+	before int
+	// offered caches initial and found, rebuilt when found grows.
 	offered []toolhost.Tool
 	stale   bool
 }
@@ -65,15 +77,27 @@ func (tr *turnRun) startSearch() {
 		// by the upstream; the client wants that one called anyway.
 		ts.shown[n] = true
 	}
+	// Tools an earlier turn found stay taught where they were: in its
+	// history, or at the end of its tools. Moved into this turn's
+	// prompt, they would change the bytes every later round starts with.
+	before := ts.foundBefore(tr.base, tr.known)
 	hidden := 0
+	ts.initial = []toolhost.Tool{findToolsTool(len(t.Tools))}
 	for _, tool := range t.Tools {
-		if !ts.shown[tool.Name] {
+		switch {
+		case !ts.shown[tool.Name] && !before[tool.Name]:
 			hidden++
+		case !before[tool.Name]:
+			ts.initial = append(ts.initial, tool)
 		}
 	}
-	if hidden == 0 {
+	if hidden == 0 && len(before) == 0 {
 		return
 	}
+	for _, tool := range ts.found {
+		ts.shown[tool.Name] = true
+	}
+	ts.before = len(ts.found)
 	docs := make([]toolsearch.Doc, len(t.Tools))
 	for i, tool := range t.Tools {
 		docs[i] = toolsearch.Doc{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters}
@@ -85,23 +109,29 @@ func (tr *turnRun) startSearch() {
 
 // offered are the server tools the model is shown this round: find_tools
 // first (text mode's worked example is a call of the first tool, and a
-// search is what the model should learn to write), then the shown tools in
-// the turn's order. Without a search, every tool.
+// search is what the model should learn to write), then the tools shown
+// from the start in the turn's order, then those found, in the order
+// found. Without a search, every tool.
 func (tr *turnRun) offered() []toolhost.Tool {
 	ts := tr.search
 	if ts == nil {
 		return tr.t.Tools
 	}
 	if ts.stale {
-		out := []toolhost.Tool{findToolsTool(len(ts.tools))}
-		for _, tool := range ts.tools {
-			if ts.shown[tool.Name] {
-				out = append(out, tool)
-			}
-		}
-		ts.offered, ts.stale = out, false
+		ts.offered = append(ts.initial[:len(ts.initial):len(ts.initial)], ts.found...)
+		ts.stale = false
 	}
 	return ts.offered
+}
+
+// prompted are the server tools a turn's text-mode prompt teaches.
+// Tools found later are taught after the results that found them (see
+// teachNew).
+func (tr *turnRun) prompted() []toolhost.Tool {
+	if tr.search == nil {
+		return tr.t.Tools
+	}
+	return tr.search.initial
 }
 
 // findToolsTool is find_tools as the model is taught it. Its text depends
@@ -179,6 +209,7 @@ func (tr *turnRun) findTools(call toolhost.Call) toolhost.Result {
 		out.Tools = append(out.Tools, match{Name: tool.Name, Description: tool.Description, Parameters: params})
 		if !ts.shown[tool.Name] {
 			ts.shown[tool.Name], ts.stale = true, true
+			ts.found = append(ts.found, tool)
 		}
 	}
 	if len(out.Tools) == 0 {

@@ -41,6 +41,7 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	if err := tr.frameHistory(); err != nil {
 		return nil, err
 	}
+	tr.teachNew()
 	// The messages stay as written, apart from the body parsed: a tree
 	// of every message, built again each round, cost hundreds of bytes
 	// per message of a long conversation.
@@ -53,13 +54,14 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		return nil, fmt.Errorf("re-reading the request: %w", err)
 	}
 	tr.upstreamFields(v, a)
-	prompt, quoted := tr.prompt(final)
-	if !final && tr.native && len(tr.t.Tools) > 0 {
-		// Not with none to add: "tools": [] is refused by some servers
-		// (OpenAI's among them) where no tools field is fine.
-		if err := tr.addServerTools(v, a); err != nil {
-			return nil, err
-		}
+	// The last round keeps the prompt and the tools of the rounds before
+	// it, whose bytes it extends, and says in its last message that no
+	// call can run now; only a turn's first round, with no earlier round
+	// to extend, is sent without them.
+	bare := final && len(tr.history) == 0
+	prompt, quoted := tr.prompt(bare)
+	if err := tr.nativeTools(v, a, final, bare); err != nil {
+		return nil, err
 	}
 	sys, first, merged, err := history.PlacePrompt(fp, a, msgs, prompt, quoted)
 	if err != nil {
@@ -71,8 +73,11 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	if merged != nil {
 		add = append(add, merged)
 	}
+	if final && len(tr.history) > 0 {
+		tr.noted = len(tr.history) // the stored turn keeps the note in place
+	}
 	for i, rec := range tr.history {
-		add = append(add, tr.messages(rec, final && i == len(tr.history)-1)...)
+		add = append(add, tr.messages(rec, i+1 == tr.noted)...)
 	}
 	var added []*fastjson.Value
 	enc := []byte(nil)
@@ -93,6 +98,25 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 	// Sized for the request and what was added, so the body is written
 	// in one allocation rather than grown.
 	return history.Join(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
+}
+
+// nativeTools adds the server tools to a native round's tools, unless
+// the round is bare (see body); a last round whose tools are all the
+// server's says with tool_choice that none can run.
+func (tr *turnRun) nativeTools(v *fastjson.Value, a *fastjson.Arena, final, bare bool) error {
+	if bare || !tr.native || len(tr.t.Tools) == 0 {
+		// Not with none to add: "tools": [] is refused by some servers
+		// (OpenAI's among them) where no tools field is fine.
+		return nil
+	}
+	if err := tr.addServerTools(v, a); err != nil {
+		return err
+	}
+	if final && len(tr.clientTools) == 0 {
+		// The model is told by the API as well as by the note.
+		v.Set("tool_choice", a.NewString("none"))
+	}
+	return nil
 }
 
 // frameHistory puts the client's tool calls and results in the text
@@ -132,9 +156,10 @@ func (tr *turnRun) upstreamFields(v *fastjson.Value, a *fastjson.Arena) {
 
 // prompt is the system prompt toolstream adds to a round, and its JSON
 // string: the taught tools in text mode, and why the server tools cannot
-// run when none can. The last round (final) teaches nothing.
-func (tr *turnRun) prompt(final bool) (prompt, quoted string) {
-	if final {
+// run when none can. A bare round (a last round that is the first)
+// teaches nothing.
+func (tr *turnRun) prompt(bare bool) (prompt, quoted string) {
+	if bare {
 		return "", ""
 	}
 	if !tr.native {
@@ -180,16 +205,22 @@ func unavailableNote(down []Unavailable) string {
 	return b.String()
 }
 
-// taught are the tools text mode teaches: the server tools shown, then the
-// client's own. One prompt for both, in one syntax: a model taught two
-// would mix them.
+// taught are the tools text mode's prompt teaches: the server tools
+// shown, then the client's own. One prompt for both, in one syntax: a
+// model taught two would mix them. The set is the turn's first round's,
+// every round: a tool shown later is taught after the history instead
+// (teachNew), so the prompt's bytes, which every later round starts
+// with, do not change.
 func (tr *turnRun) taught() []toolhost.Tool {
-	tools := tr.offered()
-	defs := tr.clientToolDefs()
-	if len(defs) == 0 {
-		return tools
+	if tr.prompt0 == nil {
+		tools := tr.prompted()
+		defs := tr.clientToolDefs()
+		tr.prompt0 = append(tools[:len(tools):len(tools)], defs...)
+		if tr.prompt0 == nil {
+			tr.prompt0 = noTools
+		}
 	}
-	return append(tools[:len(tools):len(tools)], defs...)
+	return tr.prompt0
 }
 
 func joinSections(a, b string) string {
@@ -201,12 +232,16 @@ func joinSections(a, b string) string {
 
 // messages renders a finished round for the upstream. Text mode: the
 // model's text as written, then one result_role message with every result
-// (docs/tool-calls.md); lastNote adds that no tools are left. Native mode: the
-// assistant message with its tool_calls, then one role "tool" message per
-// result (docs/tool-calls.md).
+// (docs/tool-calls.md) and the tools taught since; lastNote adds that no
+// tools are left. Native mode: the assistant message with its tool_calls,
+// then one role "tool" message per result (docs/tool-calls.md), and
+// lastNote's in a user message.
 func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 	if !rec.native {
 		fb := textmode.Feedback(tr.t.Format, rec.results)
+		if len(rec.found) > 0 {
+			fb += "\n\n" + textmode.Found(rec.found)
+		}
 		if lastNote {
 			fb += "\n\n" + lastRoundNote
 		}
@@ -223,6 +258,9 @@ func (tr *turnRun) messages(rec roundRecord, lastNote bool) []any {
 	out := []any{am}
 	for _, r := range rec.results {
 		out = append(out, history.Message{Role: "tool", ToolCallID: r.CallID, Content: toolContent(r)})
+	}
+	if lastNote {
+		out = append(out, history.Message{Role: "user", Content: lastRoundNote})
 	}
 	return out
 }
@@ -261,15 +299,11 @@ func (tr *turnRun) addServerTools(v *fastjson.Value, a *fastjson.Arena) error {
 	if err != nil {
 		return err
 	}
+	client := v.GetArray("tools")
+	all := append(client[:len(client):len(client)], tv.GetArray()...)
 	out := a.NewArray()
-	n := 0
-	for _, t := range v.GetArray("tools") {
-		out.SetArrayItem(n, t)
-		n++
-	}
-	for _, t := range tv.GetArray() {
-		out.SetArrayItem(n, t)
-		n++
+	for i, t := range tr.inSentOrder(all) {
+		out.SetArrayItem(i, t)
 	}
 	// The tree is marshalled before p is used again or dropped.
 	v.Set("tools", chunk.RawValue(a, string(out.MarshalTo(nil))))

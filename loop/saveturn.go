@@ -38,8 +38,10 @@ func (tr *turnRun) save(ctx context.Context, last *roundOutcome) {
 		return
 	}
 	var msgs []any
-	for _, rec := range tr.history {
-		msgs = append(msgs, tr.messages(rec, false)...)
+	for i, rec := range tr.history {
+		// As the last round's request had them, note included: the next
+		// turn's request extends it.
+		msgs = append(msgs, tr.messages(rec, i+1 == tr.noted)...)
 	}
 	msgs = append(msgs, tr.lastMessages(last)...)
 	// CreatedAt is left to the store's clock: the record's expiry counts

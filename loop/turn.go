@@ -225,6 +225,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn, out Out) (Report, error) {
 	rep.ID, rep.TurnID = s.id, tr.id
 	rep.Calls = tr.summaries()
 	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = tr.usage.in, tr.usage.out, tr.usage.known
+	rep.CachedTokens = tr.usage.cached
 	endTurnSpan(span, rep, tr.usage, err)
 	return rep, err
 }

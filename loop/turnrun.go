@@ -37,6 +37,17 @@ type turnRun struct {
 	// mode teaches beside the server tools.
 	clientTools map[string]bool
 	clientDefs  []toolhost.Tool
+	// prompt0 is what the text-mode prompt teaches, the first round's
+	// tools (see taught); taughtNames are the tools taught so far, in
+	// the prompt or after a round's results (see teachNew).
+	prompt0     []toolhost.Tool
+	taughtNames map[string]bool
+	// sentTools names a native round's tools in the order the last
+	// round sent them (see inSentOrder).
+	sentTools []string
+	// noted is the round (from 1) whose last message said no tools are
+	// left, in the last round's request; 0 when none did.
+	noted int
 	// framed says base's tool traffic is in the text format's frames
 	// (see history.TextFrames); a fallback upstream reads base afresh.
 	framed bool
@@ -94,6 +105,11 @@ type roundRecord struct {
 	calls   []roundCall
 	// results are the round's server results in call order.
 	results []toolhost.Result
+	// found are the tools taught after the round's results (text mode):
+	// found by its find_tools calls, or a client tool shown since the
+	// turn began (see teachNew).
+	found        []toolhost.Tool
+	teachChecked bool
 }
 
 func newTurnRun(r *Runner, t *Turn, s *stream) *turnRun {

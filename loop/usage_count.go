@@ -2,20 +2,23 @@ package loop
 
 import "github.com/valyala/fastjson"
 
-// tokenCount is a usage object's token counts.
+// tokenCount is a usage object's token counts; cached is the part of in
+// the upstream's prompt cache served (prompt_tokens_details.cached_tokens).
 type tokenCount struct {
-	in, out int
-	known   bool
+	in, out, cached int
+	known           bool
 }
 
 // tokensOf reads the token counts of a usage object.
 func tokensOf(u *fastjson.Value) tokenCount {
-	return tokenCount{in: u.GetInt("prompt_tokens"), out: u.GetInt("completion_tokens"), known: true}
+	return tokenCount{in: u.GetInt("prompt_tokens"), out: u.GetInt("completion_tokens"),
+		cached: u.GetInt("prompt_tokens_details", "cached_tokens"), known: true}
 }
 
 func (u *tokenCount) add(o tokenCount) {
 	u.in += o.in
 	u.out += o.out
+	u.cached += o.cached
 	u.known = u.known || o.known
 }
 

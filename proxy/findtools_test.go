@@ -260,14 +260,33 @@ func TestFindToolsEveryTextFormat(t *testing.T) {
 			if sys := systemPrompt(t, reqs[0].Body); !strings.Contains(sys, "find_tools") || strings.Contains(sys, "send_invoice") {
 				t.Errorf("round 1's prompt should teach find_tools and not send_invoice:\n%s", sys)
 			}
-			if sys := systemPrompt(t, reqs[1].Body); !strings.Contains(sys, "send_invoice") {
-				t.Errorf("round 2's prompt does not teach send_invoice:\n%s", sys)
+			// The prompt stays as it was (the upstream's prompt cache keeps
+			// it); the tool found is taught after the results.
+			if sys := systemPrompt(t, reqs[1].Body); sys != systemPrompt(t, reqs[0].Body) {
+				t.Errorf("round 2's prompt changed:\n%s", sys)
+			}
+			if last := lastContent(t, reqs[1].Body); !strings.Contains(last, "# Tools found") || !strings.Contains(last, "## send_invoice") {
+				t.Errorf("round 2's results do not teach send_invoice:\n%s", last)
 			}
 			if hooks := e.hooks.received(); len(hooks) != 1 || hooks[0].Tool != "send_invoice" || hooks[0].Body["arguments"] == nil {
 				t.Errorf("webhooks called: %+v, want send_invoice once", hooks)
 			}
 		})
 	}
+}
+
+// lastContent is the last message's text in a request body.
+func lastContent(t *testing.T, body []byte) string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+		t.Fatalf("no messages in %s", body)
+	}
+	return req.Messages[len(req.Messages)-1].Content
 }
 
 // systemPrompt is the first message's text in a request body.
@@ -289,8 +308,10 @@ func systemPrompt(t *testing.T, body []byte) string {
 }
 
 // TestFindToolsStitchedHistory: a tool found and called in one turn is
-// shown from round 1 of the next, whose client sent back only the text it
-// saw: the stitched history holds the call, in text and in native mode.
+// callable from round 1 of the next, whose client sent back only the text
+// it saw, and stays taught where it was: the stitched history holds the
+// call and, in text mode, the section that taught it (the prompt does not
+// change); native tools list it after the others, as before.
 func TestFindToolsStitchedHistory(t *testing.T) {
 	for _, mode := range []string{"text", "native"} {
 		t.Run(mode, func(t *testing.T) {
@@ -317,10 +338,10 @@ func TestFindToolsStitchedHistory(t *testing.T) {
 			}
 			if mode == "text" {
 				sys := systemPrompt(t, reqs[3].Body)
-				mustContain(t, "the next turn's round-1 prompt", sys, "## find_tools", "## send_invoice")
-				if strings.Contains(sys, "## metric_001") {
-					t.Error("the next turn teaches a tool never called")
+				if sys != systemPrompt(t, reqs[0].Body) {
+					t.Errorf("the next turn's prompt changed:\n%s", sys)
 				}
+				mustContain(t, "the next turn's round 1", string(reqs[3].Body), `# Tools found`, `## send_invoice`)
 			} else if got := toolNames(t, reqs[3].Body); strings.Join(got, ",") != "find_tools,send_invoice" {
 				t.Errorf("the next turn's round-1 tools = %q, want find_tools,send_invoice", got)
 			}

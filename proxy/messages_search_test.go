@@ -48,6 +48,7 @@ func TestMessagesToolSearchText(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d upstream requests, want 2", len(reqs))
 	}
+	first := ""
 	for i, tc := range []struct{ taught, not []string }{
 		{[]string{"get_location", "tool_search_tool_bm25"}, []string{"send_email", "get_weather"}},
 		{[]string{"get_location", "tool_search_tool_bm25", "send_email"}, []string{"get_weather"}},
@@ -62,9 +63,19 @@ func TestMessagesToolSearchText(t *testing.T) {
 		if req.Tools != nil {
 			t.Errorf("round %d sent tools in text mode: %s", i+1, req.Tools)
 		}
+		// A tool found is taught after the results that found it: the
+		// prompt does not change within a turn.
 		sys := req.Messages[0].Content
+		if i > 0 && sys != first {
+			t.Errorf("round %d's prompt changed:\n%s", i+1, sys)
+		}
+		first = sys
+		all := string(reqs[i].Body)
+		if i > 0 && !strings.Contains(all, `# Tools found`) {
+			t.Errorf("round %d teaches no tool found after the results", i+1)
+		}
 		for _, n := range tc.taught {
-			if !strings.Contains(sys, `"`+n+`"`) && !strings.Contains(sys, n) {
+			if !strings.Contains(all, n) {
 				t.Errorf("round %d does not teach %s", i+1, n)
 			}
 		}

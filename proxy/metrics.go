@@ -23,6 +23,7 @@ const (
 const (
 	tokensPrompt     = "prompt"
 	tokensCompletion = "completion"
+	tokensCached     = "cached"
 )
 
 // unknownTool labels calls of a tool the proxy does not have: the model
@@ -73,7 +74,7 @@ func newMetrics(opts Options, upstreams func() []*upstream.Client) *metrics {
 		}, []string{"tool", "status"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolstream_tokens_total",
-			Help: `Tokens the upstreams reported for turns' rounds, by upstream, client key (empty without auth.keys) and kind (prompt, completion); counted whether or not the client asked for usage.`,
+			Help: `Tokens the upstreams reported for turns' rounds, by upstream, client key (empty without auth.keys) and kind (prompt, completion, and cached: the part of prompt the upstream's prompt cache served); counted whether or not the client asked for usage.`,
 		}, []string{"upstream", "key", "kind"}),
 		ttfb: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolstream_upstream_ttfb_seconds",
@@ -142,6 +143,9 @@ func (m *metrics) turnDone(upstream, key, status string, rep loop.Report, known 
 		}
 		m.tokens.WithLabelValues(served, key, tokensPrompt).Add(float64(rep.PromptTokens))
 		m.tokens.WithLabelValues(served, key, tokensCompletion).Add(float64(rep.CompletionTokens))
+		// Part of prompt, not more of it: the prompt tokens the
+		// upstream's prefix cache served.
+		m.tokens.WithLabelValues(served, key, tokensCached).Add(float64(rep.CachedTokens))
 	}
 	for _, c := range rep.Calls {
 		if c.Client {

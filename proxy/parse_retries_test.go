@@ -12,8 +12,9 @@ import (
 // TestParseRetriesRounds counts upstream rounds for a model that writes the
 // same malformed block whatever it is told (docs/tool-calls.md): round 1, then
 // parse_retries rounds that feed the PARSE_ERROR back with the tools still
-// taught, then one last round without tools so the user gets an answer —
-// parse_retries + 2 rounds in all, never more.
+// taught, then one last round that says no tools are left so the user gets
+// an answer — parse_retries + 2 rounds in all, never more. The last round
+// keeps the prompt: it extends the round before byte for byte.
 func TestParseRetriesRounds(t *testing.T) {
 	malformed := textRound("c", "Adding. ", call("create_task", `5`))
 	for _, retries := range []int{0, 1, 2} {
@@ -35,10 +36,13 @@ func TestParseRetriesRounds(t *testing.T) {
 			}
 			for i, r := range reqs {
 				last := i == len(reqs)-1
-				// Text mode teaches the tools in a system message; the
-				// last round is sent without it.
-				if taught := strings.Contains(string(r.Body), `"role":"system"`); taught == last {
-					t.Errorf("round %d: tools taught = %v, want %v", i+1, taught, !last)
+				// Text mode teaches the tools in a system message, the
+				// last round too; only the last says no call can run.
+				if taught := strings.Contains(string(r.Body), `"role":"system"`); !taught {
+					t.Errorf("round %d: tools not taught", i+1)
+				}
+				if noted := strings.Contains(string(r.Body), "You cannot call tools any more"); noted != last {
+					t.Errorf("round %d: told no tools are left = %v, want %v", i+1, noted, last)
 				}
 				if told := strings.Contains(string(r.Body), "PARSE_ERROR"); told != (i > 0) {
 					t.Errorf("round %d: PARSE_ERROR fed back = %v, want %v", i+1, told, i > 0)

@@ -70,7 +70,7 @@ func (s *Server) relayJSONFrom(c echo.Context, up *upstream.Client, req *loop.Re
 		// An alias: the client reads back the name it asked for.
 		answer = loop.RenameAnswer(answer, req.Model)
 	}
-	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = chunk.AnswerUsage(answer)
+	rep.PromptTokens, rep.CompletionTokens, rep.CachedTokens, rep.UsageKnown = chunk.AnswerUsage(answer)
 	h := c.Response().Header()
 	h.Set("Content-Type", resp.Header.Get("Content-Type"))
 	c.Response().WriteHeader(resp.StatusCode)

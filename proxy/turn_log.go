@@ -59,7 +59,7 @@ func (s *Server) logTurn(c echo.Context, req *loop.Request, up *upstream.Client,
 	)
 	attrs = append(attrs, callCounts(rep.Calls)...)
 	if rep.UsageKnown {
-		attrs = append(attrs, slog.Int("prompt_tokens", rep.PromptTokens), slog.Int("completion_tokens", rep.CompletionTokens))
+		attrs = append(attrs, slog.Int("prompt_tokens", rep.PromptTokens), slog.Int("cached_tokens", rep.CachedTokens), slog.Int("completion_tokens", rep.CompletionTokens))
 	} else {
 		attrs = append(attrs, slog.String("usage", "unknown"))
 	}

@@ -36,6 +36,10 @@ type compareOptions struct {
 	NoPin       bool
 	Burst       bool // c=256: open every connection at once
 	Timeout     time.Duration
+	// The prefix scenario (prefixcache.go): turns per mode, and the
+	// prefill time of an uncached prompt byte.
+	PrefixTurns      int
+	PrefillNsPerByte int64
 }
 
 // Scenarios of compare.
@@ -129,8 +133,8 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 			// by a tenth).
 			for i := range o.Targets {
 				name := o.Targets[(i+rep)%len(o.Targets)]
-				if scen == scenIdle && targetKind(name) == targetCall {
-					continue // held before any call: the same as ts-text
+				if scen == scenPrefix || scen == scenIdle && targetKind(name) == targetCall {
+					continue // held before any call: the same as ts-text; prefix: runPrefix
 				}
 				fmt.Fprintf(logw, "repeat %d/%d · %s · %s", rep+1, o.Repeats, scen, name)
 				f, err := measureScenario(ctx, env, up, o, name, scen)
@@ -151,6 +155,11 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 				}
 				cmp.results[name][scen] = append(cmp.results[name][scen], f)
 			}
+		}
+	}
+	if slices.Contains(o.Scenarios, scenPrefix) {
+		if err := cmp.runPrefix(ctx, env, o, logw); err != nil {
+			return nil, err
 		}
 	}
 	return cmp, nil

@@ -17,6 +17,7 @@ type comparison struct {
 	nginxVersion string
 	pinned       bool
 	results      map[string]map[string][]figures
+	prefix       map[string][]prefixFigures // by target: the prefix scenario
 }
 
 // median of one figure over the repeats of (target, scenario); ok is
@@ -91,6 +92,8 @@ func (c *comparison) print(w io.Writer) {
 			scens = append(scens, fmt.Sprintf("c=256 %d streams paced 10ms, %s", 256*o.C256PerConn, starts))
 		case scenIdle:
 			scens = append(scens, fmt.Sprintf("idle %d open streams", o.Idle))
+		case scenPrefix:
+			scens = append(scens, "prefix cache (below)")
 		}
 	}
 	fmt.Fprintf(w, "scenarios: %s\n\n", strings.Join(scens, "; "))
@@ -122,6 +125,7 @@ func (c *comparison) print(w io.Writer) {
 		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
 	}
 	fmt.Fprintln(w)
+	c.printPrefix(w)
 	c.ratios(w)
 	for _, t := range o.Targets {
 		for _, scen := range o.Scenarios {

@@ -24,7 +24,11 @@
 // protocol's end ([DONE], response.completed, message_stop). CPU time and
 // resident memory are the target processes' own, from /proc. Every
 // scenario gets a fresh process and is repeated; the report is the
-// medians and their ratios.
+// medians and their ratios. The prefix scenario runs the ts-call targets
+// against an upstream with a prompt cache, which charges prefill time for
+// every byte of a request after the longest prefix an earlier request
+// shared (prefixcache.go): a conversation of tool turns of three rounds,
+// in text mode and native, and each round's time to first token.
 package main
 
 import (
@@ -87,7 +91,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o compareOptions
 	targets := fs.String("targets", strings.Join(allTargets, ","), "what to put between the clients and the upstream; a toolstream target with @base (ts-pass@base) runs the -base-bin binary, ts-call@pg@base on PostgreSQL")
-	scenarios := fs.String("scenarios", strings.Join([]string{scenC1, scenC64, scenC256, scenIdle}, ","), "which loads to run")
+	scenarios := fs.String("scenarios", strings.Join([]string{scenC1, scenC64, scenC256, scenIdle, scenPrefix}, ","), "which loads to run")
 	fs.IntVar(&o.Repeats, "repeats", 3, "runs of each scenario; the report shows medians")
 	fs.IntVar(&o.Chunks, "chunks", 64, "content chunks per stream")
 	fs.IntVar(&o.ChunkBytes, "chunk-bytes", 16, "bytes of content per chunk")
@@ -101,6 +105,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Nginx, "nginx", "", "nginx binary, for the nginx target")
 	fs.StringVar(&o.PGDSN, "pg-dsn", "", "a PostgreSQL database on this machine, which the @pg targets (ts-call@pg) store in; their CPU counts the database server's too")
 	fs.BoolVar(&o.Burst, "burst", false, "c=256: open all 256 connections in the same instant instead of spreading their starts over one stream's length")
+	fs.IntVar(&o.PrefixTurns, "prefix-turns", 5, "prefix scenario: tool turns per mode, one after another")
+	fs.Int64Var(&o.PrefillNsPerByte, "prefill-ns-per-byte", 50000, "prefix scenario: prefill time of a prompt byte the upstream's cache does not hold, in ns (50µs: a 7B model at about 5,000 tokens/s)")
 	fs.BoolVar(&o.NoPin, "no-pin", false, "do not pin the target to one CPU and the load to another")
 	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "bound on the whole run")
 	if err := fs.Parse(args); err != nil {
@@ -115,7 +121,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, s := range o.Scenarios {
-		if !slices.Contains([]string{scenC1, scenC64, scenC256, scenIdle}, s) {
+		if !slices.Contains([]string{scenC1, scenC64, scenC256, scenIdle, scenPrefix}, s) {
 			fmt.Fprintf(stderr, "unknown scenario %q\n", s)
 			return 2
 		}

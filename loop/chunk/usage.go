@@ -31,8 +31,34 @@ func SumUsage(usages []string) string {
 	if err != nil {
 		return usages[len(usages)-1]
 	}
+	for _, u := range parsed {
+		addMissing(tmpl, u)
+	}
 	sumInto(&a, tmpl, parsed, nil)
 	return string(tmpl.MarshalTo(nil))
+}
+
+// addMissing gives v the fields of o it lacks, at any depth: a round
+// whose usage left out prompt_tokens_details (0 cached tokens, for some
+// servers) must not drop the earlier rounds' cached tokens from the sum.
+// The values are o's own, which lives as long as v here.
+func addMissing(v, o *fastjson.Value) {
+	vo, err := v.Object()
+	if err != nil {
+		return
+	}
+	oo, err := o.Object()
+	if err != nil {
+		return
+	}
+	oo.Visit(func(k []byte, child *fastjson.Value) {
+		switch have := vo.Get(string(k)); {
+		case have == nil:
+			vo.Set(string(k), child)
+		case have.Type() == fastjson.TypeObject && child.Type() == fastjson.TypeObject:
+			addMissing(have, child)
+		}
+	})
 }
 
 // sumInto replaces every number under v (at path) by the sum of the
@@ -74,18 +100,19 @@ func sumInto(a *fastjson.Arena, v *fastjson.Value, all []*fastjson.Value, path [
 }
 
 // AnswerUsage reads the usage of a whole chat.completion (a non-streaming
-// answer relayed as it came): its prompt and completion tokens, and
-// whether it has a usage object at all.
-func AnswerUsage(body []byte) (prompt, completion int, ok bool) {
+// answer relayed as it came): its prompt and completion tokens, the
+// prompt tokens the upstream's cache served, and whether it has a usage
+// object at all.
+func AnswerUsage(body []byte) (prompt, completion, cached int, ok bool) {
 	p := parserPool.Get()
 	defer parserPool.Put(p)
 	v, err := p.ParseBytes(body)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	u := v.Get("usage")
 	if u == nil || u.Type() != fastjson.TypeObject {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return u.GetInt("prompt_tokens"), u.GetInt("completion_tokens"), true
+	return u.GetInt("prompt_tokens"), u.GetInt("completion_tokens"), u.GetInt("prompt_tokens_details", "cached_tokens"), true
 }

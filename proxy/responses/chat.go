@@ -25,6 +25,10 @@ type entry struct {
 	msg     *chatMessage    // built from the input
 	raw     json.RawMessage // given by the caller (stored or restored)
 	restore *Restored
+	// ids are the output items of an earlier response the entry was
+	// read from, in order: an assistant message item and the
+	// function_call items that joined it (see Request.Resend).
+	ids []string
 	// json is msg encoded, once: Chat is built again when a stored
 	// conversation is prepended or items are restored, and a stored
 	// response keeps the conversation too.

@@ -59,6 +59,7 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 		}
 		r.entries = append(r.entries, entry{msg: m})
 		if m.Role == "assistant" {
+			r.itemID(it)
 			return m, nil
 		}
 		return nil, nil
@@ -71,6 +72,7 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 			open = &chatMessage{Role: "assistant"}
 			r.entries = append(r.entries, entry{msg: open})
 		}
+		r.itemID(it) // open is the last entry
 		if open.Content == "" {
 			open.Content = nil
 		}
@@ -114,6 +116,15 @@ func (r *Request) readItem(raw json.RawMessage, param string, open *chatMessage)
 	// and types newer than this proxy: left out, and logged.
 	r.leaveOut("item " + typ)
 	return open, nil
+}
+
+// itemID notes the id of an output item sent back on the last entry, the
+// one it was read into (see Request.Resend). An item without one is
+// noted as "", which no stored output matches.
+func (r *Request) itemID(it object) {
+	id, _ := readString(it["id"], "id")
+	e := &r.entries[len(r.entries)-1]
+	e.ids = append(e.ids, id)
 }
 
 // itemType is an item's "type"; an item with a role and no type is a

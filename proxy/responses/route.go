@@ -107,6 +107,9 @@ func (p *Protocol) continueStored(ctx context.Context, keyID string, r *Request)
 			return err
 		}
 	}
+	if err := r.Resend(func(id string) (Sent, bool, error) { return p.sent(ctx, keyID, id) }); err != nil {
+		return err
+	}
 	if len(r.Restored) > 0 {
 		if err := r.Restore(func(it Restored) ([]json.RawMessage, error) { return p.restore(ctx, keyID, r, it, resumed) }); err != nil {
 			return err
@@ -132,6 +135,17 @@ func (p *Protocol) continueParked(ctx context.Context, r *Request, rec store.Res
 		msgs = append(msgs, slot)
 	}
 	return msgs, nil
+}
+
+// sent is the output of the stored response that answered with item id,
+// as Request.Resend puts it back; false for one stored before responses
+// kept their rounds apart (Output).
+func (p *Protocol) sent(ctx context.Context, keyID, id string) (Sent, bool, error) {
+	rec, ok, err := p.responseByItem(ctx, keyID, id)
+	if err != nil || !ok || rec.Output <= 0 || rec.Output > len(rec.Messages) {
+		return Sent{}, false, err
+	}
+	return Sent{IDs: SentIDs(rec.Response), Messages: rec.Messages[len(rec.Messages)-rec.Output:]}, true, nil
 }
 
 // restore is what an item sent back stands for, from the stored response
@@ -232,7 +246,7 @@ func (a *answer) Start(t *loop.Turn, w exchange.Writer) loop.Out {
 	if a.r.Store && a.p.Store != nil {
 		opts.Keep = func(f Finished) {
 			a.p.keep(a.ctx, store.ResponseRecord{ID: opts.ID, KeyID: a.keyID, Response: f.Response,
-				Messages: append(a.enc.fillResumed(a.conversation), f.Messages...), Items: f.Items})
+				Messages: append(a.enc.fillResumed(a.conversation), f.Messages...), Output: len(f.Messages), Items: f.Items})
 		}
 	}
 	if w != nil {

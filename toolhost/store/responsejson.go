@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,10 @@ func appendResponseRecord(dst []byte, rec *ResponseRecord) ([]byte, error) {
 	dst = appendRaw(dst, rec.Response)
 	dst = append(dst, `,"messages":`...)
 	dst = appendRaws(dst, rec.Messages)
+	if rec.Output > 0 {
+		dst = append(dst, `,"output":`...)
+		dst = strconv.AppendInt(dst, int64(rec.Output), 10)
+	}
 	if len(rec.Items) > 0 {
 		dst = append(dst, `,"items":{`...)
 		item := func(id string) {

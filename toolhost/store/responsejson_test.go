@@ -15,7 +15,7 @@ func TestResponseRecordJSON(t *testing.T) {
 	created := time.Date(2026, 11, 26, 18, 0, 0, 123456789, time.FixedZone("x", 3600))
 	for _, rec := range []ResponseRecord{
 		{ID: "resp_1", CreatedAt: created},
-		{ID: "resp_1", KeyID: "k\"ey", Response: json.RawMessage(`{"id":"resp_1","output":[]}`), Messages: []json.RawMessage{msg, msg},
+		{ID: "resp_1", KeyID: "k\"ey", Response: json.RawMessage(`{"id":"resp_1","output":[]}`), Messages: []json.RawMessage{msg, msg}, Output: 1,
 			Items: map[string][]json.RawMessage{"msg_2": {msg}, "mcp_1": {msg, msg}, "rs_1": {}, "msg_1": nil}, CreatedAt: created},
 	} {
 		got, err := MarshalResponseRecord(&rec)

@@ -23,6 +23,10 @@ type ResponseRecord struct {
 	// as the chat messages an upstream reads (compact JSON): the input's,
 	// then the model's rounds with their tool calls and results.
 	Messages []json.RawMessage `json:"messages"`
+	// Output counts the last of Messages that are this response's own
+	// rounds, as the upstream read them: a client that sends the whole
+	// output back as input gets them in its place, byte for byte.
+	Output int `json:"output,omitempty"`
 	// Items are the chat messages that stand for each output item, by
 	// item id: a client that sends an item back as input (an mcp_call) or
 	// names it (an item_reference) gets them in its place. Each id also
