@@ -94,7 +94,7 @@ func (w *approvalWait) ApprovalRequested(call toolhost.Call, a store.Action) {
 	if tok := w.req.Params.GetProgressToken(); tok != nil {
 		w.wg.Go(func() { w.progress(ctx, tok, msg) })
 	}
-	if w.sc.h.opts.Approvals != nil && a.Approval != toolhost.ApprovalAdmin && canElicit(w.req.Session) {
+	if w.sc.h.opts.Approvals != nil && a.Approval != toolhost.ApprovalAdmin && canElicit(w.req) {
 		w.wg.Go(func() { w.elicit(ctx, call, a) })
 	}
 }
@@ -123,9 +123,17 @@ func (w *approvalWait) progress(ctx context.Context, tok any, msg string) {
 	}
 }
 
-func canElicit(ss *mcp.ServerSession) bool {
-	p := ss.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+// canElicit tells whether the client of a session declared the
+// elicitation capability. A stateless client is not asked: its revision
+// lets a server ask only by answering the call with input_required and
+// having it sent again, which a call held for minutes does not fit; it
+// waits with progress until /v1/actions decides.
+func canElicit(req *mcp.CallToolRequest) bool {
+	if !sessionsOf(req) {
+		return false
+	}
+	c := req.ClientCapabilities()
+	return c != nil && c.Elicitation != nil
 }
 
 // elicit asks the client to approve the call. Accept approves; decline
