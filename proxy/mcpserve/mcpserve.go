@@ -80,6 +80,8 @@ type Options struct {
 // whenever the tool host's set changes and [Handler.Close] at shutdown.
 type Handler struct {
 	opts Options
+	// sdkLog is opts.Logger as the SDK gets it (sdklog.go).
+	sdkLog *slog.Logger
 	// sdk keeps sessions (2025-11-25 and older); stateless answers the
 	// revisions without them. Both serve the same servers.
 	sdk, stateless *mcp.StreamableHTTPHandler
@@ -110,7 +112,8 @@ func New(opts Options) *Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	h := &Handler{opts: opts, scopes: map[string]*scope{}, sessions: newSessions(opts.MaxSessions, opts.MaxSessionsPerKey)}
+	h := &Handler{opts: opts, sdkLog: slog.New(sdkLog{opts.Logger.Handler()}),
+		scopes: map[string]*scope{}, sessions: newSessions(opts.MaxSessions, opts.MaxSessionsPerKey)}
 	server := func(r *http.Request) *mcp.Server {
 		sc, _ := r.Context().Value(scopeKey{}).(*scope)
 		if sc == nil {
@@ -118,11 +121,11 @@ func New(opts Options) *Handler {
 		}
 		return sc.server
 	}
-	h.sdk = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: opts.SessionTimeout})
+	h.sdk = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Logger: h.sdkLog, SessionTimeout: opts.SessionTimeout})
 	// A stateless request's response stream is the request: a client
 	// that closes it has cancelled the call, so the call's context ends
 	// with the HTTP request's.
-	h.stateless = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Logger: opts.Logger,
+	h.stateless = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Logger: h.sdkLog,
 		Stateless: true, PropagateRequestCancellation: true})
 	return h
 }
@@ -242,7 +245,7 @@ func (h *Handler) scopeOf(k *keys.Key) *scope {
 	if sc == nil {
 		sc = &scope{h: h, name: name, tools: map[string]string{}}
 		sc.server = mcp.NewServer(&mcp.Implementation{Name: "toolstream", Version: h.opts.Version}, &mcp.ServerOptions{
-			Logger:       h.opts.Logger,
+			Logger:       h.sdkLog,
 			SetCacheable: setCacheable,
 			// Clients are told of list changes even while the key may
 			// use no tool yet: a registration may give it one.
