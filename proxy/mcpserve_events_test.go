@@ -104,12 +104,20 @@ func TestMCPServeListChanged(t *testing.T) {
 }
 
 // TestMCPServeElicitation: a client that can answer elicitations is asked
-// to approve a held call itself; a decline denies it, on record as the
-// key's decision.
+// to approve a held call itself — in a session by an elicitation request
+// of the server's, stateless in the call's input_required result, which
+// the SDK's client answers and retries — and a decline denies it, on
+// record as the key's decision.
 func TestMCPServeElicitation(t *testing.T) {
+	for _, pv := range protocols {
+		t.Run("protocol="+pv, func(t *testing.T) { mcpElicitation(t, pv) })
+	}
+}
+
+func mcpElicitation(t *testing.T, pv string) {
 	e, db := newKeysEnv(t, mcpConfig(), nil, nil)
 	asked := make(chan string, 1)
-	cs := mcpConnect(t, e, appKey, "2025-11-25", &mcp.ClientOptions{
+	cs := mcpConnect(t, e, appKey, pv, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked <- r.Params.Message
 			return &mcp.ElicitResult{Action: "decline"}, nil

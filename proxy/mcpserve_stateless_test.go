@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -40,7 +38,11 @@ type rpcAnswer struct {
 func statelessPost(t *testing.T, e *env, key, body string, headers ...string) (*http.Response, rpcAnswer) {
 	t.Helper()
 	h := append([]string{"Authorization: Bearer " + key, "Accept: application/json, text/event-stream"}, headers...)
-	resp := e.do(t, http.MethodPost, "/mcp", body, h...)
+	// Every request here is answered at once: one that is held fails
+	// the test rather than hang it.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	resp := e.doCtx(t, ctx, http.MethodPost, "/mcp", body, h...)
 	raw := readAll(t, resp)
 	var a rpcAnswer
 	for sc := bufio.NewScanner(strings.NewReader(raw)); sc.Scan(); {
@@ -131,55 +133,79 @@ func TestMCPServeStatelessWire(t *testing.T) {
 	}
 }
 
-// TestMCPServeStatelessApproval: a stateless client that declares the
-// elicitation capability is not asked (its revision has the server send
-// no requests of its own); the held call waits with progress until
-// /v1/actions decides, as for any client.
-func TestMCPServeStatelessApproval(t *testing.T) {
+// TestMCPServeStatelessAsk: a held call of a stateless client that
+// declares the elicitation capability is answered input_required, as the
+// revision's multi round-trip requests have it: the approval question,
+// and a requestState. The retry carries the answer; one with other
+// arguments, or from another key, is refused and runs nothing; the right
+// one approves the action on the key's behalf and runs the call, on
+// record once.
+func TestMCPServeStatelessAsk(t *testing.T) {
 	e, db := newKeysEnv(t, mcpConfig(), nil, nil)
-	progress := make(chan struct{}, 10)
-	cs := mcpConnect(t, e, appKey, "2026-07-28", &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			t.Error("a stateless client was sent an elicitation")
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
-			select {
-			case progress <- struct{}{}:
-			default:
-			}
-		},
-	})
-	done := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		p := &mcp.CallToolParams{Name: "approve_task", Arguments: map[string]any{"id": "7"}}
-		p.SetProgressToken("tok")
-		res, err := cs.CallTool(t.Context(), p)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
-	select {
-	case <-progress:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no progress while the call waits")
+	withElicitation := strings.Replace(statelessMeta, `clientCapabilities":{}`, `clientCapabilities":{"elicitation":{}}`, 1)
+	headers := []string{"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: approve_task"}
+	call := func(key, args, retry string) (*http.Response, rpcAnswer) {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"approve_task","arguments":` + args + retry + `,` + withElicitation + `}}`
+		return statelessPost(t, e.env, key, body, headers...)
 	}
-	actions := pendingActions(t, e, db)
-	if len(actions) != 1 {
+	resp, a := call(appKey, `{"id":"7"}`, "")
+	var asked struct {
+		ResultType    string `json:"resultType"`
+		RequestState  string `json:"requestState"`
+		InputRequests map[string]struct {
+			Method string `json:"method"`
+			Params struct {
+				Message string `json:"message"`
+			} `json:"params"`
+		} `json:"inputRequests"`
+		Content []any `json:"content"`
+	}
+	if err := json.Unmarshal(a.Result, &asked); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("first call: %d %s %v", resp.StatusCode, a.Result, err)
+	}
+	q := asked.InputRequests["approval"]
+	if asked.ResultType != "input_required" || asked.RequestState == "" || q.Method != "elicitation/create" ||
+		!strings.Contains(q.Params.Message, "approve_task") || len(asked.Content) != 0 {
+		t.Fatalf("first call: %s", a.Result)
+	}
+	if actions := pendingActions(t, e, db); len(actions) != 1 || actions[0].Tool != "approve_task" {
 		t.Fatalf("pending %+v", actions)
 	}
-	resp := e.do(t, http.MethodPost, "/v1/actions/"+actions[0].ID+"/deny", `{"reason":"not today"}`, "Authorization: Bearer "+appKey)
-	if body := readAll(t, resp); resp.StatusCode != 200 {
-		t.Fatalf("deny: %d %s", resp.StatusCode, body)
-	}
-	select {
-	case res := <-done:
-		if res == nil || !res.IsError || !strings.Contains(resultText(res), "not today") {
-			t.Errorf("denied call: %+v", res)
+
+	accept := `,"inputResponses":{"approval":{"action":"accept"}},"requestState":"` + asked.RequestState + `"`
+	for _, tc := range []struct{ name, key, args, retry string }{
+		{"other arguments", appKey, `{"id":"8"}`, accept},
+		{"another key", plainKey, `{"id":"7"}`, accept},
+		{"a forged state", appKey, `{"id":"7"}`, strings.Replace(accept, asked.RequestState, asked.RequestState+"x", 1)},
+	} {
+		resp, a := call(tc.key, tc.args, tc.retry)
+		if a.Error == nil || a.Error.Code != -32602 || !strings.Contains(a.Error.Message, "requestState") {
+			t.Errorf("%s: %d %s %+v", tc.name, resp.StatusCode, a.Result, a.Error)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the denied call did not end")
+	}
+	if n := len(e.hooks.received()); n != 0 {
+		t.Fatalf("a refused retry ran the tool (%d)", n)
+	}
+
+	// The same arguments, written another way, match.
+	resp, a = call(appKey, `{ "id" : "7" }`, accept)
+	if resp.StatusCode != 200 || a.Error != nil || !strings.Contains(string(a.Result), `\"ok\":true`) {
+		t.Fatalf("the answered retry: %d %s %+v", resp.StatusCode, a.Result, a.Error)
+	}
+	if hooks := e.hooks.received(); len(hooks) != 1 || hooks[0].Tool != "approve_task" {
+		t.Errorf("webhook got %+v", hooks)
+	}
+	list, err := db.Actions(t.Context(), store.ActionQuery{All: true})
+	if err != nil || len(list) != 1 || list[0].Status != store.ActionApproved || list[0].DecidedBy != "app" {
+		t.Errorf("actions %v %+v", err, list)
+	}
+	recs, _, err := db.Calls(t.Context(), store.CallQuery{})
+	if err != nil || len(recs) != 1 || recs[0].Status != store.StatusOK || recs[0].Source != "mcp" {
+		t.Errorf("audit %v %+v", err, recs)
+	}
+	resp, a = call(appKey, `{"id":"7"}`, accept)
+	if a.Error != nil || !strings.Contains(string(a.Result), "isError") || len(e.hooks.received()) != 1 {
+		t.Errorf("the same retry again: %d %s %+v (webhook calls %d)", resp.StatusCode, a.Result, a.Error, len(e.hooks.received()))
 	}
 }
 

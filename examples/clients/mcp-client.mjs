@@ -3,9 +3,11 @@
 // tools listed, a webhook tool called, bad arguments read as an isError
 // result, a tool outside the key's scope refused as unknown, a call held
 // for approval (progress while it waits, approved through /v1/actions), a
-// call denied (2025-11-25: by declining an elicitation; 2026-07-28, which
-// has the server ask nothing of its own: through /v1/actions), a slow call
-// cancelled, and list_changed after an admin registers a tool.
+// call denied by declining the client's own question (2025-11-25: an
+// elicitation request of the server's; 2026-07-28: the call's
+// input_required result, which the SDK answers through the same handler
+// and retries), a slow call cancelled, and list_changed after an admin
+// registers a tool.
 //
 //   node mcp-client.mjs KEY ADMIN_KEY WEBHOOK_URL [REVISION]
 //
@@ -37,9 +39,9 @@ async function connect(k, { elicit } = {}) {
   return client;
 }
 
-// decideFirst approves or denies the key's one pending action through
+// decide approves or denies the key's one pending action through
 // /v1/actions.
-async function decideFirst(verb) {
+async function decide(verb) {
   const list = await (await fetch(new URL('/v1/actions?status=pending', base), { headers: auth(key) })).json();
   const id = list.data[0].id;
   const res = await fetch(new URL(`/v1/actions/${id}/${verb}`, base), { method: 'POST', headers: auth(key) });
@@ -74,29 +76,21 @@ const approved = await client.callTool({ name: 'approve_task', arguments: { id: 
   onprogress: (p) => {
     if (approving) return;
     console.log(`progress: ${p.message}`);
-    approving = decideFirst('approve');
+    approving = decide('approve');
   },
 });
 await approving;
 console.log(`approved call: isError ${approved.isError ?? false}`);
 
-// A client that can answer elicitations is asked in a session, and its
-// decline denies the call; a stateless one is not asked, and the call is
-// denied through /v1/actions.
-let denying;
+// A client that can answer elicitations is asked; its decline denies the
+// call.
 const asking = await connect(key, {
   elicit: async (req) => {
     console.log(`elicitation: ${req.params.message.split(' with ')[0]}`);
     return { action: 'decline' };
   },
 });
-const declined = await asking.callTool({ name: 'approve_task', arguments: { id: '8' } }, stateless ? {
-  resetTimeoutOnProgress: true,
-  onprogress: () => {
-    if (!denying) denying = decideFirst('deny');
-  },
-} : {});
-await denying;
+const declined = await asking.callTool({ name: 'approve_task', arguments: { id: '8' } });
 console.log(`declined call: isError ${declined.isError} · ${text(declined).split(':')[0]}`);
 await asking.close();
 

@@ -21,21 +21,22 @@ import (
 // official MCP TypeScript SDK at its newest against /mcp lists the key's
 // tools, calls one, reads isError for bad arguments and the unknown-tool
 // error for one outside its scope, waits with progress for an approval
-// it then gives through /v1/actions, has one denied (in a session by
-// declining an elicitation; stateless, where the server asks nothing of
-// its own, through /v1/actions), cancels a slow call (the webhook sees
-// its request cancelled) and hears list_changed after a registration.
+// it then gives through /v1/actions, denies one by declining the
+// question the server puts to it (in a session an elicitation request;
+// stateless, the call's input_required result), cancels a slow call (the
+// webhook sees its request cancelled) and hears list_changed after a
+// registration.
 func TestMCPClient(t *testing.T) {
 	modules := nodeModules(t)
-	for _, tc := range []struct{ revision, era, denial string }{
-		{"2026-07-28", "modern", "deny: 200"},
-		{"2025-11-25", "legacy", "elicitation: Allow the tool approve_task to run"},
+	for _, tc := range []struct{ revision, era string }{
+		{"2026-07-28", "modern"},
+		{"2025-11-25", "legacy"},
 	} {
-		t.Run(tc.revision, func(t *testing.T) { mcpClient(t, modules, tc.revision, tc.era, tc.denial) })
+		t.Run(tc.revision, func(t *testing.T) { mcpClient(t, modules, tc.revision, tc.era) })
 	}
 }
 
-func mcpClient(t *testing.T, modules, revision, era, denial string) {
+func mcpClient(t *testing.T, modules, revision, era string) {
 	cancelled := make(chan struct{})
 	var once sync.Once
 	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -117,7 +118,7 @@ out of scope: error -32602 · unknown tool "delete_task"
 progress: waiting for approval of approve_task \(action act_\w+\)
 approve: 200
 approved call: isError false
-` + regexp.QuoteMeta(denial) + `
+elicitation: Allow the tool approve_task to run
 declined call: isError true · DENIED
 slow call: cancelled
 register: 201

@@ -82,6 +82,9 @@ type Handler struct {
 	opts Options
 	// sdkLog is opts.Logger as the SDK gets it (sdklog.go).
 	sdkLog *slog.Logger
+	// seal seals the requestState of a call a client is asked about
+	// (input.go).
+	seal stateSeal
 	// sdk keeps sessions (2025-11-25 and older); stateless answers the
 	// revisions without them. Both serve the same servers.
 	sdk, stateless *mcp.StreamableHTTPHandler
@@ -112,7 +115,7 @@ func New(opts Options) *Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	h := &Handler{opts: opts, sdkLog: slog.New(sdkLog{opts.Logger.Handler()}),
+	h := &Handler{opts: opts, sdkLog: slog.New(sdkLog{opts.Logger.Handler()}), seal: newStateSeal(),
 		scopes: map[string]*scope{}, sessions: newSessions(opts.MaxSessions, opts.MaxSessionsPerKey)}
 	server := func(r *http.Request) *mcp.Server {
 		sc, _ := r.Context().Value(scopeKey{}).(*scope)
