@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -254,5 +256,60 @@ func TestMCPServeListenCap(t *testing.T) {
 			t.Fatalf("no place after a stream closed: %d", r4.StatusCode)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestMCPServeStatelessAdminApproval: a call only an admin key may decide
+// is never put to the client, stateless either: it is held with progress
+// until an admin decides through /v1/actions.
+func TestMCPServeStatelessAdminApproval(t *testing.T) {
+	yaml := strings.Replace(mcpConfig(), "    approval: always\n", "    approval: admin\n", 1)
+	e, db := newKeysEnv(t, yaml, nil, nil)
+	progress := make(chan struct{}, 10)
+	cs := mcpConnect(t, e, appKey, "2026-07-28", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("the client was asked about an approval: admin call")
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
+		},
+	})
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "approve_task", Arguments: map[string]any{"id": "7"}}
+		p.SetProgressToken("tok")
+		res, err := cs.CallTool(t.Context(), p)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case <-progress:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no progress while the call waits")
+	}
+	actions := pendingActions(t, e, db)
+	if len(actions) != 1 || actions[0].Approval != "admin" {
+		t.Fatalf("pending %+v", actions)
+	}
+	resp := e.do(t, http.MethodPost, "/v1/actions/"+actions[0].ID+"/approve", "", "Authorization: Bearer "+keysAdmin)
+	if body := readAll(t, resp); resp.StatusCode != 200 {
+		t.Fatalf("approve: %d %s", resp.StatusCode, body)
+	}
+	select {
+	case res := <-done:
+		if res == nil || res.IsError {
+			t.Errorf("approved call: %+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the approved call did not end")
+	}
+	if n := len(e.hooks.received()); n != 1 {
+		t.Errorf("webhook called %d times", n)
 	}
 }
