@@ -53,6 +53,9 @@ type server struct {
 	// goroutine touches them.
 	connected bool
 	listed    listing
+	// sessionsOnly: this stdio server ended at server/discover, and is
+	// connected with the initialize handshake alone (connect).
+	sessionsOnly bool
 
 	mu      sync.Mutex
 	state   State
@@ -164,26 +167,20 @@ func (m *Manager) backoff(n int) time.Duration {
 func (s *server) serve(flapping bool) (upFor time.Duration, err error) {
 	changed := make(chan struct{}, 1)
 	client := s.newClient(changed)
-	tr, cleanup, err := s.transport()
-	if err != nil {
-		return 0, err
-	}
-	defer cleanup()
 	timeout := s.m.connect
 	if !s.connected {
 		// Until the server first connects, each attempt may be the
 		// one that downloads it (npx -y); see DefaultFirstConnectTimeout.
 		timeout = s.m.firstConnect
 	}
-	cctx, cancel := context.WithTimeout(s.ctx, timeout)
-	cs, err := client.Connect(cctx, tr, nil)
-	cancel()
+	cs, tr, cleanup, err := s.connect(client, timeout)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && s.ctx.Err() == nil {
 		return 0, fmt.Errorf("connecting: no answer within %s: %w", timeout, err)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("connecting: %w", err)
 	}
+	defer cleanup()
 	s.connected = true
 	ended := make(chan error, 1)
 	go func() { ended <- cs.Wait() }()
@@ -210,6 +207,39 @@ func (s *server) serve(flapping bool) (upFor time.Duration, err error) {
 	s.log.LogAttrs(s.ctx, level, "MCP server up", slog.Int("tools", n), slog.String("protocol", cs.InitializeResult().ProtocolVersion))
 	err = s.watch(sess, ended, changed)
 	return time.Since(began), err
+}
+
+// connect starts one attempt's connection and opens its session; the
+// SDK tries the stateless revision first (server/discover) and falls
+// back to the initialize handshake. A stdio server that ends at that
+// first request — rmcp's (the Rust SDK's) end at any request before
+// initialize — is started again at once for initialize alone, and kept
+// to it while this entry runs (unless that fails too: the next attempt
+// tries both again).
+func (s *server) connect(client *mcp.Client, timeout time.Duration) (*mcp.ClientSession, mcp.Transport, func(), error) {
+	for {
+		tr, cleanup, err := s.transport()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var opts *mcp.ClientSessionOptions
+		if s.sessionsOnly {
+			opts = &mcp.ClientSessionOptions{ProtocolVersion: lastSessionRevision}
+		}
+		cctx, cancel := context.WithTimeout(s.ctx, timeout)
+		cs, err := client.Connect(cctx, tr, opts)
+		cancel()
+		if err == nil {
+			return cs, tr, cleanup, nil
+		}
+		cleanup()
+		if s.cfg.Command == "" || s.ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || s.sessionsOnly {
+			s.sessionsOnly = false
+			return nil, nil, nil, err
+		}
+		s.sessionsOnly = true
+		s.log.LogAttrs(s.ctx, slog.LevelDebug, "MCP server ended at server/discover; starting it again for initialize", slog.String("error", err.Error()))
+	}
 }
 
 // newClient is the SDK client of one connect attempt; changed hears of

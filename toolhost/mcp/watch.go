@@ -17,6 +17,10 @@ import (
 // and tools/list results that say how long they stay fresh (ttlMs).
 const statelessRevision = "2026-07-28"
 
+// lastSessionRevision is the newest revision of the initialize handshake,
+// asked for alone of a server that cannot take server/discover.
+const lastSessionRevision = "2025-11-25"
+
 // DefaultWatchEvery is how often a streamable HTTP server is checked
 // (jittered): a ping in a session; in the stateless revision, which has
 // no ping, tools/list once the last list is no longer fresh, else
