@@ -103,9 +103,24 @@ func TestProbeMCPKeyLimits(t *testing.T) {
 		}
 	}
 
+	for _, pv := range protocols {
+		t.Run("protocol="+pv, func(t *testing.T) { mcpCallLimits(t, pv) })
+	}
+}
+
+// mcpCallLimits: each tools/call counts against the key's
+// requests_per_minute, and holds one of its concurrent_turns while it
+// runs, in either revision.
+func mcpCallLimits(t *testing.T, pv string) {
+	e, _ := newKeysEnv(t, mcpLimitsConfig(), nil, nil)
 	hold := make(chan struct{})
 	e.hooks.answer("slow_task", hookAnswer{body: `{"done":true}`, wait: hold})
-	cs := mcpConnect(t, e, callsKey, "2025-11-25", nil) // request 1 of 5
+	cs := mcpConnect(t, e, callsKey, pv, nil) // 2025-11-25: its initialize is request 1 of 5
+	// The calls allowed after the first two, the refused one counted.
+	within := 2
+	if pv >= "2026-07-28" {
+		within = 3 // no initialize
+	}
 	first := make(chan error, 1)
 	go func() {
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow_task", Arguments: map[string]any{}})
@@ -124,8 +139,7 @@ func TestProbeMCPKeyLimits(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatalf("the first call: %v", err)
 	}
-	// Requests 4 and 5 (the refused call counted as one).
-	for i := range 2 {
+	for i := range within {
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "create_task", Arguments: map[string]any{"title": "a"}}); err != nil {
 			t.Fatalf("call %d within the limit: %v", i+1, err)
 		}
@@ -137,8 +151,8 @@ func TestProbeMCPKeyLimits(t *testing.T) {
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {
 		t.Errorf("the session after a refusal: %v", err)
 	}
-	if n := len(e.hooks.received()); n != 3 {
-		t.Errorf("webhooks called %d times, want 3", n)
+	if n := len(e.hooks.received()); n != 1+within {
+		t.Errorf("webhooks called %d times, want %d", n, 1+within)
 	}
 }
 

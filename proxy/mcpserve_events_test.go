@@ -104,12 +104,20 @@ func TestMCPServeListChanged(t *testing.T) {
 }
 
 // TestMCPServeElicitation: a client that can answer elicitations is asked
-// to approve a held call itself; a decline denies it, on record as the
-// key's decision.
+// to approve a held call itself — in a session by an elicitation request
+// of the server's, stateless in the call's input_required result, which
+// the SDK's client answers and retries — and a decline denies it, on
+// record as the key's decision.
 func TestMCPServeElicitation(t *testing.T) {
+	for _, pv := range protocols {
+		t.Run("protocol="+pv, func(t *testing.T) { mcpElicitation(t, pv) })
+	}
+}
+
+func mcpElicitation(t *testing.T, pv string) {
 	e, db := newKeysEnv(t, mcpConfig(), nil, nil)
 	asked := make(chan string, 1)
-	cs := mcpConnect(t, e, appKey, "2025-11-25", &mcp.ClientOptions{
+	cs := mcpConnect(t, e, appKey, pv, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked <- r.Params.Message
 			return &mcp.ElicitResult{Action: "decline"}, nil
@@ -139,7 +147,8 @@ func TestMCPServeElicitation(t *testing.T) {
 
 // TestMCPServeKeys: a session belongs to the key that opened it — another
 // key presenting its id gets 404 — and a PATCH of a key's scope applies
-// to its open sessions from their next request.
+// to its open sessions, and its stateless clients, from their next
+// request.
 func TestMCPServeKeys(t *testing.T) {
 	e, _ := newKeysEnv(t, mcpConfig(), nil, nil)
 	code, created := e.jsonDo(t, http.MethodPost, "/admin/keys", `{"name":"alice","tools":["create_task","delete_task"]}`, keysAdmin)
@@ -148,8 +157,11 @@ func TestMCPServeKeys(t *testing.T) {
 		t.Fatalf("create: %d %v", code, created)
 	}
 	cs := mcpConnect(t, e, secret, "2025-11-25", nil)
-	if got := sessionToolNames(t, cs); !slices.Equal(got, []string{"create_task", "delete_task"}) {
-		t.Errorf("alice lists %v", got)
+	sl := mcpConnect(t, e, secret, "2026-07-28", nil)
+	for _, c := range []*mcp.ClientSession{cs, sl} {
+		if got := sessionToolNames(t, c); !slices.Equal(got, []string{"create_task", "delete_task"}) {
+			t.Errorf("alice lists %v", got)
+		}
 	}
 
 	list := `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`
@@ -165,8 +177,12 @@ func TestMCPServeKeys(t *testing.T) {
 	if got := sessionToolNames(t, cs); !slices.Equal(got, []string{"create_task"}) {
 		t.Errorf("after the PATCH alice lists %v", got)
 	}
-	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: map[string]any{"id": "1"}}); err == nil || !strings.Contains(err.Error(), `unknown tool "delete_task"`) {
-		t.Errorf("a tool the PATCH took away: %v", err)
+	// The stateless client's list is cached for its ttlMs: the call is
+	// what must be refused.
+	for _, c := range []*mcp.ClientSession{cs, sl} {
+		if _, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_task", Arguments: map[string]any{"id": "1"}}); err == nil || !strings.Contains(err.Error(), `unknown tool "delete_task"`) {
+			t.Errorf("a tool the PATCH took away: %v", err)
+		}
 	}
 	if n := len(e.hooks.received()); n != 0 {
 		t.Errorf("the webhook was called %d times", n)

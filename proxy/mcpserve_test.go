@@ -61,9 +61,10 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-// mcpConnect opens an MCP session to the proxy's /mcp with key. version
-// "" lets the SDK pick its newest protocol (sessionless); an older one
-// keeps a stateful session.
+// mcpConnect opens an MCP session to the proxy's /mcp with key, at
+// protocol version (2026-07-28: stateless requests; older: a session; "":
+// the SDK's newest), and checks the SDK settled on that version rather
+// than falling back.
 func mcpConnect(t *testing.T, e *turnEnv, key, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	tr := &http.Transport{}
@@ -76,13 +77,22 @@ func mcpConnect(t *testing.T, e *turnEnv, key, version string, opts *mcp.ClientO
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	if version == "" {
+		version = "2026-07-28" // the SDK's newest
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("connected with protocol %s, want %s", got, version)
+	}
+	if stateless := cs.ID() == ""; stateless != (version >= "2026-07-28") {
+		t.Fatalf("protocol %s: session id %q", version, cs.ID())
+	}
 	return cs
 }
 
-// protocols are the protocol versions every test runs with: the SDK's
-// newest, and the last one with stateful sessions, which clients such as
-// Claude Desktop speak.
-var protocols = []string{"", "2025-11-25"}
+// protocols are the protocol versions every test runs with: the
+// stateless revision, and the last one with sessions, which clients such
+// as Claude Desktop speak.
+var protocols = []string{"2026-07-28", "2025-11-25"}
 
 func sessionToolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()

@@ -17,14 +17,26 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
-// TestMCPClient runs mcp-client.mjs: the official MCP TypeScript SDK
-// against /mcp lists the key's tools, calls one, reads isError for bad
-// arguments and the unknown-tool error for one outside its scope, waits
-// with progress for an approval it then gives through /v1/actions, denies
-// one by declining an elicitation, cancels a slow call (the webhook sees
-// its request cancelled) and hears list_changed after a registration.
+// TestMCPClient runs mcp-client.mjs in both protocol revisions: the
+// official MCP TypeScript SDK at its newest against /mcp lists the key's
+// tools, calls one, reads isError for bad arguments and the unknown-tool
+// error for one outside its scope, waits with progress for an approval
+// it then gives through /v1/actions, denies one by declining the
+// question the server puts to it (in a session an elicitation request;
+// stateless, the call's input_required result), cancels a slow call (the
+// webhook sees its request cancelled) and hears list_changed after a
+// registration.
 func TestMCPClient(t *testing.T) {
 	modules := nodeModules(t)
+	for _, tc := range []struct{ revision, era string }{
+		{"2026-07-28", "modern"},
+		{"2025-11-25", "legacy"},
+	} {
+		t.Run(tc.revision, func(t *testing.T) { mcpClient(t, modules, tc.revision, tc.era) })
+	}
+}
+
+func mcpClient(t *testing.T, modules, revision, era string) {
 	cancelled := make(chan struct{})
 	var once sync.Once
 	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -97,11 +109,12 @@ tools:
 		st.Close()
 	})
 
-	out := runNode(t, modules, srv.URL, "mcp-client.mjs", "sk-app-key", "sk-admin-key", hooks.URL)
-	want := regexp.MustCompile(`(?m)^tools: approve_task, create_task, slow_task
+	out := runNode(t, modules, srv.URL, "mcp-client.mjs", "sk-app-key", "sk-admin-key", hooks.URL, revision)
+	want := regexp.MustCompile(`(?m)^revision: ` + era + `
+tools: approve_task, create_task, slow_task
 create_task: isError false · \{"ok":true,"arguments":\{"count":2,"title":"milk"\}\}
 bad arguments: isError true · INVALID_PARAMETER
-out of scope: error -32602 · MCP error -32602: unknown tool "delete_task"
+out of scope: error -32602 · unknown tool "delete_task"
 progress: waiting for approval of approve_task \(action act_\w+\)
 approve: 200
 approved call: isError false

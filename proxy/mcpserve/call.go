@@ -44,9 +44,21 @@ func (sc *scope) callTool(name string) mcp.ToolHandler {
 		}
 		w := &approvalWait{sc: sc, req: req, ctx: ctx}
 		call.Progress = w
-		// The SDK cancels ctx on notifications/cancelled: the tool host
-		// then cancels the webhook's request, or ends the approval wait.
+		if req.Params.RequestState != "" {
+			return sc.answered(ctx, req, call)
+		}
+		if asksInput(sc, req) {
+			// Held for approval, the call is parked and the client
+			// asked in the result (input.go).
+			call.Origin.Park, w.parking = true, true
+		}
+		// The SDK cancels ctx on notifications/cancelled, or (stateless)
+		// when the response stream closes: the tool host then cancels
+		// the webhook's request, or ends the approval wait.
 		res, _ := sc.h.opts.Tools.Execute(ctx, call)
+		if res.Status == toolhost.StatusAwaiting {
+			return sc.ask(ctx, call, w)
+		}
 		if res.Err != nil && res.Err.Code == toolhost.CodeToolNotFound {
 			return nil, unknownTool(name)
 		}
@@ -79,6 +91,10 @@ type approvalWait struct {
 	sc  *scope
 	req *mcp.CallToolRequest
 	ctx context.Context
+	// parking: the call is parked, not held (input.go); action is the
+	// action it was parked on.
+	parking bool
+	action  store.Action
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -88,13 +104,17 @@ var _ toolhost.Progress = (*approvalWait)(nil)
 
 // ApprovalRequested starts the progress and the elicitation.
 func (w *approvalWait) ApprovalRequested(call toolhost.Call, a store.Action) {
+	if w.parking {
+		w.action = a // nothing waits here: the client is asked in the result
+		return
+	}
 	ctx, stop := context.WithCancel(w.ctx)
 	w.stop = stop
 	msg := fmt.Sprintf("waiting for approval of %s (action %s)", call.Name, a.ID)
 	if tok := w.req.Params.GetProgressToken(); tok != nil {
 		w.wg.Go(func() { w.progress(ctx, tok, msg) })
 	}
-	if w.sc.h.opts.Approvals != nil && a.Approval != toolhost.ApprovalAdmin && canElicit(w.req.Session) {
+	if w.sc.h.opts.Approvals != nil && a.Approval != toolhost.ApprovalAdmin && canElicit(w.req) {
 		w.wg.Go(func() { w.elicit(ctx, call, a) })
 	}
 }
@@ -123,28 +143,47 @@ func (w *approvalWait) progress(ctx context.Context, tok any, msg string) {
 	}
 }
 
-func canElicit(ss *mcp.ServerSession) bool {
-	p := ss.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+// canElicit tells whether the client of a session declared the
+// elicitation capability. A stateless client is asked in the call's
+// result instead (input.go).
+func canElicit(req *mcp.CallToolRequest) bool {
+	if !sessionsOf(req) {
+		return false
+	}
+	c := req.ClientCapabilities()
+	return c != nil && c.Elicitation != nil
 }
 
 // elicit asks the client to approve the call. Accept approves; decline
 // and cancel deny. The decision is the key's, as if sent to /v1/actions.
 func (w *approvalWait) elicit(ctx context.Context, call toolhost.Call, a store.Action) {
-	res, err := w.req.Session.Elicit(ctx, &mcp.ElicitParams{
-		Message:         fmt.Sprintf("Allow the tool %s to run with %s?", call.Name, a.Arguments),
-		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-	})
+	res, err := w.req.Session.Elicit(ctx, approvalQuestion(call, a))
 	if err != nil || ctx.Err() != nil {
 		return // decided elsewhere, or the client cannot answer: /v1/actions still can
 	}
+	w.sc.decide(ctx, call.Origin.KeyID, a.ID, res)
+}
+
+// approvalQuestion is the elicitation that asks the client's user about
+// a held call: a form with no fields, whose accept approves.
+func approvalQuestion(call toolhost.Call, a store.Action) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Message:         fmt.Sprintf("Allow the tool %s to run with %s?", call.Name, a.Arguments),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	}
+}
+
+// decide takes the client's answer as key's decision on action id, as
+// if sent to /v1/actions: accept approves; decline and cancel deny. A
+// decision made first elsewhere stands.
+func (sc *scope) decide(ctx context.Context, key, id string, res *mcp.ElicitResult) {
 	approve := res.Action == "accept"
 	reason := ""
 	if !approve {
 		reason = "the user declined in the MCP client"
 	}
-	_, err = w.sc.h.opts.Approvals.Decide(context.WithoutCancel(ctx), a.ID, approve, toolhost.Decider{KeyID: call.Origin.KeyID}, reason)
+	_, err := sc.h.opts.Approvals.Decide(context.WithoutCancel(ctx), id, approve, toolhost.Decider{KeyID: key}, reason)
 	if err != nil && !errors.Is(err, toolhost.ErrDecided) {
-		w.sc.h.opts.Logger.Warn("deciding an approval from an elicitation failed", "action_id", a.ID, "error", err.Error())
+		sc.h.opts.Logger.Warn("deciding an approval from an elicitation failed", "action_id", id, "error", err.Error())
 	}
 }

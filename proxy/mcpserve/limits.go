@@ -21,8 +21,11 @@ const codeRefused = -32029
 // the SDK does: how many requests of each kind it counts, and the id to
 // answer a refusal with.
 type messages struct {
-	initialize, calls int
-	firstID           json.RawMessage
+	initialize, calls, listens int
+	firstID                    json.RawMessage
+	// metaVersion is the protocol version a request carries in its
+	// _meta (the stateless revision's way), "" when none does.
+	metaVersion string
 }
 
 // readMessages reads the body of a POST, leaves it for the SDK, and
@@ -48,6 +51,7 @@ func readMessages(w http.ResponseWriter, r *http.Request) (m messages, ok bool) 
 	type request struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
 	var batch []request
 	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
@@ -59,6 +63,9 @@ func readMessages(w http.ResponseWriter, r *http.Request) (m messages, ok bool) 
 		}
 	}
 	for _, q := range batch {
+		if m.metaVersion == "" {
+			m.metaVersion = metaVersion(q.Params)
+		}
 		if len(q.ID) == 0 || string(q.ID) == "null" {
 			continue // a notification: nothing runs for it
 		}
@@ -67,6 +74,8 @@ func readMessages(w http.ResponseWriter, r *http.Request) (m messages, ok bool) 
 			m.initialize++
 		case "tools/call":
 			m.calls++
+		case "subscriptions/listen":
+			m.listens++
 		default:
 			continue
 		}
@@ -125,4 +134,19 @@ func (h *Handler) holdTurn(k *keys.Key) (release func(), err error) {
 		return nil, &jsonrpc.Error{Code: codeRefused, Message: v.Refusal(k.Name)}
 	}
 	return release, nil
+}
+
+// metaVersion is the protocol version params carry in _meta; "" when
+// they carry none (or are not an object: the SDK answers those).
+func metaVersion(params json.RawMessage) string {
+	var p struct {
+		Meta struct {
+			Version any `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	v, _ := p.Meta.Version.(string)
+	return v
 }

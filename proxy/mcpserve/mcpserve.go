@@ -1,7 +1,8 @@
 // Package mcpserve is toolstream as an MCP server: POST /mcp speaks MCP's
-// Streamable HTTP transport (the official Go SDK's server, stateful
-// sessions) and offers MCP clients the server tools their client key may
-// use. A call runs through the same tool host as a turn's calls, so
+// Streamable HTTP transport (the official Go SDK's server) in both its
+// forms — the sessions of 2025-11-25 and older, and the stateless
+// requests of 2026-07-28, chosen per request by what the client sends —
+// and offers MCP clients the server tools their client key may use. A call runs through the same tool host as a turn's calls, so
 // validation, approvals, the write-ahead audit log and retries apply the
 // same way.
 //
@@ -79,7 +80,14 @@ type Options struct {
 // whenever the tool host's set changes and [Handler.Close] at shutdown.
 type Handler struct {
 	opts Options
-	sdk  *mcp.StreamableHTTPHandler
+	// sdkLog is opts.Logger as the SDK gets it (sdklog.go).
+	sdkLog *slog.Logger
+	// seal seals the requestState of a call a client is asked about
+	// (input.go).
+	seal stateSeal
+	// sdk keeps sessions (2025-11-25 and older); stateless answers the
+	// revisions without them. Both serve the same servers.
+	sdk, stateless *mcp.StreamableHTTPHandler
 
 	sessions *sessions
 
@@ -107,23 +115,32 @@ func New(opts Options) *Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	h := &Handler{opts: opts, scopes: map[string]*scope{}, sessions: newSessions(opts.MaxSessions, opts.MaxSessionsPerKey)}
-	h.sdk = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	h := &Handler{opts: opts, sdkLog: slog.New(sdkLog{opts.Logger.Handler()}), seal: newStateSeal(),
+		scopes: map[string]*scope{}, sessions: newSessions(opts.MaxSessions, opts.MaxSessionsPerKey)}
+	server := func(r *http.Request) *mcp.Server {
 		sc, _ := r.Context().Value(scopeKey{}).(*scope)
 		if sc == nil {
 			return nil
 		}
 		return sc.server
-	}, &mcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: opts.SessionTimeout})
+	}
+	h.sdk = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Logger: h.sdkLog, SessionTimeout: opts.SessionTimeout})
+	// A stateless request's response stream is the request: a client
+	// that closes it has cancelled the call, so the call's context ends
+	// with the HTTP request's.
+	h.stateless = mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Logger: h.sdkLog,
+		Stateless: true, PropagateRequestCancellation: true})
 	return h
 }
 
 type scopeKey struct{}
 
 // Serve answers one HTTP request of the transport for client key k (nil
-// when the proxy has no client keys). A session belongs to the key that
-// opened it: another key presenting its id is told there is no such
-// session, so a session id never widens a scope.
+// when the proxy has no client keys). A POST of the stateless revision
+// (2026-07-28: its MCP-Protocol-Version header, or its _meta) goes to the
+// SDK's stateless handler; everything else keeps to sessions. A session
+// belongs to the key that opened it: another key presenting its id is
+// told there is no such session, so a session id never widens a scope.
 //
 // The key's limits apply: each initialize and tools/call counts as a
 // request against requests_per_minute (over it: 429 with Retry-After,
@@ -132,20 +149,24 @@ type scopeKey struct{}
 // in all (Options.MaxSessions).
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, k *keys.Key) {
 	sc := h.scopeOf(k)
-	id := r.Header.Get("Mcp-Session-Id")
-	if id != "" && !sc.owns(id) {
-		http.Error(w, "session not found", http.StatusNotFound)
-		return
-	}
 	var msgs messages
 	if r.Method == http.MethodPost {
 		var ok bool
 		if msgs, ok = readMessages(w, r); !ok {
 			return
 		}
-		if !h.admit(w, k, msgs) {
+		if stateless(r, msgs) {
+			h.serveStateless(w, r, k, sc, msgs)
 			return
 		}
+	}
+	id := r.Header.Get("Mcp-Session-Id")
+	if id != "" && !sc.owns(id) {
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	}
+	if !h.admit(w, k, msgs) {
+		return
 	}
 	r = r.WithContext(context.WithValue(r.Context(), scopeKey{}, sc))
 	if id != "" {
@@ -159,17 +180,32 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, k *keys.Key) {
 	}
 	done, err := h.sessions.reserve(sc)
 	if err != nil {
-		status := http.StatusServiceUnavailable
-		if err.(errTooMany).perKey {
-			status = http.StatusTooManyRequests
-		}
-		w.Header().Set("Retry-After", "1")
-		writeRPCError(w, status, msgs.firstID, err.Error())
+		refuseSession(w, msgs.firstID, err)
 		return
 	}
 	rw := &registering{ResponseWriter: w, done: done}
 	h.sdk.ServeHTTP(rw, r)
 	rw.register()
+}
+
+// serveStateless answers a POST of the revision without sessions: the
+// key's limits apply as to any request, an Mcp-Session-Id header is
+// ignored (the revision has none), and a subscriptions/listen stream
+// holds one of the places sessions are capped to while it is open.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, k *keys.Key, sc *scope, msgs messages) {
+	if !h.admit(w, k, msgs) {
+		return
+	}
+	if msgs.listens > 0 {
+		end, err := h.sessions.listen(sc)
+		if err != nil {
+			refuseSession(w, msgs.firstID, err)
+			return
+		}
+		defer end()
+	}
+	r = r.WithContext(context.WithValue(r.Context(), scopeKey{}, sc))
+	h.stateless.ServeHTTP(w, r)
 }
 
 // ToolsChanged brings every key's server in line with the tool host; the
@@ -212,7 +248,8 @@ func (h *Handler) scopeOf(k *keys.Key) *scope {
 	if sc == nil {
 		sc = &scope{h: h, name: name, tools: map[string]string{}}
 		sc.server = mcp.NewServer(&mcp.Implementation{Name: "toolstream", Version: h.opts.Version}, &mcp.ServerOptions{
-			Logger: h.opts.Logger,
+			Logger:       h.sdkLog,
+			SetCacheable: setCacheable,
 			// Clients are told of list changes even while the key may
 			// use no tool yet: a registration may give it one.
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},

@@ -27,9 +27,16 @@ func (echo) Execute(_ context.Context, _ toolhost.Call, args json.RawMessage) to
 }
 
 // TestMCPServerUpAndDown: an MCP server's tools coming (it connects) and
-// going (it goes down) reach a connected session as list_changed, through
-// the tool host's Watch — without keys, every tool is listed.
+// going (it goes down) reach a connected client as list_changed, through
+// the tool host's Watch — a session's GET stream, or a stateless client's
+// subscriptions/listen stream — and without keys, every tool is listed.
 func TestMCPServerUpAndDown(t *testing.T) {
+	for _, pv := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(pv, func(t *testing.T) { upAndDown(t, pv) })
+	}
+}
+
+func upAndDown(t *testing.T, pv string) {
 	host, err := toolhost.New(nil, toolhost.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -47,11 +54,14 @@ func TestMCPServerUpAndDown(t *testing.T) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: pv})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	if got := cs.InitializeResult().ProtocolVersion; got != pv {
+		t.Fatalf("connected with %s, want %s", got, pv)
+	}
 	names := func() []string {
 		res, err := cs.ListTools(t.Context(), nil)
 		if err != nil {

@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"encoding/json"
 	"net/http"
 	"sync"
 )
@@ -33,6 +34,11 @@ type sessions struct {
 	// key name, counted against the caps before they exist.
 	pending    map[string]int
 	pendingAll int
+	// listens counts the open subscriptions/listen streams of the
+	// stateless revision, by key name: each holds a place as a session
+	// does.
+	listens    map[string]int
+	listensAll int
 }
 
 type session struct {
@@ -43,7 +49,7 @@ type session struct {
 }
 
 func newSessions(max, perKey int) *sessions {
-	return &sessions{max: max, perKey: perKey, byID: map[string]*session{}, pending: map[string]int{}}
+	return &sessions{max: max, perKey: perKey, byID: map[string]*session{}, pending: map[string]int{}, listens: map[string]int{}}
 }
 
 // errTooMany is a session refused because every place under a cap is
@@ -77,10 +83,10 @@ func (ss *sessions) reserve(sc *scope) (done func(id string), err error) {
 		evict = append(evict, victim)
 		delete(ss.byID, victim.id)
 	}
-	if len(ss.byID)+ss.pendingAll >= ss.max {
+	if len(ss.byID)+ss.pendingAll+ss.listensAll >= ss.max {
 		ss.prune(nil)
 	}
-	if len(ss.byID)+ss.pendingAll >= ss.max {
+	if len(ss.byID)+ss.pendingAll+ss.listensAll >= ss.max {
 		victim := ss.idlest(nil)
 		if victim == nil {
 			for _, s := range evict {
@@ -111,6 +117,39 @@ func (ss *sessions) reserve(sc *scope) (done func(id string), err error) {
 	}, nil
 }
 
+// listen holds a place for a subscriptions/listen stream of sc's key
+// while it is open; end gives it back. A stream is always busy, so past
+// a cap a session idle longest makes room, and with none idle the
+// stream is refused.
+func (ss *sessions) listen(sc *scope) (end func(), err error) {
+	done, err := ss.reserve(sc)
+	if err != nil {
+		return nil, err
+	}
+	ss.mu.Lock()
+	ss.listens[sc.name]++
+	ss.listensAll++
+	ss.mu.Unlock()
+	done("")
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		ss.listens[sc.name]--
+		ss.listensAll--
+	}, nil
+}
+
+// refuseSession answers a request for a session or stream that no cap
+// has room for: 429 when the key's own are all busy, 503 when all are.
+func refuseSession(w http.ResponseWriter, id json.RawMessage, err error) {
+	status := http.StatusServiceUnavailable
+	if err.(errTooMany).perKey {
+		status = http.StatusTooManyRequests
+	}
+	w.Header().Set("Retry-After", "1")
+	writeRPCError(w, status, id, err.Error())
+}
+
 // use marks session id busy while a request uses it; the returned
 // function ends the use.
 func (ss *sessions) use(id string) (end func()) {
@@ -133,7 +172,7 @@ func (ss *sessions) use(id string) (end func()) {
 // countOf is how many sessions sc's key holds or is opening. The caller
 // holds ss.mu.
 func (ss *sessions) countOf(sc *scope) int {
-	n := ss.pending[sc.name]
+	n := ss.pending[sc.name] + ss.listens[sc.name]
 	for _, s := range ss.byID {
 		if s.scope == sc {
 			n++

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,12 +31,33 @@ type httpServer struct {
 	auth        atomic.Value // last Authorization header seen
 	// down makes the endpoint answer 503 to everything.
 	down atomic.Bool
+	// ttl is the ttlMs of its list results (stateless revision).
+	ttl atomic.Int64
+	// methods counts the POSTs by their Mcp-Method header; names records
+	// the Mcp-Name header of each tools/call.
+	// regions records the Mcp-Param-Region header of each call.
+	mu      sync.Mutex
+	methods map[string]int
+	names   []string
+	regions []string
 }
 
-func newHTTPServer(t *testing.T) *httpServer {
+// revisions are the MCP revisions every HTTP test runs in: the
+// stateless one, and the last with sessions.
+var revisions = []string{"2026-07-28", "2025-11-25"}
+
+// newHTTPServer is a server with sessions (2025-11-25 and older).
+func newHTTPServer(t *testing.T) *httpServer { return newHTTPServerIn(t, "2025-11-25") }
+
+// newHTTPServerIn is a server of revision: from 2026-07-28 stateless (the
+// SDK's stateless handler, a request's context ending with its HTTP
+// request), else with sessions.
+func newHTTPServerIn(t *testing.T, revision string) *httpServer {
 	t.Helper()
-	h := &httpServer{entered: make(chan struct{}, 1), handlerCancelled: make(chan struct{}, 1)}
-	h.srv = mcp.NewServer(&mcp.Implementation{Name: "http-test", Version: "1"}, nil)
+	h := &httpServer{entered: make(chan struct{}, 1), handlerCancelled: make(chan struct{}, 1), methods: map[string]int{}}
+	h.srv = mcp.NewServer(&mcp.Implementation{Name: "http-test", Version: "1"}, &mcp.ServerOptions{
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = int(h.ttl.Load()) },
+	})
 	h.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "notifications/cancelled" {
@@ -87,9 +109,20 @@ func newHTTPServer(t *testing.T) *httpServer {
 	h.srv.AddTool(&mcp.Tool{Name: "taken", InputSchema: objectSchema(`{}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return textResult("no"), nil })
 
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.srv }, nil)
+	opts := &mcp.StreamableHTTPOptions{}
+	if revision >= statelessRevision {
+		opts = &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true}
+	}
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.srv }, opts)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.auth.Store(r.Header.Get("Authorization"))
+		h.mu.Lock()
+		h.methods[r.Header.Get("Mcp-Method")]++
+		if r.Header.Get("Mcp-Method") == "tools/call" {
+			h.names = append(h.names, r.Header.Get("Mcp-Name"))
+			h.regions = append(h.regions, r.Header.Get("Mcp-Param-Region"))
+		}
+		h.mu.Unlock()
 		if h.down.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
@@ -108,6 +141,13 @@ func newHTTPServer(t *testing.T) *httpServer {
 	return h
 }
 
+// requests is how many POSTs came with Mcp-Method method.
+func (h *httpServer) requests(method string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.methods[method]
+}
+
 // noopExec is a runtime tool's executor that is never called.
 type noopExec struct{}
 
@@ -116,7 +156,13 @@ func (noopExec) Execute(context.Context, toolhost.Call, json.RawMessage) toolhos
 }
 
 func TestHTTPServerTools(t *testing.T) {
-	hs := newHTTPServer(t)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) { hTTPServerTools(t, rev) })
+	}
+}
+
+func hTTPServerTools(t *testing.T, rev string) {
+	hs := newHTTPServerIn(t, rev)
 	f := newFixture(t)
 	if err := f.host.Register(toolhost.Tool{Name: "h_taken", Source: toolhost.SourceRuntime}, noopExec{}); err != nil {
 		t.Fatal(err)
@@ -139,6 +185,11 @@ func TestHTTPServerTools(t *testing.T) {
 	}
 	if a, _ := hs.auth.Load().(string); a != "Bearer t0ken" {
 		t.Errorf("Authorization header = %q", a)
+	}
+	// Every request of the stateless revision names its method in
+	// Mcp-Method; a session's do not.
+	if stateless := hs.requests("") == 0; stateless != (rev >= statelessRevision) {
+		t.Errorf("revision %s: %d requests without Mcp-Method", rev, hs.requests(""))
 	}
 	echo, _ := f.host.Lookup("h_echo")
 	if echo.Source != "mcp:web" || echo.Description != "Echoes text." || echo.Idempotent || !slices.Equal(echo.Redact, []string{"text"}) {
@@ -181,10 +232,22 @@ func TestHTTPServerTools(t *testing.T) {
 			t.Errorf("%s(%s) = %q json=%v err=%v, want %q json=%v", tc.tool, tc.args, res.Content, res.IsJSON, res.Err, tc.content, tc.isJSON)
 		}
 	}
+	// The stateless revision names each call in the Mcp-Name header.
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if rev >= statelessRevision && !slices.Equal(hs.names, []string{"echo", "add", "fail", "picture"}) {
+		t.Errorf("Mcp-Name headers %q", hs.names)
+	}
 }
 
 func TestHTTPListChanged(t *testing.T) {
-	hs := newHTTPServer(t)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) { hTTPListChanged(t, rev) })
+	}
+}
+
+func hTTPListChanged(t *testing.T, rev string) {
+	hs := newHTTPServerIn(t, rev)
 	f := newFixture(t)
 	f.m.Apply([]config.MCPServer{{Name: "web", URL: hs.url, Tools: []string{"echo", "late*"}}}, time.Minute)
 	f.waitUp(t, "web", 1)
@@ -203,7 +266,13 @@ func TestHTTPListChanged(t *testing.T) {
 }
 
 func TestHTTPCancelReachesServer(t *testing.T) {
-	hs := newHTTPServer(t)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) { hTTPCancelReachesServer(t, rev) })
+	}
+}
+
+func hTTPCancelReachesServer(t *testing.T, rev string) {
+	hs := newHTTPServerIn(t, rev)
 	f := newFixture(t)
 	f.m.Apply([]config.MCPServer{{Name: "web", URL: hs.url}}, time.Minute)
 	f.waitUp(t, "web", 7)
@@ -229,11 +298,22 @@ func TestHTTPCancelReachesServer(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server's handler never saw the cancellation")
 	}
-	waitFor(t, "notifications/cancelled at the server", func() bool { return hs.cancelNotes.Load() > 0 })
+	if rev < statelessRevision {
+		waitFor(t, "notifications/cancelled at the server", func() bool { return hs.cancelNotes.Load() > 0 })
+	} else if n := hs.cancelNotes.Load(); n != 0 {
+		// Stateless, the closed response stream is the cancellation.
+		t.Errorf("%d notifications/cancelled sent to a stateless server", n)
+	}
 }
 
 func TestHTTPTimeout(t *testing.T) {
-	hs := newHTTPServer(t)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) { hTTPTimeout(t, rev) })
+	}
+}
+
+func hTTPTimeout(t *testing.T, rev string) {
+	hs := newHTTPServerIn(t, rev)
 	f := newFixture(t)
 	f.m.Apply([]config.MCPServer{{Name: "web", URL: hs.url, Tools: []string{"wait"},
 		Overrides: map[string]config.MCPOverride{"wait": {Timeout: 50 * time.Millisecond}}}}, time.Minute)
@@ -250,7 +330,13 @@ func TestHTTPTimeout(t *testing.T) {
 // until it answers again, while its state keeps their names for turns to
 // say why they cannot run.
 func TestHTTPServerGoesDown(t *testing.T) {
-	hs := newHTTPServer(t)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) { hTTPServerGoesDown(t, rev) })
+	}
+}
+
+func hTTPServerGoesDown(t *testing.T, rev string) {
+	hs := newHTTPServerIn(t, rev)
 	f := newFixture(t)
 	f.m.Apply([]config.MCPServer{{Name: "web", URL: hs.url + "/?token=s3cret", Tools: []string{"echo"}}}, time.Minute)
 	f.waitUp(t, "web", 1)
@@ -274,5 +360,29 @@ func TestHTTPServerGoesDown(t *testing.T) {
 	f.waitUp(t, "web", 1)
 	if strings.Contains(f.log.String(), "s3cret") {
 		t.Error("the URL's token reached the log")
+	}
+}
+
+// TestHTTPParamHeader: a stateless server's tool that marks a parameter
+// with x-mcp-header gets its value in an Mcp-Param-* header as well, as
+// the revision asks of every client (the SDK's client does it from the
+// listed schema).
+func TestHTTPParamHeader(t *testing.T) {
+	hs := newHTTPServerIn(t, statelessRevision)
+	hs.srv.AddTool(&mcp.Tool{Name: "query", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"q":{"type":"string"}},"required":["region"]}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("rows"), nil
+		})
+	f := newFixture(t)
+	f.m.Apply([]config.MCPServer{{Name: "web", URL: hs.url, Tools: []string{"query"}}}, time.Minute)
+	f.waitUp(t, "web", 1)
+	if res, err := f.call(context.Background(), "query", `{"region":"us-west1","q":"x"}`); err != nil || res.Content != "rows" {
+		t.Fatalf("query = %+v, %v", res, err)
+	}
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if !slices.Equal(hs.regions, []string{"us-west1"}) {
+		t.Errorf("Mcp-Param-Region headers %q", hs.regions)
 	}
 }

@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -26,6 +28,10 @@ const (
 	envStdioServer = "TOOLSTREAM_MCP_TEST_STDIO" // "1": be the server
 	envStdioDir    = "TOOLSTREAM_MCP_TEST_DIR"   // where the server leaves and finds files
 	envStdioChild  = "TOOLSTREAM_MCP_TEST_CHILD" // "1": start a child process that outlives the server
+	// envStdioNoDiscover "1": exit when the first message is
+	// server/discover, as stdio servers built on rmcp (the Rust SDK) do
+	// at any request before initialize.
+	envStdioNoDiscover = "TOOLSTREAM_MCP_TEST_NODISCOVER"
 )
 
 func TestMain(m *testing.M) {
@@ -69,7 +75,17 @@ func runStdioServer(dir string) int {
 			<-ctx.Done()
 			return textResult("cancelled"), nil
 		})
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	var t mcp.Transport = &mcp.StdioTransport{}
+	if os.Getenv(envStdioNoDiscover) == "1" {
+		in := bufio.NewReader(os.Stdin)
+		first, _ := in.ReadString('\n')
+		if strings.Contains(first, `"server/discover"`) {
+			fmt.Fprintln(os.Stderr, "exiting: a request before initialize")
+			return 0
+		}
+		t = &mcp.IOTransport{Reader: io.NopCloser(io.MultiReader(strings.NewReader(first), in)), Writer: os.Stdout}
+	}
+	if err := s.Run(context.Background(), t); err != nil {
 		fmt.Fprintln(os.Stderr, "server ended:", err)
 	}
 	return 0

@@ -89,6 +89,9 @@ type Manager struct {
 	// and after it first connected.
 	firstConnect time.Duration
 	connect      time.Duration
+	// watchEvery is how often an HTTP server is checked
+	// ([DefaultWatchEvery]; tests shorten it).
+	watchEvery time.Duration
 	// check validates tools (schemas) without touching host: a scratch
 	// registry that nothing executes.
 	check *toolhost.Host
@@ -102,7 +105,8 @@ type Manager struct {
 // server runs until [Manager.Apply].
 func New(host *toolhost.Host, opts Options) *Manager {
 	m := &Manager{host: host, log: opts.Log, min: opts.MinBackoff, max: opts.MaxBackoff,
-		firstConnect: opts.FirstConnectTimeout, connect: opts.ConnectTimeout, servers: map[string]*server{}}
+		firstConnect: opts.FirstConnectTimeout, connect: opts.ConnectTimeout, watchEvery: DefaultWatchEvery,
+		servers: map[string]*server{}}
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
 	}

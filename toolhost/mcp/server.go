@@ -21,10 +21,10 @@ const (
 	// listTimeout bounds one tools/list walk. (Connecting is bounded by
 	// the manager's connect timeouts.)
 	listTimeout = 30 * time.Second
-	// pingInterval and pingTimeout watch a streamable HTTP server, whose
-	// connection, unlike a stdio pipe, does not end when the server dies.
-	pingInterval = 15 * time.Second
-	pingTimeout  = 10 * time.Second
+	// pingTimeout bounds one check of a streamable HTTP server (see
+	// [Manager]'s watchEvery), whose connection, unlike a stdio pipe, does
+	// not end when the server dies.
+	pingTimeout = 10 * time.Second
 )
 
 // server is one configured MCP server and the goroutine that keeps it
@@ -47,9 +47,15 @@ type server struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	// connected is set once a connect succeeded; only run's goroutine
-	// touches it.
+	// connected is set once a connect succeeded; listed is what the
+	// tools last registered were made from, and when and for how long
+	// the server said that list is fresh (watch.go). Only run's
+	// goroutine touches them.
 	connected bool
+	listed    listing
+	// sessionsOnly: this stdio server ended at server/discover, and is
+	// connected with the initialize handshake alone (connect).
+	sessionsOnly bool
 
 	mu      sync.Mutex
 	state   State
@@ -63,6 +69,9 @@ type session struct {
 	// suspect wakes the watcher when a call saw a transport error, so a
 	// dead HTTP server is found before the next ping.
 	suspect chan struct{}
+	// discover, for a server of the stateless revision over HTTP, asks
+	// it server/discover: the revision has no ping (watch.go).
+	discover func(context.Context) error
 }
 
 func newServer(m *Manager, cfg config.MCPServer, toolTimeout time.Duration) *server {
@@ -157,46 +166,25 @@ func (m *Manager) backoff(n int) time.Duration {
 // were registered; zero when the server never came up.
 func (s *server) serve(flapping bool) (upFor time.Duration, err error) {
 	changed := make(chan struct{}, 1)
-	client := mcp.NewClient(&mcp.Implementation{Name: "toolstream", Version: "1"}, &mcp.ClientOptions{
-		Logger: s.log,
-		// No roots, sampling or elicitation: toolstream only calls tools.
-		Capabilities: &mcp.ClientCapabilities{},
-		// Calls carry a progress token (call.go); the server's
-		// notifications/progress for one reach the call's listener.
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			s.progress(req.Params)
-		},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default: // a refresh is already due
-			}
-		},
-	})
-	tr, cleanup, err := s.transport()
-	if err != nil {
-		return 0, err
-	}
-	defer cleanup()
+	client := s.newClient(changed)
 	timeout := s.m.connect
 	if !s.connected {
 		// Until the server first connects, each attempt may be the
 		// one that downloads it (npx -y); see DefaultFirstConnectTimeout.
 		timeout = s.m.firstConnect
 	}
-	cctx, cancel := context.WithTimeout(s.ctx, timeout)
-	cs, err := client.Connect(cctx, tr, nil)
-	cancel()
+	cs, tr, cleanup, err := s.connect(client, timeout)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && s.ctx.Err() == nil {
 		return 0, fmt.Errorf("connecting: no answer within %s: %w", timeout, err)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("connecting: %w", err)
 	}
+	defer cleanup()
 	s.connected = true
 	ended := make(chan error, 1)
 	go func() { ended <- cs.Wait() }()
-	sess := &session{cs: cs, suspect: make(chan struct{}, 1)}
+	sess := &session{cs: cs, suspect: make(chan struct{}, 1), discover: s.discoverer(cs, tr)}
 	defer func() {
 		// Tools leave first, then calls in flight fail with the closed
 		// connection, then the goroutine above ends.
@@ -206,7 +194,7 @@ func (s *server) serve(flapping bool) (upFor time.Duration, err error) {
 		<-ended
 	}()
 	s.sess.Store(sess)
-	n, err := s.refresh(cs)
+	n, _, err := s.refresh(cs)
 	if err != nil {
 		return 0, fmt.Errorf("listing tools: %w", err)
 	}
@@ -216,69 +204,84 @@ func (s *server) serve(flapping bool) (upFor time.Duration, err error) {
 	if flapping {
 		level = slog.LevelDebug // a crash loop logs its down lines only
 	}
-	s.log.LogAttrs(s.ctx, level, "MCP server up", slog.Int("tools", n))
+	s.log.LogAttrs(s.ctx, level, "MCP server up", slog.Int("tools", n), slog.String("protocol", cs.InitializeResult().ProtocolVersion))
+	err = s.watch(sess, ended, changed)
+	return time.Since(began), err
+}
 
-	var ping <-chan time.Time
-	if s.cfg.URL != "" {
-		t := time.NewTicker(pingInterval)
-		defer t.Stop()
-		ping = t.C
-	}
+// connect starts one attempt's connection and opens its session; the
+// SDK tries the stateless revision first (server/discover) and falls
+// back to the initialize handshake. A stdio server that ends at that
+// first request — rmcp's (the Rust SDK's) end at any request before
+// initialize — is started again at once for initialize alone, and kept
+// to it while this entry runs (unless that fails too: the next attempt
+// tries both again).
+func (s *server) connect(client *mcp.Client, timeout time.Duration) (*mcp.ClientSession, mcp.Transport, func(), error) {
 	for {
-		select {
-		case <-s.ctx.Done():
-			return time.Since(began), nil
-		case err := <-ended:
-			ended <- err // for the deferred wait
-			if err == nil {
-				err = errors.New("the server closed the connection")
-			}
-			return time.Since(began), fmt.Errorf("disconnected: %w", err)
-		case <-changed:
-			n, err := s.refresh(cs)
-			if err != nil {
-				if s.ctx.Err() != nil {
-					return time.Since(began), nil
-				}
-				return time.Since(began), fmt.Errorf("listing tools after list_changed: %w", err)
-			}
-			s.setTools(n)
-			s.log.LogAttrs(s.ctx, slog.LevelInfo, "MCP server's tools changed", slog.Int("tools", n))
-		case <-sess.suspect:
-			if err := s.ping(cs); err != nil {
-				return time.Since(began), err
-			}
-		case <-ping:
-			if err := s.ping(cs); err != nil {
-				return time.Since(began), err
-			}
+		tr, cleanup, err := s.transport()
+		if err != nil {
+			return nil, nil, nil, err
 		}
+		var opts *mcp.ClientSessionOptions
+		if s.sessionsOnly {
+			opts = &mcp.ClientSessionOptions{ProtocolVersion: lastSessionRevision}
+		}
+		cctx, cancel := context.WithTimeout(s.ctx, timeout)
+		cs, err := client.Connect(cctx, tr, opts)
+		cancel()
+		if err == nil {
+			return cs, tr, cleanup, nil
+		}
+		cleanup()
+		if s.cfg.Command == "" || s.ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || s.sessionsOnly {
+			s.sessionsOnly = false
+			return nil, nil, nil, err
+		}
+		s.sessionsOnly = true
+		s.log.LogAttrs(s.ctx, slog.LevelDebug, "MCP server ended at server/discover; starting it again for initialize", slog.String("error", err.Error()))
 	}
 }
 
-func (s *server) ping(cs *mcp.ClientSession) error {
-	ctx, cancel := context.WithTimeout(s.ctx, pingTimeout)
-	defer cancel()
-	if err := cs.Ping(ctx, nil); err != nil && s.ctx.Err() == nil {
-		return fmt.Errorf("no answer to ping: %w", err)
-	}
-	return nil
+// newClient is the SDK client of one connect attempt; changed hears of
+// the server's notifications/tools/list_changed.
+func (s *server) newClient(changed chan<- struct{}) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "toolstream", Version: "1"}, &mcp.ClientOptions{
+		Logger: s.log,
+		// No roots, sampling or elicitation: toolstream only calls tools.
+		Capabilities: &mcp.ClientCapabilities{},
+		// Calls carry a progress token (call.go); the server's
+		// notifications/progress for one reach the call's listener.
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			s.progress(req.Params)
+		},
+		// In a session the notification comes unasked; from a stateless
+		// server, on the subscriptions/listen stream the SDK opens when
+		// the server offers list changes.
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default: // a refresh is already due
+			}
+		},
+	})
 }
 
 // refresh lists the server's tools and registers them, replacing the
-// ones registered before; it returns how many were registered.
-func (s *server) refresh(cs *mcp.ClientSession) (int, error) {
+// ones registered before, unless the list is the one registered last;
+// it returns how many are registered and whether that changed.
+func (s *server) refresh(cs *mcp.ClientSession) (n int, changed bool, err error) {
 	ctx, cancel := context.WithTimeout(s.ctx, listTimeout)
 	defer cancel()
-	var tools []*mcp.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return 0, err
-		}
-		tools = append(tools, t)
+	l, tools, err := list(ctx, cs)
+	if err != nil {
+		return 0, false, err
+	}
+	if l.fingerprint == s.listed.fingerprint && s.listed.fingerprint != "" {
+		s.listed = l
+		return s.snapshot().Tools, false, nil
 	}
 	regs := s.registrations(tools)
-	err := s.m.host.SetSource(s.source, regs)
+	err = s.m.host.SetSource(s.source, regs)
 	if errors.Is(err, toolhost.ErrShadowed) {
 		// Another source took a name since registrations looked: drop
 		// what clashes now and try once more.
@@ -286,8 +289,9 @@ func (s *server) refresh(cs *mcp.ClientSession) (int, error) {
 		err = s.m.host.SetSource(s.source, regs)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("registering tools: %w", err)
+		return 0, false, fmt.Errorf("registering tools: %w", err)
 	}
+	s.listed = l
 	names := make([]string, len(regs))
 	for i, r := range regs {
 		names[i] = r.Tool.Name
@@ -295,11 +299,12 @@ func (s *server) refresh(cs *mcp.ClientSession) (int, error) {
 	s.mu.Lock()
 	s.state.Names = names
 	s.mu.Unlock()
-	return len(regs), nil
+	return len(regs), true, nil
 }
 
 // unregister takes the server's tools out of the turn's list.
 func (s *server) unregister() {
+	s.listed = listing{}
 	if err := s.m.host.SetSource(s.source, nil); err != nil {
 		s.log.LogAttrs(context.Background(), slog.LevelError, "unregistering MCP tools", slog.String("error", err.Error()))
 	}

@@ -159,3 +159,21 @@ func running(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+// TestStdioExitsAtDiscover: a stdio server that exits at a request before
+// initialize (rmcp's do, at the server/discover the SDK tries first) is
+// started again at once for the initialize handshake, and stays on it.
+func TestStdioExitsAtDiscover(t *testing.T) {
+	dir := t.TempDir()
+	f := newFixture(t)
+	e := stdioEntry(t, "rust", dir)
+	e.Env[envStdioNoDiscover] = "1"
+	f.m.Apply([]config.MCPServer{e}, time.Minute)
+	f.waitUp(t, "rust", 2)
+	if res, err := f.call(context.Background(), "echo", `{"text":"hi"}`); err != nil || res.Content != "echo: hi" {
+		t.Fatalf("echo = %+v, %v", res, err)
+	}
+	if strings.Contains(f.log.String(), "MCP server down") {
+		t.Errorf("the server's exit at server/discover was logged as down:\n%s", f.log.String())
+	}
+}
