@@ -272,7 +272,7 @@ func (s *server) newClient(changed chan<- struct{}) *mcp.Client {
 func (s *server) refresh(cs *mcp.ClientSession) (n int, changed bool, err error) {
 	ctx, cancel := context.WithTimeout(s.ctx, listTimeout)
 	defer cancel()
-	l, tools, err := list(ctx, cs)
+	l, tools, err := listTools(ctx, cs)
 	if err != nil {
 		return 0, false, err
 	}

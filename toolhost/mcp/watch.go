@@ -43,10 +43,10 @@ func (l listing) fresh(now time.Time) bool {
 	return now.Sub(l.at) < l.ttl
 }
 
-// list walks tools/list. The SDK serves a stateless server's pages from
+// listTools walks tools/list. The SDK serves a stateless server's pages from
 // its own cache while the server's ttlMs holds, so a walk of a fresh
 // list costs no request.
-func list(ctx context.Context, cs *mcp.ClientSession) (listing, []*mcp.Tool, error) {
+func listTools(ctx context.Context, cs *mcp.ClientSession) (listing, []*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	ttl := -1
 	params := &mcp.ListToolsParams{}
