@@ -55,6 +55,8 @@ func durMs(d time.Duration) float64 { return float64(d) / float64(time.Milliseco
 var columns = []column{
 	{"c=1 TTFT p50", scenC1, func(f figures) float64 { return durMs(f.ttftP50) }, ms, false},
 	{"c=1 TTFT p99", scenC1, func(f figures) float64 { return durMs(f.ttftP99) }, ms, false},
+	{"c=1 tool round trip p50", scenC1, func(f figures) float64 { return float64(f.toolRTP50.Microseconds()) }, us, true},
+	{"c=1 tool round trip p99", scenC1, func(f figures) float64 { return float64(f.toolRTP99.Microseconds()) }, us, true},
 	{"c=64 CPU per 1k streams", scenC64, func(f figures) float64 { return f.cpuPer1k.Seconds() }, sec, true},
 	{"c=64 streams/s", scenC64, func(f figures) float64 { return f.perSec }, num, false},
 	{"c=64 bytes per stream", scenC64, func(f figures) float64 { return f.wireBytes / 1024 }, kib, false},
