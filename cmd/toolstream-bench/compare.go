@@ -62,6 +62,9 @@ type figures struct {
 	wireBytes      float64       // bytes of answer a client read per stream, on average
 	bytesPerStream float64       // idle: resident memory per open stream
 	rssHeld        float64       // idle: the target's resident memory with them open
+	toolRTP50      time.Duration // a tool call's block closed → its webhook request (roundtrip.go)
+	toolRTP99      time.Duration
+	toolRTLost     int // webhook requests not set against a close
 	errors         int
 	firstErr       error
 }
@@ -115,9 +118,9 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: up}
+	srv := &http.Server{Handler: up, ConnContext: stampContext}
 	var serving sync.WaitGroup
-	serving.Go(func() { srv.Serve(ln) })
+	serving.Go(func() { srv.Serve(newStampListener(ln)) })
 	defer func() {
 		srv.Close()
 		serving.Wait()
@@ -148,7 +151,7 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 				case scenIdle:
 					fmt.Fprintf(logw, " · %.1f KiB per stream\n", f.bytesPerStream/1024)
 				default:
-					fmt.Fprintf(logw, " · CPU %.3f s per 1k streams · TTFT p50 %.2f ms\n", f.cpuPer1k.Seconds(), durMs(f.ttftP50))
+					fmt.Fprintf(logw, " · CPU %.3f s per 1k streams · TTFT p50 %.2f ms%s\n", f.cpuPer1k.Seconds(), durMs(f.ttftP50), f.roundTripLog())
 				}
 				if cmp.results[name] == nil {
 					cmp.results[name] = map[string][]figures{}
@@ -211,12 +214,14 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 		}
 	}
 	up.pace.Store(int64(pace))
+	up.rt.take() // the warm-up's
 	before := t.measure()
 	start := time.Now()
 	results := runLoad(ctx, c, t, clients, per, stagger)
 	elapsed := time.Since(start)
 	after := t.measure()
 	f := summarize(results, o.Chunks)
+	f.toolRTP50, f.toolRTP99, f.toolRTLost = roundTripFigures(up.rt.take())
 	f.perSec = float64(len(results)) / elapsed.Seconds()
 	if len(t.pids) > 0 {
 		f.cpuPer1k = (after.cpu - before.cpu) * 1000 / time.Duration(len(results))

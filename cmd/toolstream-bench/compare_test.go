@@ -51,12 +51,19 @@ func TestCompareSmall(t *testing.T) {
 	if f := cmp.results[targetCall][scenC64][0]; f.cpuPer1k <= 0 || f.streams != 64 {
 		t.Errorf("ts-call c=64: %+v, want 64 streams and the proxy's CPU read", f)
 	}
+	if f := cmp.results[targetCall][scenC64][0]; f.toolRTP50 <= 0 || f.toolRTP99 < f.toolRTP50 || f.toolRTLost != 0 {
+		t.Errorf("ts-call c=64: tool round trip p50 %s p99 %s, %d not matched; want every webhook request set against its block's close",
+			f.toolRTP50, f.toolRTP99, f.toolRTLost)
+	}
+	if f := cmp.results[targetText][scenC64][0]; f.toolRTP50 != 0 || f.toolRTLost != 0 {
+		t.Errorf("ts-text c=64 made no calls, yet has a tool round trip: %+v", f)
+	}
 	if f := cmp.results[targetPass][scenIdle][0]; f.bytesPerStream == 0 {
 		t.Errorf("ts-pass idle: memory per stream not read: %+v", f)
 	}
 	var out bytes.Buffer
 	cmp.print(&out)
-	for _, want := range []string{"| ts-text |", "ts-text / ts-pass: c=1 TTFT p50", "idle memory per stream"} {
+	for _, want := range []string{"| ts-text |", "ts-text / ts-pass: c=1 TTFT p50", "idle memory per stream", "c=64 tool round trip p99"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

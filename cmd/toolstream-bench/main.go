@@ -22,13 +22,16 @@
 // clients paced 10ms (time to first token under load) and idle open
 // streams (memory per stream). A client reads each stream to its
 // protocol's end ([DONE], response.completed, message_stop). CPU time and
-// resident memory are the target processes' own, from /proc. Every
-// scenario gets a fresh process and is repeated; the report is the
-// medians and their ratios. The prefix scenario runs the ts-call targets
-// against an upstream with a prompt cache, which charges prefill time for
-// every byte of a request after the longest prefix an earlier request
-// shared (prefixcache.go): a conversation of tool turns of three rounds,
-// in text mode and native, and each round's time to first token.
+// resident memory are the target processes' own, from /proc. A turn with
+// a call also times its tool round trip: from the upstream's write of the
+// event that closes the block to the webhook request's arrival, stamped
+// by the kernel (roundtrip.go). Every scenario gets a fresh process and
+// is repeated; the report is the medians and their ratios. The prefix
+// scenario runs the ts-call targets against an upstream with a prompt
+// cache, which charges prefill time for every byte of a request after the
+// longest prefix an earlier request shared (prefixcache.go): a
+// conversation of tool turns of three rounds, in text mode and native,
+// and each round's time to first token.
 package main
 
 import (
@@ -98,7 +101,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.C1Streams, "c1-streams", 200, "streams of the c=1 scenario")
 	fs.IntVar(&o.C64PerConn, "c64-streams", 20, "streams per client at c=64")
 	fs.IntVar(&o.C256PerConn, "c256-streams", 3, "streams per client at c=256")
-	fs.IntVar(&o.Idle, "idle", 1000, "idle open streams")
+	fs.IntVar(&o.Idle, "idle", 500, "idle open streams")
 	fs.DurationVar(&o.Hold, "hold", 500*time.Millisecond, "how long idle streams are held open before their memory is read")
 	fs.StringVar(&o.Bin, "bin", "", "toolstream binary (default: go build ./cmd/toolstream)")
 	fs.StringVar(&o.BaseBin, "base-bin", "", "a second toolstream binary, which the @base targets run: two builds side by side in one run")

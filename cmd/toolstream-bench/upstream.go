@@ -34,6 +34,10 @@ type benchUpstream struct {
 
 	pace  atomic.Int64 // time.Duration between events
 	calls atomic.Int64 // webhook calls
+	// closeCall is the event of call1 that closes its block; each answer
+	// sends it with a call number of its own, for rt.
+	closeCall closeEvent
+	rt        roundTrips
 
 	mu      sync.Mutex
 	release chan struct{} // closed to let held idle streams finish
@@ -53,6 +57,7 @@ func newBenchUpstream(chunks, chunkBytes int) *benchUpstream {
 	call := "<tool_call>\n{\"name\": \"create_task\", \"arguments\": {\"title\": \"bench\"}}\n</tool_call>"
 	u.call1 = sse("cmpl-call", append(words("a", chunks/2), call[:20], call[20:]))
 	u.call2 = sse("cmpl-call2", words("b", chunks/2))
+	u.closeCall, _ = splitClose(u.call1[len(u.call1)-3])
 	idle := sse("cmpl-idle", words("i", 2))
 	u.idleHead, u.idleTail = idle[:2], idle[2:]
 	u.withUsage = map[*[][]byte][][]byte{}
@@ -90,7 +95,8 @@ func (u *benchUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/create_task":
 		u.calls.Add(1)
-		io.Copy(io.Discard, r.Body)
+		body, _ := io.ReadAll(r.Body)
+		u.rt.arrived(body, arrivedAt(r)) // once read whole: its body's stamps are not the next request's
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"ok":true}`))
 		return
@@ -142,6 +148,9 @@ func (u *benchUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				case <-r.Context().Done():
 					return false
 				}
+			}
+			if u.closeCall.head != nil && len(ev) > 0 && &ev[0] == &u.closeCall.head[0] {
+				ev = u.rt.next(u.closeCall)
 			}
 			if _, err := w.Write(ev); err != nil {
 				return false

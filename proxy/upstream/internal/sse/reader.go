@@ -39,7 +39,20 @@ type Reader struct {
 	data    []byte // the current event's data lines, each ending in "\n"
 	dirty   bool   // the current event has a field that makes it an event
 	started bool   // past the first line (and its BOM)
+	// filled says the last read filled the buffer: the upstream is ahead
+	// of the reader, and the next read asks for twice as much.
+	filled bool
 }
+
+// smallBuf is what a stream reads into while the upstream sends no
+// faster than it is read, as a model server does token by token, and
+// what an idle stream holds: one event of a chunk fits. backlogBuf is
+// the most it grows to while reads keep filling it: a read of 1KiB when
+// 16KiB are waiting is sixteen reads, and as many writes to the client.
+const (
+	smallBuf   = 1 << 10
+	backlogBuf = 16 << 10
+)
 
 // bom is the UTF-8 byte order mark a stream may start with.
 var bom = []byte("\xEF\xBB\xBF")
@@ -50,7 +63,10 @@ var bom = []byte("\xEF\xBB\xBF")
 func NewReader(r io.Reader, max int) *Reader {
 	s, _ := readers.Get().(*Reader)
 	if s == nil {
-		s = &Reader{buf: make([]byte, 1<<10)}
+		s = &Reader{}
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, smallBuf)
 	}
 	*s = Reader{r: r, buf: s.buf[:cap(s.buf)], data: s.data[:0], max: max}
 	return s
@@ -61,6 +77,11 @@ func NewReader(r io.Reader, max int) *Reader {
 func (s *Reader) Release() {
 	if cap(s.buf) > maxPooledBuf || cap(s.data) > maxPooledBuf {
 		return
+	}
+	if cap(s.buf) > smallBuf {
+		// Grown for a backlog or a long line: the next stream starts
+		// small, or it would hold this while idle.
+		s.buf = nil
 	}
 	s.r = nil
 	readers.Put(s)
@@ -180,17 +201,18 @@ func (s *Reader) line() ([]byte, error) {
 }
 
 // fill reads more of the body behind what is not parsed yet, growing the
-// buffer when a line fills it.
+// buffer when a line fills it, or when the last read did.
 func (s *Reader) fill() error {
 	if s.start > 0 {
 		s.end = copy(s.buf, s.buf[s.start:s.end])
 		s.start = 0
 	}
-	if s.end == len(s.buf) {
+	if s.end == len(s.buf) || s.filled && len(s.buf) < backlogBuf {
 		s.buf = append(s.buf, make([]byte, len(s.buf))...)
 	}
 	for range 100 { // as bufio: a reader that keeps reading nothing is broken
 		n, err := s.r.Read(s.buf[s.end:])
+		s.filled = n > 0 && s.end+n == len(s.buf)
 		s.end += n
 		if err == io.EOF {
 			s.eof = true

@@ -79,3 +79,62 @@ func FuzzSSEReaderMatchesGoSSE(f *testing.F) {
 		}
 	})
 }
+
+// TestReadSize: a stream whose upstream sends no faster than it is read
+// keeps reading into the small buffer; one whose reads come back full
+// (the upstream ahead, a backlog waiting) reads twice as much each time,
+// up to backlogBuf, so that a backlog costs fewer reads; and a reader
+// given back starts the next stream small again.
+func TestReadSize(t *testing.T) {
+	event := "data: " + strings.Repeat("x", 100) + "\n\n"
+	for _, c := range []struct {
+		name    string
+		step    int // bytes the body gives a read, at most
+		events  int
+		wantBuf int // the buffer's size after reading them all
+	}{
+		{"an event a read", len(event), 200, smallBuf},
+		{"a backlog", 1 << 20, 2000, backlogBuf},
+		{"a backlog smaller than the buffer", 1 << 20, 5, smallBuf},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := &countingReader{pieces: pieces{b: []byte(strings.Repeat(event, c.events)), step: c.step}}
+			r := NewReader(body, 1<<20)
+			n := 0
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			if n != c.events {
+				t.Fatalf("read %d events, want %d", n, c.events)
+			}
+			if len(r.buf) != c.wantBuf {
+				t.Errorf("buffer %d bytes after %d reads, want %d", len(r.buf), body.reads, c.wantBuf)
+			}
+			if c.wantBuf == backlogBuf && body.reads > c.events*len(event)/backlogBuf+8 {
+				t.Errorf("%d reads for %d bytes waiting: the buffer did not grow with the backlog", body.reads, c.events*len(event))
+			}
+			r.Release()
+			if next := NewReader(strings.NewReader(""), 1<<20); len(next.buf) != smallBuf {
+				t.Errorf("the next stream's reader starts with %d bytes, want %d", len(next.buf), smallBuf)
+			}
+		})
+	}
+}
+
+// countingReader counts the reads of pieces.
+type countingReader struct {
+	pieces
+	reads int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	c.reads++
+	return c.pieces.Read(b)
+}
