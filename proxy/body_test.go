@@ -99,16 +99,19 @@ func trickle(t *testing.T, e *env, head, body string, gap time.Duration) (*http.
 // (the deadline is pushed forward as bytes arrive); one that trickles in
 // past read_body_timeout gets 408 naming it.
 func TestSlowBody(t *testing.T) {
+	// A byte every 40ms against an idle limit of a second: 25 gaps of
+	// slack for a loaded machine's scheduling, and the whole body (72
+	// bytes) still takes about three idle limits.
 	e := newEnv(t, []upstreamtest.Round{okRound}, func(c *config.Config) {
-		c.ReadIdleTimeout = 300 * time.Millisecond
+		c.ReadIdleTimeout = time.Second
 		c.ReadBodyTimeout = time.Minute
 	})
 	head := fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: proxy\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(chatBody))
-	resp, body, took := trickle(t, e, head, chatBody, 15*time.Millisecond)
+	resp, body, took := trickle(t, e, head, chatBody, 40*time.Millisecond)
 	if resp.StatusCode != 200 || !strings.Contains(body, "Hello") {
 		t.Fatalf("a slow but steady body: %d %s", resp.StatusCode, body)
 	}
-	if took < 300*time.Millisecond {
+	if took < time.Second {
 		t.Fatalf("the body took %s, within one read_idle_timeout: the test proves nothing", took)
 	}
 
