@@ -328,9 +328,6 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 		return text, nil
 	}
 	d.calls = nil
-	if d.hm != nil {
-		d.hm.reason = d.hm.reason[:0]
-	}
 	// Prose with nothing in it that could open anything, after prose
 	// that left nothing open, passes straight through: most of a reply.
 	if d.st == stText && len(d.hold) == 0 && len(d.carry) == 0 && !d.cutRun && d.plain(text) {
@@ -344,7 +341,14 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	}
 	w := text
 	d.winLead = d.lead
-	if len(d.hold) > 0 && (d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence) {
+	switch {
+	case len(d.hold) == 0:
+	case d.st == stText && len(d.hold) == 1 && d.hold[0] == ']' && text != "" && text[0] != '<':
+		// A ']' held in case minimax_m3's token started there (scan.go)
+		// starts none: text is read on its own, not joined to it.
+		d.hold = d.hold[:0]
+		d.emit("]")
+	case d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence:
 		w = string(d.hold) + text
 		d.winLead = d.holdLead
 		d.hold = d.hold[:0]
@@ -355,7 +359,8 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 }
 
 // plain reports whether s holds no byte that could open a marker, fence or
-// bracket, ends on a whole rune and, where functools[…] is looked for,
+// bracket, ends on a whole rune and not in a ']' (which may start
+// minimax_m3's token) and, where functools[…] is looked for,
 // does not end in a prefix of the word where a line starts. The one pass
 // over s also sees its line breaks, so that last check is skipped in a
 // piece no line starts in, most pieces of prose.
@@ -374,7 +379,11 @@ func (d *Detector) plain(s string) bool {
 	for ; i < len(s); i++ {
 		f |= t[s[i]]
 	}
-	if f&specOpen != 0 || incompleteRune(s) != 0 {
+	if f&specOpen != 0 || s == "" {
+		return f&specOpen == 0
+	}
+	// The last byte: a rune cut off, or a ']' that may start a token.
+	if c := s[len(s)-1]; c >= utf8.RuneSelf && incompleteRune(s) != 0 || c == ']' {
 		return false
 	}
 	return !d.functools || f&specNL == 0 && d.lead < 0 || functoolsTail(s, 0, d.lead) < 0
@@ -390,9 +399,6 @@ func (d *Detector) End() (visible string, calls []Call) {
 	}
 	d.ended = true
 	d.calls = nil
-	if d.hm != nil {
-		d.hm.reason = d.hm.reason[:0]
-	}
 	if len(d.carry) > 0 {
 		d.emitBytes(d.carry)
 		d.carry = d.carry[:0]

@@ -225,14 +225,18 @@ func (d *Detector) reasonTail(w string, p int) int {
 // reasoning adds s to what [Detector.Reasoning] returns.
 func (d *Detector) reasoning(s string) { d.hm.reason = append(d.hm.reason, s...) }
 
-// Reasoning returns the reasoning the last Feed or End took out of the
-// content: harmony's analysis messages (rule 7), which the caller sends
-// as reasoning, before that call's visible text. Nothing in it runs.
+// Reasoning returns the reasoning Feed and End took out of the content
+// since the last call of Reasoning: harmony's analysis messages (rule 7),
+// which the caller sends as reasoning, before that Feed's visible text.
+// Nothing in it runs. (It is taken here, not reset by each Feed, so that
+// prose pays nothing for harmony.)
 func (d *Detector) Reasoning() string {
 	if d.hm == nil || len(d.hm.reason) == 0 {
 		return ""
 	}
-	return string(d.hm.reason)
+	r := string(d.hm.reason)
+	d.hm.reason = d.hm.reason[:0]
+	return r
 }
 
 // endHarmony ends the stream in a harmony state: a header cut off is

@@ -15,6 +15,11 @@ type marker struct {
 	fail []int // kmp(open), set by init
 	// thinkEnd closes a reasoning span other than <think>'s (syn nil).
 	thinkEnd string
+	// whole, when set, is the marker this one is the tail of, which
+	// starts one byte before it: minimax_m3's "]<]minimax[>[<tool_call>"
+	// is looked for at its '<', since ']' is too common in prose to be
+	// looked at (scan.go's specTable).
+	whole *marker
 }
 
 // markers are every opening tag looked for in prose. All start with '<',
@@ -42,6 +47,7 @@ var markers = []marker{
 	{open: k3ToolsOpen, syn: &synKimiK3, fence: true},
 	{open: k3ResponseClose, syn: &synKimiK3Response, fence: true},
 	{open: mmOpen, syn: &synMiniMaxM3, fence: true},
+	{open: mmOpen[1:], syn: &synMiniMaxM3, fence: true}, // its tail (whole set by init)
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
 	{open: trBracketOpen, syn: &synTRBracket, fence: true},
 	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
@@ -109,6 +115,9 @@ func init() {
 		for j := range markers {
 			if j != i && strings.HasPrefix(markers[j].open, markers[i].open) {
 				panic("detect: marker " + markers[i].open + " is a prefix of " + markers[j].open)
+			}
+			if markers[j].open[1:] == markers[i].open {
+				markers[i].whole = &markers[j]
 			}
 		}
 	}
@@ -187,7 +196,7 @@ func (d *Detector) matchMarker(s string, inFence bool) (m *marker, more bool) {
 func Openings(f Format) []string {
 	var out []string
 	for i := range markers {
-		if m := &markers[i]; m.syn != nil && m.syn.format == f {
+		if m := &markers[i]; m.syn != nil && m.syn.format == f && m.whole == nil {
 			out = append(out, m.open)
 		}
 	}

@@ -31,12 +31,18 @@ const (
 	stReason
 )
 
-// Bytes that need a closer look in prose (specOpen): '<', '[' and ']'
-// (minimax_m3's namespace token) may open a marker, '`' and '~' a fence,
-// '[' a pythonic call list and, where json or llama3_json is detected,
-// '{' an object and '[' a json array. Where
+// Bytes that need a closer look in prose (specOpen): '<' and '[' may open
+// a marker, '`' and '~' a fence, '[' a pythonic call list and, where json
+// or llama3_json is detected, '{' an object and '[' a json array. Where
 // functools[…] is looked for, a line break is flagged too (specNL): only
 // a piece in which a line may start needs the functools check.
+//
+// minimax_m3's namespace token "]<]minimax[>[" starts with ']', which
+// prose is full of ("[1]", "[x](url)"): ']' is no specOpen byte, and the
+// token is read at its '<' (atMarker looks one byte back when "<]"
+// follows). Only a ']' ending a piece is held, until the next byte shows
+// whether the token starts there (rule 5: a marker split at any byte is
+// read as a whole one).
 type specTable [256]uint8
 
 const (
@@ -47,7 +53,7 @@ const (
 var specialText, specialBrace, specialBraceNL specTable
 
 func init() {
-	for _, c := range "<[]`~" {
+	for _, c := range "<[`~" {
 		specialText[c] = specOpen
 		specialBrace[c] = specOpen
 	}
@@ -109,15 +115,6 @@ func (d *Detector) scanText(w string, p int) int {
 			if next, ok := d.atMarker(w, p, i); ok {
 				return next
 			}
-		case ']':
-			// Only "]<" may open minimax_m3's token: "[1]" and "[x](url)"
-			// cost no call. A "]" ending the window is held (atMarker).
-			if i+1 < len(w) && w[i+1] != '<' {
-				continue
-			}
-			if next, ok := d.atMarker(w, p, i); ok {
-				return next
-			}
 		case '`', '~':
 			if d.leadAt(w, i) < 0 {
 				continue
@@ -144,6 +141,11 @@ func (d *Detector) scanText(w string, p int) int {
 			return len(w)
 		}
 	}
+	if n := len(w); n > p && w[n-1] == ']' {
+		d.emit(w[p : n-1]) // a ']' that may start minimax_m3's token
+		d.holdFrom(w, n-1)
+		return len(w)
+	}
 	d.emit(w[p:])
 	return len(w)
 }
@@ -160,8 +162,11 @@ func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
 	}
 	if more {
 		h := i
-		if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
+		switch {
+		case c == '[' && d.functools && d.functoolsBefore(w, p, i):
 			h -= len(functools) // "functools[" may open a list
+		case c == '<' && i > p && w[i-1] == ']':
+			h-- // "]<]" may open minimax_m3's token
 		}
 		d.emit(w[p:h])
 		d.holdFrom(w, h)
@@ -175,6 +180,15 @@ func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
 			return d.openBracket(w, p, i), true
 		}
 		return 0, false // a '<' or '[' that opens nothing is prose
+	}
+	if m.whole != nil {
+		// The tail of a marker that starts one byte before: it opens
+		// a block only where that byte is prose still (i > p) and is
+		// the marker's first.
+		if i == p || w[i-1] != m.whole.open[0] {
+			return 0, false
+		}
+		i, m = i-1, m.whole
 	}
 	if m.syn != nil && m.syn.format == Harmony {
 		return d.atHarmony(m, w, p, i)
@@ -309,7 +323,7 @@ func (d *Detector) fenceOpen(w string, i int) (q int, res int) {
 		if more {
 			return undecided()
 		}
-		if m != nil {
+		if m != nil && m.whole == nil {
 			end := b + len(m.open)
 			d.openMarker(m.syn, s[:end], m.open, ticks, 0)
 			d.blk.fch = ch
