@@ -42,6 +42,10 @@
 //   - in json mode and under Auto, a piece's end that may still become
 //     "functools[" where a line starts (functools.go);
 //   - an incomplete UTF-8 sequence at the end of a piece;
+//   - a ']' ending a piece, until the next byte shows whether it starts
+//     minimax_m3's "]<]minimax[>[";
+//   - in a <think> span, a suffix that may still become a control token
+//     cut from it (strip.go);
 //   - a harmony header, at most 256 bytes, until it shows what it is, and
 //     a suffix that may still become a harmony token (in an analysis
 //     message or a code fence where harmony is read) or, at the start of a
@@ -94,7 +98,8 @@
 //     else. Any other fenced code is shown and never executed. Tilde
 //     fences (~~~) count like backtick ones.
 //   - <think>…</think> in content is shown and never executed; an unclosed
-//     <think> runs to the end of the reply. (A server that strips the
+//     <think> runs to the end of the reply. Control tokens are cut from
+//     it as from prose (strip.go), harmony's headers' openings too. (A server that strips the
 //     opening tag leaves its thinking as prose, where calls are found.)
 //   - Gemma 4's thought channel (<|channel>…<channel|>) and Seed's
 //     <seed:think>…</seed:think> are read as <think> is. (The loop takes
@@ -348,7 +353,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 		// starts none: text is read on its own, not joined to it.
 		d.hold = d.hold[:0]
 		d.emit("]")
-	case d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence:
+	case d.st == stText || d.st == stReason || d.st == stStart || d.st == stFence || d.st == stThink:
 		w = string(d.hold) + text
 		d.winLead = d.holdLead
 		d.hold = d.hold[:0]
@@ -408,7 +413,7 @@ func (d *Detector) End() (visible string, calls []Call) {
 			d.endTrail()
 		}
 		switch d.st {
-		case stText, stFence:
+		case stText, stFence, stThink:
 			d.emitBytes(d.hold)
 			d.hold = d.hold[:0]
 		case stBlock:

@@ -114,9 +114,14 @@ func blocksOf(calls []detect.Call) []string {
 	return raws
 }
 
+// k3Tokens are Kimi K3's control tokens, cut wherever prose holds them
+// (strip.go).
+var k3Tokens = []string{"<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"}
+
 // cutsOut reports whether vis is in with each of raws cut out, in order
-// (nil raws: not checked), and blank bytes dropped only from the blank runs
-// right after a cut block (where line breaks collapse, blank.go). It walks
+// (nil raws: not checked), Kimi K3's control tokens cut or not (a fence
+// keeps them), and blank bytes dropped only from the blank runs right
+// after a cut block (where line breaks collapse, blank.go). It walks
 // positions i of in and j of vis, with k blocks cut so far; adj says a
 // block was cut with only blanks since.
 func cutsOut(in, vis string, raws []string) bool {
@@ -139,6 +144,11 @@ func cutsOut(in, vis string, raws []string) bool {
 		seen[p] = true
 		if p.k < len(raws) && strings.HasPrefix(in[p.i:], raws[p.k]) && walk(pos{p.i + len(raws[p.k]), p.j, p.k + 1, true}) {
 			return true
+		}
+		for _, t := range k3Tokens {
+			if strings.HasPrefix(in[p.i:], t) && walk(pos{p.i + len(t), p.j, p.k, p.adj}) {
+				return true
+			}
 		}
 		c := in[p.i]
 		blank := c == ' ' || c == '\t' || c == '\r' || c == '\n'

@@ -74,10 +74,6 @@ var (
 	// synHarmonyHeader marks <|start|> and <|channel|>, which open a
 	// header (scanHeader reads it, not a block).
 	synHarmonyHeader = syntax{format: Harmony}
-	// synHarmonyDrop marks the tokens that end a message or stand alone
-	// (<|end|>, <|return|>, <|call|>, <|message|>, <|constrain|>): never
-	// shown where harmony is read.
-	synHarmonyDrop = syntax{format: Harmony}
 )
 
 // hmCallSyntax is a call's block: its markup is the header (held before

@@ -37,14 +37,7 @@ func (d *Detector) harmonyOn() bool {
 
 // atHarmony acts on a harmony token m found at w[i], after the prose
 // w[p:i]. ok false says it is prose here.
-func (d *Detector) atHarmony(m *marker, w string, p, i int) (next int, ok bool) {
-	if m.syn == &synHarmonyDrop {
-		if !d.harmonyOn() {
-			return 0, false
-		}
-		d.emit(w[p:i])
-		return i + len(m.open), true
-	}
+func (d *Detector) atHarmony(w string, p, i int) (next int, ok bool) {
 	d.emit(w[p:i])
 	d.openHeader(false, d.leadAt(w, i))
 	return i, true

@@ -15,6 +15,10 @@ type marker struct {
 	fail []int // kmp(open), set by init
 	// thinkEnd closes a reasoning span other than <think>'s (syn nil).
 	thinkEnd string
+	// strip, when set, makes the marker a control token of that dialect
+	// that is cut from the text wherever it is read (stripOn) and never
+	// opens a call (strip.go). syn is nil.
+	strip Format
 	// whole, when set, is the marker this one is the tail of, which
 	// starts one byte before it: minimax_m3's "]<]minimax[>[<tool_call>"
 	// is looked for at its '<', since ']' is too common in prose to be
@@ -45,7 +49,6 @@ var markers = []marker{
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
 	{open: k3ToolsOpen, syn: &synKimiK3, fence: true},
-	{open: k3ResponseClose, syn: &synKimiK3Response, fence: true},
 	{open: mmOpen, syn: &synMiniMaxM3, fence: true},
 	{open: mmOpen[1:], syn: &synMiniMaxM3, fence: true}, // its tail (whole set by init)
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
@@ -58,11 +61,14 @@ var markers = []marker{
 	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
 	{open: hmStart, syn: &synHarmonyHeader},
 	{open: hmChannel, syn: &synHarmonyHeader},
-	{open: hmEnd, syn: &synHarmonyDrop},
-	{open: hmReturn, syn: &synHarmonyDrop},
-	{open: hmCall, syn: &synHarmonyDrop},
-	{open: hmMessage, syn: &synHarmonyDrop},
-	{open: hmConstrain, syn: &synHarmonyDrop},
+	{open: hmEnd, strip: Harmony},
+	{open: hmReturn, strip: Harmony},
+	{open: hmCall, strip: Harmony},
+	{open: hmMessage, strip: Harmony},
+	{open: hmConstrain, strip: Harmony},
+	{open: k3ResponseOpen, strip: KimiK3},
+	{open: k3ResponseClose, strip: KimiK3},
+	{open: k3MessageClose, strip: KimiK3},
 	{open: gemmaCallOpen, syn: &synGemma4, fence: true},
 	{open: fgemmaCallOpen, syn: &synFunctionGemma, fence: true},
 	{open: seedCallOpen, syn: &synSeed, fence: true},

@@ -190,8 +190,11 @@ func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
 		}
 		i, m = i-1, m.whole
 	}
+	if m.strip != "" {
+		return d.atStrip(m, w, p, i)
+	}
 	if m.syn != nil && m.syn.format == Harmony {
-		return d.atHarmony(m, w, p, i)
+		return d.atHarmony(w, p, i)
 	}
 	end := i + len(m.open)
 	if m.syn == nil { // <think>: shown, and nothing inside runs
@@ -349,8 +352,9 @@ const thinkClose = "</think>"
 
 // scanThink releases think text and looks for "</think>" (or the close of
 // the span d.thinkEnd names), which may arrive split across pieces (d.think
-// bytes of it already seen). Nothing is held: the closing tag is visible
-// text too.
+// bytes of it already seen): the closing tag is visible text too. Control
+// tokens are cut from it (stripThink), and only a suffix that may still
+// become one is held.
 func (d *Detector) scanThink(w string, p int) int {
 	thinkClose := d.thinkEnd
 	if d.think > 0 {
@@ -371,8 +375,15 @@ func (d *Detector) scanThink(w string, p int) int {
 		// at w[p].
 		d.think = 0
 	}
+	end, closed := len(w), false
 	if j := strings.Index(w[p:], thinkClose); j >= 0 {
-		end := p + j + len(thinkClose)
+		end, closed = p+j+len(thinkClose), true
+	}
+	p, held := d.stripThink(w, p, end)
+	switch {
+	case held:
+		return len(w)
+	case closed:
 		d.emit(w[p:end])
 		d.st = stText
 		return end
