@@ -51,7 +51,7 @@ func (d *Detector) openMarker(syn *syntax, prefix, open string, fence, lead int)
 	if syn.close == "" {
 		d.blk.kind = kBalanced
 		d.blk.bal = balancer{kind: syn.bal, phase: phCount}
-		if syn.bal == balMistral {
+		if syn.bal == balMistral || syn.bal == balGemma {
 			d.blk.bal.phase = phFirst
 		}
 	}

@@ -240,6 +240,8 @@ type Detector struct {
 	llama3    bool         // a '{' starting a line may open a llama3_json call
 	pythonic  bool         // a '[' starting a line may open a pythonic call list
 	functools bool         // FireFunction's functools[…] is looked for (functools.go)
+	gemma     bool         // Gemma 4's bare call:NAME{…} is looked for (gemma4bare.go)
+	lineTail  bool         // functools or gemma: a line's start may be held
 	autoJSON  bool         // auto: json's fenced and bare calls of known tools (autojson.go)
 	markers   *markerTable // the markers looked for (see markersFor)
 	spec      *specTable   // bytes that need a look in prose (see scanText)
@@ -298,6 +300,7 @@ func New(opts Options) *Detector {
 		llama3:    t == Llama3JSON || t == Auto,
 		pythonic:  t == Pythonic || t == Auto,
 		functools: t == JSON || t == Auto,
+		gemma:     t == Gemma4 || t == Auto,
 		autoJSON:  t == Auto,
 		markers:   markerSets[t],
 		spec:      &specialText,
@@ -312,8 +315,9 @@ func New(opts Options) *Detector {
 	if d.max <= 0 {
 		d.max = defaultMaxBlockBytes
 	}
+	d.lineTail = d.functools || d.gemma
 	switch {
-	case d.functools:
+	case d.lineTail:
 		d.spec = &specialBraceNL
 	case d.json || d.llama3:
 		d.spec = &specialBrace
@@ -365,7 +369,8 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 
 // plain reports whether s holds no byte that could open a marker, fence or
 // bracket, ends on a whole rune and not in a ']' (which may start
-// minimax_m3's token) and, where functools[…] is looked for,
+// minimax_m3's token) and, where functools[…] (or Gemma 4's bare
+// call:NAME{…}) is looked for,
 // does not end in a prefix of the word where a line starts. The one pass
 // over s also sees its line breaks, so that last check is skipped in a
 // piece no line starts in, most pieces of prose.
@@ -391,7 +396,10 @@ func (d *Detector) plain(s string) bool {
 	if c := s[len(s)-1]; c >= utf8.RuneSelf && incompleteRune(s) != 0 || c == ']' {
 		return false
 	}
-	return !d.functools || f&specNL == 0 && d.lead < 0 || functoolsTail(s, 0, d.lead) < 0
+	if !d.lineTail || f&specNL == 0 && d.lead < 0 {
+		return true
+	}
+	return (!d.functools || functoolsTail(s, 0, d.lead) < 0) && (!d.gemma || gemmaTail(s, 0, d.lead) < 0)
 }
 
 // End is called once when the round's stream is over: held-back text is

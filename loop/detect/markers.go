@@ -71,6 +71,7 @@ var markers = []marker{
 	{open: k3MessageClose, strip: KimiK3},
 	{open: gemmaCallOpen, syn: &synGemma4, fence: true},
 	{open: fgemmaCallOpen, syn: &synFunctionGemma, fence: true},
+	{open: gemmaCallFragment, syn: &synGemmaBare, only: []Format{Gemma4}},
 	{open: seedCallOpen, syn: &synSeed, fence: true},
 	{open: lfmCallOpen, syn: &synLFM2, fence: true},
 	{open: "<think>"},

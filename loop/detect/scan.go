@@ -126,6 +126,11 @@ func (d *Detector) scanText(w string, p int) int {
 			}
 			return d.openFence(w, p, i, q, res)
 		case '{':
+			if d.gemma && i > p && isNameByte(w[i-1]) {
+				if k := d.gemmaBefore(w, p, i); k >= 0 {
+					return d.openGemmaBare(w, p, k)
+				}
+			}
 			if d.functools && d.functoolsBefore(w, p, i) {
 				return d.openFunctools(w, p, i)
 			}
@@ -136,6 +141,13 @@ func (d *Detector) scanText(w string, p int) int {
 	}
 	if d.functools {
 		if k := functoolsTail(w, p, d.winLead); k >= 0 {
+			d.emit(w[p:k])
+			d.holdFrom(w, k)
+			return len(w)
+		}
+	}
+	if d.gemma {
+		if k := gemmaTail(w, p, d.winLead); k >= 0 {
 			d.emit(w[p:k])
 			d.holdFrom(w, k)
 			return len(w)
@@ -363,8 +375,8 @@ func (d *Detector) scanThink(w string, p int) int {
 		if w[p:p+n] == rest[:n] {
 			if n == len(rest) {
 				d.emit(w[p : p+n])
-				d.st, d.think = stText, 0
-				return p + n
+				d.think = 0
+				return d.thinkClosed(w, p+n)
 			}
 			d.think += n
 			d.emit(w[p:])
@@ -385,8 +397,7 @@ func (d *Detector) scanThink(w string, p int) int {
 		return len(w)
 	case closed:
 		d.emit(w[p:end])
-		d.st = stText
-		return end
+		return d.thinkClosed(w, end)
 	}
 	for k := min(len(thinkClose)-1, len(w)-p); k > 0; k-- {
 		if strings.HasSuffix(w, thinkClose[:k]) {
@@ -395,6 +406,20 @@ func (d *Detector) scanThink(w string, p int) int {
 		}
 	}
 	d.emit(w[p:])
+	return len(w)
+}
+
+// thinkClosed goes on in prose after a span whose close ends at w[end].
+// What follows Gemma 4's thought channel starts a line, as the content
+// does once the loop took the channel out as reasoning: a call glued to
+// its close is read (gemma4bare.go), a fence may open.
+func (d *Detector) thinkClosed(w string, end int) int {
+	d.st = stText
+	if d.thinkEnd != gemmaThoughtClose {
+		return end
+	}
+	d.scanAgain(w[end:], 0)
+	d.lead = leadAfter(0, w[end:])
 	return len(w)
 }
 
