@@ -87,8 +87,8 @@ var hmCallSyntax = syntax{
 	jsonBody: jsonArgs,
 	// In the taught format a header with a recipient is a call whatever
 	// follows (rule 2); elsewhere decide leaves an unknown one as text.
-	start:    func(string) (int, int) { return startOK, 0 },
-	complete: hmComplete,
+	start: func(string) (int, int) { return startOK, 0 },
+	end:   endWhen(hmComplete),
 }
 
 // header is a harmony message header.

@@ -29,7 +29,7 @@ import (
 // wherever they are, as vLLM's parser does; the message's close right
 // after a section is part of it. A section
 // left open at the end of the reply keeps its complete calls; a call cut
-// off is a PARSE_ERROR (syntax.lastClose, block.go).
+// off is a PARSE_ERROR (endAfterLast, endopen.go).
 const (
 	k3ToolsOpen  = "<|open|>tools<|sep|>"
 	k3ToolsClose = "<|close|>tools<|sep|>"
@@ -51,15 +51,14 @@ const (
 
 // synKimiK3 is the tools section, with the message's close after it.
 var synKimiK3 = syntax{
-	format:    KimiK3,
-	close:     k3ToolsClose,
-	fail:      kmp(k3ToolsClose),
-	trail:     k3MessageClose,
-	lastClose: k3CallClose,
-	cutKeeps:  true,
-	start:     func(s string) (int, int) { return tagAt(s, 0, k3CallOpen) },
-	parse:     parseKimiK3,
-	sniff:     sniffKimiK3,
+	format: KimiK3,
+	close:  k3ToolsClose,
+	fail:   kmp(k3ToolsClose),
+	trail:  k3MessageClose,
+	end:    endAfterLast(k3CallClose, true),
+	start:  func(s string) (int, int) { return tagAt(s, 0, k3CallOpen) },
+	parse:  parseKimiK3,
+	sniff:  sniffKimiK3,
 }
 
 // parseKimiK3 reads the calls of a tools section.
