@@ -222,10 +222,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 		d.shown(text)
 		return text, nil
 	}
-	if len(d.carry) > 0 {
-		d.emitBytes(d.carry)
-		d.carry = d.carry[:0]
-	}
+	d.emitCarry()
 	w := text
 	d.winLead = d.lead
 	switch {
@@ -290,10 +287,7 @@ func (d *Detector) End() (visible string, calls []Call) {
 	}
 	d.ended = true
 	d.calls = nil
-	if len(d.carry) > 0 {
-		d.emitBytes(d.carry)
-		d.carry = d.carry[:0]
-	}
+	d.emitCarry()
 	for {
 		if d.st == stTrail {
 			d.endTrail()

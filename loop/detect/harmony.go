@@ -159,6 +159,11 @@ func readHeader(s string) (h header, res int) {
 			for k < len(rest) && !isBlank(rest[k]) && rest[k] != '<' && rest[k] != '{' {
 				k++
 			}
+			if k == 0 {
+				// A line break, which skipSpaces leaves: part of the
+				// words ignored (the header read on would stop here).
+				k = 1
+			}
 			if k == len(rest) {
 				return h, hdrMore
 			}

@@ -81,3 +81,14 @@ func incompleteRune(s string) int {
 	}
 	return 0
 }
+
+// emitCarry releases the incomplete UTF-8 sequence output held back from
+// the last Feed. It passed the blank-run gate then, before any blank run
+// held since (after a block removed after it), so it goes out first, not
+// through the gate again, which would put that run before it.
+func (d *Detector) emitCarry() {
+	if len(d.carry) > 0 {
+		d.emitCopy(unsafe.String(unsafe.SliceData(d.carry), len(d.carry)))
+		d.carry = d.carry[:0]
+	}
+}
