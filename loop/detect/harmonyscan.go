@@ -66,7 +66,10 @@ func (d *Detector) scanHeader(w string, p int) int {
 	d.block = d.block[:0]
 	if res == hdrDone && (h.known() || d.harmonyOn()) {
 		d.hm.seen = true
+		// A message's content starts a line, however the header came
+		// in pieces: the line state at the end of what was fed too.
 		d.scanAgain(s[h.n:], 0)
+		d.lead = leadAfter(leadAfter(0, s[h.n:]), w[p+len(take):])
 		d.openMessage(h, s[:h.n])
 		return p + len(take)
 	}
