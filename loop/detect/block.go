@@ -214,9 +214,11 @@ func (b *block) scanMarker(s string, base int) (int, bool) {
 	for i := 0; i < len(s); i++ {
 		switch {
 		case b.js.active():
-			if b.js.inString() {
+			if b.js.phase == jpStr {
 				// The string's bytes up to its next quote or backslash
-				// are data: skip them.
+				// are data: skip them. (Not after a backslash: the
+				// byte it escapes is stepped, or a quote right after
+				// an escape such as \0 would be taken for the escaped one.)
 				j := strings.IndexAny(s[i:], `"\`)
 				if j < 0 {
 					return len(s), false

@@ -227,7 +227,7 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.winLead = d.lead
 	switch {
 	case len(d.hold) == 0:
-	case d.st == stText && len(d.hold) == 1 && d.hold[0] == ']' && text != "" && text[0] != '<':
+	case d.heldBracket(text):
 		// A ']' held in case minimax_m3's token started there (scan.go)
 		// starts none: text is read on its own, not joined to it.
 		d.hold = d.hold[:0]
@@ -240,6 +240,12 @@ func (d *Detector) Feed(text string) (visible string, calls []Call) {
 	d.lead = leadAfter(d.lead, text)
 	d.scan(w)
 	return d.output(false), d.calls
+}
+
+// heldBracket reports whether all that is held is a ']' that text, the
+// next piece, shows opens no minimax_m3 token.
+func (d *Detector) heldBracket(text string) bool {
+	return d.st == stText && len(d.hold) == 1 && d.hold[0] == ']' && text != "" && text[0] != '<'
 }
 
 // plain reports whether s holds no byte that could open a marker, fence or
