@@ -300,8 +300,7 @@ func (d *Detector) End() (visible string, calls []Call) {
 		}
 		switch d.st {
 		case stText, stFence, stThink:
-			d.emitBytes(d.hold)
-			d.hold = d.hold[:0]
+			d.emitHeld()
 		case stBlock:
 			d.endBlock()
 		case stTail:

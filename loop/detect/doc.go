@@ -43,7 +43,9 @@
 //     at most 160 bytes, until what follows shows whether the fence holds a
 //     tool block;
 //   - in json mode and under Auto, a piece's end that may still become
-//     "functools[" where a line starts (functools.go);
+//     "functools[" where a line starts (functools.go); where gemma4 is
+//     taught and under Auto, one that may still become Gemma 4's bare
+//     "call:NAME{" where a line starts (gemma4bare.go);
 //   - an incomplete UTF-8 sequence at the end of a piece;
 //   - a ']' ending a piece, until the next byte shows whether it starts
 //     minimax_m3's "]<]minimax[>[";

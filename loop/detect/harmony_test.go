@@ -278,6 +278,10 @@ func hmSpecCases() []hmCase {
 			vis: "<think>planmore</think>done",
 		},
 		{
+			name: "a fence line the reply ends in, a token in it", src: "FuzzHarmony: the held fence line was shown as written",
+			opts: hmTaught, in: "```<|message|>", vis: "```",
+		},
+		{
 			name: "tokens in <think> stay where harmony is not read", src: "harmonyOn: elsewhere <|end|> in prose stays prose",
 			opts: native, in: "<think>a<|end|>b</think>c", vis: "<think>a<|end|>b</think>c",
 		},

@@ -11,7 +11,9 @@ import "strings"
 // <|call|>, <|message|> and <|constrain|> are cut where harmony is read
 // (harmonyOn); elsewhere "<|end|>" in prose stays prose. Inside a <think>
 // span they are cut too (with harmony's <|start|> and <|channel|> and the
-// name after each), so that reasoning never carries them either.
+// name after each), so that reasoning never carries them either, and so
+// they are from what is still held when the stream ends (a fence line
+// never finished).
 
 // stripOn reports whether the control tokens of dialect f are cut here.
 func (d *Detector) stripOn(f Format) bool {
@@ -28,21 +30,22 @@ func (d *Detector) atStrip(m *marker, w string, p, i int) (next int, ok bool) {
 	return i + len(m.open), true
 }
 
-// thinkToken is a control token cut from a <think> span.
-type thinkToken struct {
+// cutToken is a control token cut from a <think> span, or from what is
+// still held at the end of the stream.
+type cutToken struct {
 	tok   string
 	of    Format
 	named bool // the name after it goes too (<|start|>assistant)
 }
 
-// thinkTokens are every strip marker's token, and the openings of a
+// cutTokens are every strip marker's token, and the openings of a
 // harmony header. All start with "<|".
-var thinkTokens = []thinkToken{{tok: hmStart, of: Harmony, named: true}, {tok: hmChannel, of: Harmony, named: true}}
+var cutTokens = []cutToken{{tok: hmStart, of: Harmony, named: true}, {tok: hmChannel, of: Harmony, named: true}}
 
 func init() {
 	for i := range markers {
 		if m := &markers[i]; m.strip != "" {
-			thinkTokens = append(thinkTokens, thinkToken{tok: m.open, of: m.strip})
+			cutTokens = append(cutTokens, cutToken{tok: m.open, of: m.strip})
 		}
 	}
 }
@@ -59,7 +62,7 @@ func (d *Detector) stripThink(w string, p, end int) (q int, held bool) {
 			break
 		}
 		i += j
-		n, res := d.thinkTokenAt(w[i:end])
+		n, res := d.cutTokenAt(w[i:end])
 		switch {
 		case res == startOK:
 			d.emit(w[p:i])
@@ -80,12 +83,12 @@ func (d *Detector) stripThink(w string, p, end int) (q int, held bool) {
 	return p, false
 }
 
-// thinkTokenAt reads the control token s starts with: startOK and its
+// cutTokenAt reads the control token s starts with: startOK and its
 // length (with its name), startMore when s may still become one, or
 // startNo.
-func (d *Detector) thinkTokenAt(s string) (n, res int) {
+func (d *Detector) cutTokenAt(s string) (n, res int) {
 	res = startNo
-	for _, t := range thinkTokens {
+	for _, t := range cutTokens {
 		switch {
 		case !d.stripOn(t.of):
 		case strings.HasPrefix(s, t.tok):
@@ -102,4 +105,26 @@ func (d *Detector) thinkTokenAt(s string) (n, res int) {
 		}
 	}
 	return 0, res
+}
+
+// emitHeld releases what prose, a fence or a <think> span held at the end
+// of the stream, as written less the control tokens in it (cutTokens): a
+// fence line held undecided ("```<|message|>") may hold one.
+func (d *Detector) emitHeld() {
+	s := string(d.hold)
+	d.hold = d.hold[:0]
+	for {
+		j := strings.Index(s, "<|")
+		if j < 0 {
+			break
+		}
+		if n, res := d.cutTokenAt(s[j:]); res == startOK {
+			d.emit(s[:j])
+			s = s[j+n:]
+			continue
+		}
+		d.emit(s[:j+2])
+		s = s[j+2:]
+	}
+	d.emit(s)
 }
