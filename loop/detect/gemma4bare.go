@@ -45,7 +45,7 @@ var synGemmaBare = knownOnly(syntax{
 // starts, all of it in w[p:i] and where a line starts, or -1.
 func (d *Detector) gemmaBefore(w string, p, i int) int {
 	j := i
-	for j > p && i-j < maxToolName && isNameByte(w[j-1]) {
+	for j > p && i-j < maxToolName && nameBytes[w[j-1]] {
 		j--
 	}
 	k := j - len(gemmaBareCall)
@@ -65,11 +65,20 @@ func (d *Detector) openGemmaBare(w string, p, k int) int {
 
 // gemmaTail returns where a suffix of w[p:] that may still become a bare
 // call's opening starts ("ca", "call:", "call:get_wea"), where a line
-// starts, or -1; lead is the line state before w.
+// starts, or -1; lead is the line state before w. It runs at the end of
+// every window of prose where the bare form is read: a window that ends in
+// no name byte, or in which no line starts, is dismissed first, the rest
+// read the trailing run of name bytes once.
 func gemmaTail(w string, p, lead int) int {
 	n := len(w)
+	if n == p || !nameBytes[w[n-1]] && w[n-1] != ':' {
+		return -1
+	}
+	if leadAfter(lead, w[:p]) < 0 && strings.IndexByte(w[p:], '\n') < 0 {
+		return -1
+	}
 	i := n
-	for i > p && n-i < maxToolName && isNameByte(w[i-1]) {
+	for i > p && n-i < maxToolName && nameBytes[w[i-1]] {
 		i--
 	}
 	switch {
@@ -84,6 +93,16 @@ func gemmaTail(w string, p, lead int) int {
 		return -1
 	}
 	return i
+}
+
+// nameBytes are the bytes isNameByte reports, for the loops that run at
+// the end of every window.
+var nameBytes [256]bool
+
+func init() {
+	for c := range nameBytes {
+		nameBytes[c] = isNameByte(byte(c))
+	}
 }
 
 // gemmaByte counts c in a Gemma 4 body: strings run between <|"|> tokens
