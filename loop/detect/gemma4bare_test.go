@@ -14,7 +14,7 @@ func TestGemma4Bare(t *testing.T) {
 	prose := `call:search{command:<|"|>make -j8<|"|>}`
 	// test_bare_call_after_thought_channel: glued to <channel|>.
 	thought := "<|channel>thought\nI need to read the entry source file to inspect the crash point.\n<channel|>"
-	glued := `call:search{command:<|"|>cat /work/src/entry.c<|"|>}`
+	glued := `call:search{command:<|"|>cat src/entry.c<|"|>}`
 	// test_fragmented_call_tag_from_multimodal.
 	fragment := `<call>get_weather{city:<|"|>Paris<|"|>}`
 	// test_hyphenated_tool_name: a tool the turn cannot run.
@@ -31,7 +31,7 @@ func TestGemma4Bare(t *testing.T) {
 		{
 			name:  "right after the thought channel's close",
 			opts:  gemmaTaught,
-			steps: []step{feed(thought+glued, thought, call(detect.Gemma4, "search", `{"command":"cat /work/src/entry.c"}`, glued)), end("")},
+			steps: []step{feed(thought+glued, thought, call(detect.Gemma4, "search", `{"command":"cat src/entry.c"}`, glued)), end("")},
 		},
 		{
 			name:  "after the fragmented token <call>",
@@ -46,7 +46,7 @@ func TestGemma4Bare(t *testing.T) {
 		{
 			name:  "two calls on two lines",
 			opts:  gemmaTaught,
-			steps: []step{feed(prose+"\n"+glued, "", call(detect.Gemma4, "search", `{"command":"make -j8"}`, prose), call(detect.Gemma4, "search", `{"command":"cat /work/src/entry.c"}`, glued)), end("\n")},
+			steps: []step{feed(prose+"\n"+glued, "", call(detect.Gemma4, "search", `{"command":"make -j8"}`, prose), call(detect.Gemma4, "search", `{"command":"cat src/entry.c"}`, glued)), end("\n")},
 		},
 		{
 			name:  "fed in pieces: the words held where a line starts",
