@@ -90,7 +90,7 @@ const (
 	// The other way round: a dialect taught instead of hermes leaves a
 	// <tool_call> of an unknown tool as text.
 	autoToolCallTaught = "<tool_call> is auto's taught form: naming an unknown tool it is a call (TOOL_NOT_FOUND), where another taught dialect leaves it as text"
-	autoLooksFurther   = "auto looks for llama3_json, pythonic and json's calls where a line starts, which hermes does not"
+	autoLooksFurther   = "auto looks for llama3_json, pythonic, json's calls and Gemma 4's bare calls where a line starts, which hermes does not"
 	autoLineStart      = "under auto bare JSON is looked for only where a line starts; json looks for it anywhere"
 	autoNameAlone      = `under auto a bare {"name": …} without arguments stays text, as under llama3_json; json takes it for a known tool`
 )
@@ -138,6 +138,7 @@ var autoDiffers = map[string]string{
 	"TestTooLarge/another_format_naming_an_unknown_tool:_text":                   autoToolCallTaught,
 	"TestLlama3JSON/not_looked_for_when_hermes_is_taught":                        autoLooksFurther,
 	"TestPythonic/not_looked_for_when_hermes_is_taught":                          autoLooksFurther,
+	"TestGemma4Bare/not_read_where_gemma4_is_not_taught":                         autoLooksFurther,
 	"TestJSON/json_is_not_looked_for_when_not_taught":                            autoLooksFurther,
 	"TestJSON/a_bare_object,_held_from_{_to_its_balancing_brace":                 autoLineStart,
 	"TestJSON/an_object_whose_first_key_is_not_a_call's_is_released_at_once":     autoLineStart,

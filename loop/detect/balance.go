@@ -8,6 +8,7 @@ package detect
 //	balPython   [get_weather(city="Paris")]        pythonic: ' and " strings, ( ) too
 //	balMistral  [{…}] or {…} or NAME[ARGS]{…}      after [TOOL_CALLS]
 //	balLlama3   {…}; {…}                           llama3_json: ';' joins calls
+//	balGemma    call:NAME{k:<|"|>v<|"|>}           Gemma 4 without its token
 //
 // It is fed the body from its first non-blank byte, a piece at a time, so
 // a block may arrive split at any byte.
@@ -15,11 +16,12 @@ type balancer struct {
 	kind  uint8
 	phase uint8
 	depth int
-	quote byte // inside a string opened by this quote, or 0
-	esc   bool // after a backslash in a string
-	args  int  // balMistral name phase: bytes of "[ARGS]" matched
-	last  int  // balLlama3: where the last object ended
-	tail  int  // balLlama3: bytes read after it
+	quote byte  // inside a string opened by this quote, or 0
+	esc   bool  // after a backslash in a string
+	args  int   // balMistral name phase: bytes of "[ARGS]" matched
+	qm    uint8 // balGemma: bytes of <|"|> matched
+	last  int   // balLlama3: where the last object ended
+	tail  int   // balLlama3: bytes read after it
 }
 
 // What a balancer counts.
@@ -28,6 +30,7 @@ const (
 	balPython
 	balMistral
 	balLlama3
+	balGemma
 )
 
 // Phases of a balancer.
@@ -60,6 +63,13 @@ func (z *balancer) scan(s string, base int) (n int, closed bool, bodyEnd, closeE
 			}
 		}
 		// phCount
+		if z.kind == balGemma {
+			if z.gemmaByte(c) {
+				end := base + i + 1
+				return i + 1, true, end, end
+			}
+			continue
+		}
 		if z.quote != 0 {
 			switch {
 			case z.esc:
@@ -118,6 +128,15 @@ func (z *balancer) scan(s string, base int) (n int, closed bool, bodyEnd, closeE
 func (z *balancer) prelude(c byte, at int) (skip bool, end int) {
 	switch z.phase {
 	case phFirst:
+		if z.kind == balGemma {
+			// call:NAME or NAME, up to its '{' (the start check
+			// read them).
+			if c != '{' {
+				return true, -1
+			}
+			z.phase = phCount
+			return false, -1
+		}
 		if c == '[' || c == '{' {
 			z.phase = phCount
 			return false, -1
@@ -187,7 +206,7 @@ func (z *balancer) complete(length int) (bool, int) {
 		return true, z.last
 	case z.phase != phCount || z.quote != 0:
 		return false, 0
-	case z.kind == balPython:
+	case z.kind == balPython || z.kind == balGemma:
 		return false, 0
 	}
 	return true, length

@@ -1,9 +1,6 @@
 package detect
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "strings"
 
 // blockKind is how a block ends.
 type blockKind uint8
@@ -51,7 +48,7 @@ func (d *Detector) openMarker(syn *syntax, prefix, open string, fence, lead int)
 	if syn.close == "" {
 		d.blk.kind = kBalanced
 		d.blk.bal = balancer{kind: syn.bal, phase: phCount}
-		if syn.bal == balMistral {
+		if syn.bal == balMistral || syn.bal == balGemma {
 			d.blk.bal.phase = phFirst
 		}
 	}
@@ -217,9 +214,11 @@ func (b *block) scanMarker(s string, base int) (int, bool) {
 	for i := 0; i < len(s); i++ {
 		switch {
 		case b.js.active():
-			if b.js.inString() {
+			if b.js.phase == jpStr {
 				// The string's bytes up to its next quote or backslash
-				// are data: skip them.
+				// are data: skip them. (Not after a backslash: the
+				// byte it escapes is stepped, or a quote right after
+				// an escape such as \0 would be taken for the escaped one.)
 				j := strings.IndexAny(s[i:], `"\`)
 				if j < 0 {
 					return len(s), false
@@ -425,105 +424,4 @@ func (d *Detector) tailFail() {
 	d.block = d.block[:0]
 	d.st, d.fl = stFence, d.blk.fl
 	d.fl.strict = false
-}
-
-// endBlock ends the stream inside a block. A json body that is complete enough
-// is parsed (a missing closing brace after a complete value is repaired,
-// docs/tool-calls.md); anything else is unclosed.
-func (d *Detector) endBlock() {
-	b := &d.blk
-	body := string(d.block[b.bodyStart:])
-	closed := false
-	switch {
-	case !b.started && b.pre >= 0:
-		// A body that never showed it is one ("{" and an unfinished first
-		// key, "<tool_call> tags."): prose.
-		d.finish(nil, 0)
-		return
-	case b.kind == kMarker && b.js.inString():
-		if d.endCutString(body) {
-			return
-		}
-	case b.kind == kJSONFence:
-		if b.fl.closedAtEnd(len(d.block)) {
-			b.bodyEnd, b.closeEnd, closed = b.fl.tickStart, b.fl.markEnd, true
-		} else if json.Valid([]byte(body)) {
-			b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
-		}
-	case b.kind == kMarker && b.fence == 0 && b.syn.openEnd:
-		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
-	case b.kind == kMarker && b.fence == 0 && b.syn.lastClose != "":
-		// Every call in it closed; only the section's close is missing.
-		if t := strings.TrimRight(body, " \t\r\n"); strings.HasSuffix(t, b.syn.lastClose) {
-			end := b.bodyStart + len(t)
-			b.bodyEnd, b.closeEnd, closed = end, end, true
-		} else if d.endCutSection(body) {
-			return
-		}
-	case b.kind == kMarker && b.syn.complete != nil && b.syn.complete(body):
-		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
-	case b.kind == kMarker && b.fence == 0 && b.syn.endOK != nil && b.syn.endOK(body):
-		b.bodyEnd, b.closeEnd, closed = len(d.block), len(d.block), true
-	case b.kind == kBalanced:
-		var end int
-		if closed, end = b.bal.complete(len(d.block)); closed {
-			b.bodyEnd, b.closeEnd = end, end
-		}
-		// Closing braces are added only after a complete value; a body
-		// the end cut inside one is unclosed, not repaired.
-		if closed && end == len(d.block) && needsGuess(strings.TrimSpace(body)) != "" {
-			closed = false
-		}
-	}
-	if closed {
-		d.finish(d.decide(b.syn, b.syn.parse(string(d.block[b.bodyStart:b.bodyEnd]))), b.closeEnd)
-		return
-	}
-	pr := b.syn.sniff(body)
-	pr.err = ErrUnclosed
-	calls := d.decide(b.syn, pr)
-	if calls == nil && b.rescannable() {
-		d.reject()
-		return
-	}
-	d.finish(calls, len(d.block))
-}
-
-// endCutString ends the stream inside a JSON string of a marker block
-// whose body holds a closing marker: the model never closed the string
-// ({"q": "abc</tool_call> and prose after it). The block ends at that
-// marker after all, a PARSE_ERROR as any body cut inside a value is, and
-// the rest of the reply is scanned again, as prose, instead of being lost
-// in the block. It reports whether it did.
-func (d *Detector) endCutString(body string) bool {
-	b := &d.blk
-	k := strings.Index(body, b.syn.close)
-	if k < 0 {
-		return false
-	}
-	end := b.bodyStart + k + len(b.syn.close)
-	d.scanAgain(string(d.block[end:]), leadAfter(b.lead, string(d.block[:end])))
-	d.block = d.block[:end]
-	b.bodyEnd, b.closeEnd = end-len(b.syn.close), end
-	calls := d.decide(b.syn, b.syn.parse(string(d.block[b.bodyStart:b.bodyEnd])))
-	if calls == nil && b.rescannable() {
-		d.reject()
-		return true
-	}
-	d.finish(calls, end)
-	return true
-}
-
-// endTail ends the stream after a fenced block: a fence left open, or
-// closed by the last line, still holds just the block.
-func (d *Detector) endTail() {
-	b := &d.blk
-	switch {
-	case b.fl.closedAtEnd(len(d.block)):
-		d.tailDone(b.fl.markEnd)
-	case b.fl.blankSoFar():
-		d.tailDone(b.closeEnd)
-	default:
-		d.emitBytes(d.block)
-	}
 }

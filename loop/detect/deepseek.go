@@ -23,7 +23,7 @@ import "strings"
 // token; <｜tool▁call▁begin｜> left out inside the section; a call whose
 // <｜tool▁call▁end｜> is missing ends at the next call or the section's
 // end; a section whose <｜tool▁calls▁end｜> R1 left out, complete when
-// the reply ends right after a call's end (syntax.lastClose); a call
+// the reply ends right after a call's end (endAfterLast); a call
 // written without the section (its <｜tool▁calls▁end｜> after
 // it is swallowed, see trail.go); white space around every part; the
 // arguments fenced or not in either form, repaired leniently.
@@ -43,14 +43,14 @@ var dsCallsBeginVariants = []string{
 var (
 	// synDeepSeek is the section.
 	synDeepSeek = syntax{
-		format:    DeepSeek,
-		close:     dsCallsEnd,
-		jsonBody:  jsonArgs,
-		fail:      kmp(dsCallsEnd),
-		lastClose: dsCallEnd,
-		start:     deepSeekStart,
-		parse:     parseDeepSeek,
-		sniff:     sniffDeepSeek,
+		format:   DeepSeek,
+		close:    dsCallsEnd,
+		jsonBody: jsonArgs,
+		fail:     kmp(dsCallsEnd),
+		end:      endAfterLast(dsCallEnd, false),
+		start:    deepSeekStart,
+		parse:    parseDeepSeek,
+		sniff:    sniffDeepSeek,
 	}
 	// synDeepSeekCall is one call written without the section.
 	synDeepSeekCall = syntax{

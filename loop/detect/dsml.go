@@ -31,7 +31,7 @@ import (
 // before the tag name), || or " | "; a missing </｜DSML｜invoke> before the
 // wrapper's close; and a wrapper whose close never comes before the reply
 // ends: its complete invokes are calls and an invoke cut off is a
-// PARSE_ERROR (syntax.openEnd).
+// PARSE_ERROR (endAsItStands).
 //
 // Every tag is read by dsmlTag whatever its bars, so one pair of syntaxes
 // serves every spelling: the wrapper ends at "calls>", the shared tail of
@@ -51,24 +51,24 @@ var dsmlPrefixes = []string{
 var (
 	// synDSML is the wrapper.
 	synDSML = syntax{
-		format:  DSML,
-		close:   dsmlWrapClose,
-		fail:    kmp(dsmlWrapClose),
-		openEnd: true,
-		start:   dsmlWrapStart,
-		parse:   parseDSML,
-		sniff:   sniffDSML,
+		format: DSML,
+		close:  dsmlWrapClose,
+		fail:   kmp(dsmlWrapClose),
+		end:    endAsItStands,
+		start:  dsmlWrapStart,
+		parse:  parseDSML,
+		sniff:  sniffDSML,
 	}
 	// synDSMLInvoke is an invoke written without the wrapper; its opening
 	// marker ends at the tag name, so the body starts at its attributes.
 	synDSMLInvoke = syntax{
-		format:  DSML,
-		close:   dsmlInvokeClose,
-		fail:    kmp(dsmlInvokeClose),
-		openEnd: true,
-		start:   dsmlInvokeStart,
-		parse:   func(body string) parsed { return parseDSML(dsmlPrefixes[0] + "invoke" + body) },
-		sniff:   func(body string) parsed { return sniffDSML(dsmlPrefixes[0] + "invoke" + body) },
+		format: DSML,
+		close:  dsmlInvokeClose,
+		fail:   kmp(dsmlInvokeClose),
+		end:    endAsItStands,
+		start:  dsmlInvokeStart,
+		parse:  func(body string) parsed { return parseDSML(dsmlPrefixes[0] + "invoke" + body) },
+		sniff:  func(body string) parsed { return sniffDSML(dsmlPrefixes[0] + "invoke" + body) },
 	}
 )
 

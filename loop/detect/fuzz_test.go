@@ -72,10 +72,11 @@ func fuzzDetector(f *testing.F, mode func(byte) detect.Options) {
 		if hasHarmony(in) {
 			raws = nil // harmony drops more than blocks: FuzzHarmony checks it
 		}
-		if !cutsOut(in, wantVis, raws) {
+		at, ok := cutsOut(in, wantVis, raws)
+		if !ok {
 			t.Fatalf("visible %q is not the input %q less the blocks %q", wantVis, in, raws)
 		}
-		if raw, ok := endsWhole(in, raws); !ok {
+		if raw, ok := endsWhole(in, raws, at); !ok {
 			t.Fatalf("block %q ends inside a JSON string; its closing marker is left visible in %q", raw, wantVis)
 		}
 	})
@@ -114,15 +115,21 @@ func blocksOf(calls []detect.Call) []string {
 	return raws
 }
 
+// k3Tokens are Kimi K3's control tokens, cut wherever prose holds them
+// (strip.go).
+var k3Tokens = []string{"<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"}
+
 // cutsOut reports whether vis is in with each of raws cut out, in order
-// (nil raws: not checked), and blank bytes dropped only from the blank runs
-// right after a cut block (where line breaks collapse, blank.go). It walks
-// positions i of in and j of vis, with k blocks cut so far; adj says a
-// block was cut with only blanks since.
-func cutsOut(in, vis string, raws []string) bool {
+// (nil raws: not checked), Kimi K3's control tokens cut or not (a fence
+// keeps them), and blank bytes dropped only from the blank runs right
+// after a cut block (where line breaks collapse, blank.go), and where in
+// in each of raws was cut. It walks positions i of in and j of vis, with k
+// blocks cut so far; adj says a block was cut with only blanks since.
+func cutsOut(in, vis string, raws []string) (at []int, ok bool) {
 	if raws == nil {
-		return true
+		return nil, true
 	}
+	at = make([]int, len(raws))
 	type pos struct {
 		i, j, k int
 		adj     bool
@@ -138,7 +145,13 @@ func cutsOut(in, vis string, raws []string) bool {
 		}
 		seen[p] = true
 		if p.k < len(raws) && strings.HasPrefix(in[p.i:], raws[p.k]) && walk(pos{p.i + len(raws[p.k]), p.j, p.k + 1, true}) {
+			at[p.k] = p.i
 			return true
+		}
+		for _, t := range k3Tokens {
+			if strings.HasPrefix(in[p.i:], t) && walk(pos{p.i + len(t), p.j, p.k, p.adj}) {
+				return true
+			}
 		}
 		c := in[p.i]
 		blank := c == ' ' || c == '\t' || c == '\r' || c == '\n'
@@ -147,5 +160,5 @@ func cutsOut(in, vis string, raws []string) bool {
 		}
 		return p.adj && blank && walk(pos{p.i + 1, p.j, p.k, true})
 	}
-	return walk(pos{})
+	return at, walk(pos{})
 }

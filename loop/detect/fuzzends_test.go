@@ -13,19 +13,16 @@ var jsonWrappers = [][2]string{
 	{"<response>", "</response>"},
 }
 
-// endsWhole reports whether every block of raws (found in in, in order)
+// endsWhole reports whether every block of raws (cut from in at cutAt)
 // that opens with one of jsonWrappers around a JSON body ends where that
 // body's first closing marker outside a JSON string ends, or, when there
 // is none, runs on past the input's end. On false it returns the block.
-func endsWhole(in string, raws []string) (string, bool) {
-	from := 0
-	for _, raw := range raws {
-		at := strings.Index(in[from:], raw)
-		if at < 0 {
-			return "", true // cutsOut reports it
-		}
-		at += from
-		from = at + len(raw)
+func endsWhole(in string, raws []string, cutAt []int) (string, bool) {
+	for i, raw := range raws {
+		// Where cutsOut cut it: the first occurrence may be an earlier
+		// look-alike left as text (a fenced example of the same call).
+		at := cutAt[i]
+		from := at + len(raw)
 		k := strings.IndexByte(raw, '<')
 		if k < 0 || strings.Trim(raw[:k], fenceBytes) != "" {
 			continue // not a marker block, or not at its start

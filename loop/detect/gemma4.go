@@ -48,7 +48,7 @@ var (
 		close:  gemmaCallClose,
 		fail:   kmp(gemmaCallClose),
 		start:  gemmaStart,
-		endOK:  gemmaEndOK,
+		end:    endWhen(gemmaEndOK),
 		parse:  func(body string) parsed { return parseGemma(body, gemmaQuote) },
 		sniff:  sniffGemma,
 	}

@@ -74,10 +74,6 @@ var (
 	// synHarmonyHeader marks <|start|> and <|channel|>, which open a
 	// header (scanHeader reads it, not a block).
 	synHarmonyHeader = syntax{format: Harmony}
-	// synHarmonyDrop marks the tokens that end a message or stand alone
-	// (<|end|>, <|return|>, <|call|>, <|message|>, <|constrain|>): never
-	// shown where harmony is read.
-	synHarmonyDrop = syntax{format: Harmony}
 )
 
 // hmCallSyntax is a call's block: its markup is the header (held before
@@ -91,8 +87,8 @@ var hmCallSyntax = syntax{
 	jsonBody: jsonArgs,
 	// In the taught format a header with a recipient is a call whatever
 	// follows (rule 2); elsewhere decide leaves an unknown one as text.
-	start:    func(string) (int, int) { return startOK, 0 },
-	complete: hmComplete,
+	start: func(string) (int, int) { return startOK, 0 },
+	end:   endWhen(hmComplete),
 }
 
 // header is a harmony message header.
@@ -162,6 +158,11 @@ func readHeader(s string) (h header, res int) {
 			k := 0
 			for k < len(rest) && !isBlank(rest[k]) && rest[k] != '<' && rest[k] != '{' {
 				k++
+			}
+			if k == 0 {
+				// A line break, which skipSpaces leaves: part of the
+				// words ignored (the header read on would stop here).
+				k = 1
 			}
 			if k == len(rest) {
 				return h, hdrMore

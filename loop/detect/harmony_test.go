@@ -273,6 +273,19 @@ func hmSpecCases() []hmCase {
 			opts: hmTaught, in: "<|channel|>comment<|message|>some text<|end|>", vis: "some text",
 		},
 		{
+			name: "tokens inside <think> are cut, the think text is not reasoning", src: "SPEC rule: no <|start|> byte reaches the client",
+			opts: hmTaught, in: "<think>plan<|end|><|start|>assistant<|channel|>final<|message|>more</think>done<|return|>",
+			vis: "<think>planmore</think>done",
+		},
+		{
+			name: "a fence line the reply ends in, a token in it", src: "FuzzHarmony: the held fence line was shown as written",
+			opts: hmTaught, in: "```<|message|>", vis: "```",
+		},
+		{
+			name: "tokens in <think> stay where harmony is not read", src: "harmonyOn: elsewhere <|end|> in prose stays prose",
+			opts: native, in: "<think>a<|end|>b</think>c", vis: "<think>a<|end|>b</think>c",
+		},
+		{
 			name: "a garbled header before the analysis", src: "llama.cpp #27720",
 			opts: hmTaught, in: "<|channel|>??<|end|><|start|>assistant" + hmAnalysis + "We must comply with the gating rules.",
 			vis: "??", reason: "We must comply with the gating rules.",

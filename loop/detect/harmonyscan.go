@@ -37,14 +37,7 @@ func (d *Detector) harmonyOn() bool {
 
 // atHarmony acts on a harmony token m found at w[i], after the prose
 // w[p:i]. ok false says it is prose here.
-func (d *Detector) atHarmony(m *marker, w string, p, i int) (next int, ok bool) {
-	if m.syn == &synHarmonyDrop {
-		if !d.harmonyOn() {
-			return 0, false
-		}
-		d.emit(w[p:i])
-		return i + len(m.open), true
-	}
+func (d *Detector) atHarmony(w string, p, i int) (next int, ok bool) {
 	d.emit(w[p:i])
 	d.openHeader(false, d.leadAt(w, i))
 	return i, true
@@ -73,7 +66,10 @@ func (d *Detector) scanHeader(w string, p int) int {
 	d.block = d.block[:0]
 	if res == hdrDone && (h.known() || d.harmonyOn()) {
 		d.hm.seen = true
+		// A message's content starts a line, however the header came
+		// in pieces: the line state at the end of what was fed too.
 		d.scanAgain(s[h.n:], 0)
+		d.lead = leadAfter(leadAfter(0, s[h.n:]), w[p+len(take):])
 		d.openMessage(h, s[:h.n])
 		return p + len(take)
 	}
@@ -225,14 +221,18 @@ func (d *Detector) reasonTail(w string, p int) int {
 // reasoning adds s to what [Detector.Reasoning] returns.
 func (d *Detector) reasoning(s string) { d.hm.reason = append(d.hm.reason, s...) }
 
-// Reasoning returns the reasoning the last Feed or End took out of the
-// content: harmony's analysis messages (rule 7), which the caller sends
-// as reasoning, before that call's visible text. Nothing in it runs.
+// Reasoning returns the reasoning Feed and End took out of the content
+// since the last call of Reasoning: harmony's analysis messages (rule 7),
+// which the caller sends as reasoning, before that Feed's visible text.
+// Nothing in it runs. (It is taken here, not reset by each Feed, so that
+// prose pays nothing for harmony.)
 func (d *Detector) Reasoning() string {
 	if d.hm == nil || len(d.hm.reason) == 0 {
 		return ""
 	}
-	return string(d.hm.reason)
+	r := string(d.hm.reason)
+	d.hm.reason = d.hm.reason[:0]
+	return r
 }
 
 // endHarmony ends the stream in a harmony state: a header cut off is

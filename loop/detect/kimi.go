@@ -41,10 +41,10 @@ var (
 		fail:     kmp(kimiSectionEndShared),
 		// A reply that ends right after a call's end is complete: the
 		// section's end was left out or stripped as a stop token.
-		lastClose: kimiCallEnd,
-		start:     func(s string) (int, int) { return tagAt(s, 0, kimiCallBegin) },
-		parse:     parseKimi,
-		sniff:     sniffKimi,
+		end:   endAfterLast(kimiCallEnd, false),
+		start: func(s string) (int, int) { return tagAt(s, 0, kimiCallBegin) },
+		parse: parseKimi,
+		sniff: sniffKimi,
 	}
 	// synKimiCall is one call written without the section.
 	synKimiCall = syntax{
@@ -80,7 +80,7 @@ func kimiIDStart(s string) (res, at int) {
 func parseKimi(body string) parsed {
 	// The section closed at "_section_end|>": what is left of its end
 	// token is the body's tail.
-	if strings.HasSuffix(body, kimiCallEnd) { // left open (lastClose)
+	if strings.HasSuffix(body, kimiCallEnd) { // left open (endAfterLast)
 		return parseKimiCalls(body)
 	}
 	s, ok := strings.CutSuffix(body, "<|tool_calls")

@@ -24,11 +24,12 @@ import (
 // <|close|>json<|sep|> element, as some servers' XTML grammars force;
 // attribute values are HTML-escaped (&quot;, &amp;); white space inside a
 // token's element name ("<|open|> tools <|sep|>") is tolerated. The
-// close of the response channel right before the section and the
-// message's close right after it (as K3 writes them once its prompt
-// opened the response channel) are removed with it. A section
+// response channel's tokens around the text and the message's close (as
+// K3 writes them once its prompt opened the response channel) are cut
+// wherever they are, as vLLM's parser does; the message's close right
+// after a section is part of it. A section
 // left open at the end of the reply keeps its complete calls; a call cut
-// off is a PARSE_ERROR (syntax.lastClose, block.go).
+// off is a PARSE_ERROR (endAfterLast, endopen.go).
 const (
 	k3ToolsOpen  = "<|open|>tools<|sep|>"
 	k3ToolsClose = "<|close|>tools<|sep|>"
@@ -39,42 +40,25 @@ const (
 	k3Sep        = "<|sep|>"
 	k3JSONOpen   = "<|open|>json"
 	k3JSONClose  = "<|close|>json<|sep|>"
-	// The channel tokens around a section: the close of the response
-	// channel before it and of the message after it are part of it.
+	// The channel tokens around the reply's text and its section, which
+	// vLLM's parser takes out of the content: control tokens cut wherever
+	// they are read (strip.go). The message's close right after a
+	// section is part of it (its trail).
+	k3ResponseOpen  = "<|open|>response<|sep|>"
 	k3ResponseClose = "<|close|>response<|sep|>"
 	k3MessageClose  = "<|close|>message<|sep|>"
 )
 
-var (
-	// synKimiK3 is the tools section, with the message's close after it.
-	synKimiK3 = k3Syntax(k3CallOpen, parseKimiK3, sniffKimiK3)
-	// synKimiK3Response is the tools section after the close of the
-	// response channel it follows ("…<|close|>response<|sep|><|open|>tools<|sep|>"),
-	// which is then part of it.
-	synKimiK3Response = k3Syntax(k3ToolsOpen,
-		func(body string) parsed { return parseKimiK3(k3AfterOpen(body)) },
-		func(body string) parsed { return sniffKimiK3(k3AfterOpen(body)) })
-)
-
-// k3Syntax is a tools section whose body starts with first.
-func k3Syntax(first string, parse, sniff func(string) parsed) syntax {
-	return syntax{
-		format:    KimiK3,
-		close:     k3ToolsClose,
-		fail:      kmp(k3ToolsClose),
-		trail:     k3MessageClose,
-		lastClose: k3CallClose,
-		cutKeeps:  true,
-		start:     func(s string) (int, int) { return tagAt(s, 0, first) },
-		parse:     parse,
-		sniff:     sniff,
-	}
-}
-
-// k3AfterOpen is body less the <|open|>tools<|sep|> it starts with.
-func k3AfterOpen(body string) string {
-	_, rest, _ := strings.Cut(body, k3ToolsOpen)
-	return rest
+// synKimiK3 is the tools section, with the message's close after it.
+var synKimiK3 = syntax{
+	format: KimiK3,
+	close:  k3ToolsClose,
+	fail:   kmp(k3ToolsClose),
+	trail:  k3MessageClose,
+	end:    endAfterLast(k3CallClose, true),
+	start:  func(s string) (int, int) { return tagAt(s, 0, k3CallOpen) },
+	parse:  parseKimiK3,
+	sniff:  sniffKimiK3,
 }
 
 // parseKimiK3 reads the calls of a tools section.

@@ -14,6 +14,7 @@ const (
 	k3TC = "<|close|>tools<|sep|>"
 	k3CC = "<|close|>call<|sep|>"
 	k3AC = "<|close|>argument<|sep|>"
+	k3RO = "<|open|>response<|sep|>"
 	k3RC = "<|close|>response<|sep|>"
 	k3MC = "<|close|>message<|sep|>"
 )
@@ -113,12 +114,12 @@ func TestKimiK3(t *testing.T) {
 		{
 			// A leaked K3 reply an agent runtime recovered (its test "kimi
 			// model runtime XTML recovery"), the prompt having opened the
-			// response channel: its close before the section and the
-			// message's close after it go with the section.
+			// response channel: its close before the section is cut, the
+			// message's close after it goes with the section.
 			name: "the response channel's close before, the message's close after",
 			opts: k3Taught,
 			steps: []step{
-				feed("Sure, one moment."+k3RC+leaked+k3MC, "Sure, one moment.", call(detect.KimiK3, "search", `{"q":"hello"}`, k3RC+leaked+k3MC)),
+				feed("Sure, one moment."+k3RC+leaked+k3MC, "Sure, one moment.", call(detect.KimiK3, "search", `{"q":"hello"}`, leaked+k3MC)),
 				end(""),
 			},
 		},
@@ -132,9 +133,26 @@ func TestKimiK3(t *testing.T) {
 			},
 		},
 		{
-			name:  "the response channel's close without a section after it is text",
+			// vLLM's _strip_response_content: the channel's tokens are
+			// no content, with a section after them or not.
+			name:  "the response channel's tokens without a section are cut",
 			opts:  k3Taught,
-			steps: []step{feed("Hi"+k3RC+"there", "Hi"+k3RC+"there"), end("")},
+			steps: []step{feed(k3RO+"Hi"+k3RC+"there"+k3MC, "Hithere"), end("")},
+		},
+		{
+			name:  "the channel's tokens in every mode, split anywhere",
+			opts:  native,
+			steps: []step{feed(k3RO+"Hi", "Hi"), feed(" <|close|>resp", " "), feed("onse<|sep|>", ""), feed(k3MC, ""), end("")},
+		},
+		{
+			name:  "in a <think> span too, as reasoning would carry them",
+			opts:  hermesTaught,
+			steps: []step{feed("<think>plan"+k3RC+"</think>"+k3RO+"ok", "<think>plan</think>ok"), end("")},
+		},
+		{
+			name:  "a fenced example keeps them",
+			opts:  k3Taught,
+			steps: []step{feed("```\n"+k3RC+"\n```\n", "```\n"+k3RC+"\n```\n"), end("")},
 		},
 		{
 			name: "fed in pieces",

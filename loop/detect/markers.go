@@ -15,6 +15,15 @@ type marker struct {
 	fail []int // kmp(open), set by init
 	// thinkEnd closes a reasoning span other than <think>'s (syn nil).
 	thinkEnd string
+	// strip, when set, makes the marker a control token of that dialect
+	// that is cut from the text wherever it is read (stripOn) and never
+	// opens a call (strip.go). syn is nil.
+	strip Format
+	// whole, when set, is the marker this one is the tail of, which
+	// starts one byte before it: minimax_m3's "]<]minimax[>[<tool_call>"
+	// is looked for at its '<', since ']' is too common in prose to be
+	// looked at (scan.go's specTable).
+	whole *marker
 }
 
 // markers are every opening tag looked for in prose. All start with '<',
@@ -40,8 +49,8 @@ var markers = []marker{
 	{open: kimiSectionBeginSingular, syn: &synKimi, fence: true},
 	{open: kimiCallBegin, syn: &synKimiCall, fence: true},
 	{open: k3ToolsOpen, syn: &synKimiK3, fence: true},
-	{open: k3ResponseClose, syn: &synKimiK3Response, fence: true},
 	{open: mmOpen, syn: &synMiniMaxM3, fence: true},
+	{open: mmOpen[1:], syn: &synMiniMaxM3, fence: true}, // its tail (whole set by init)
 	{open: "[TOOL_CALLS]", syn: &synMistral, fence: true},
 	{open: trBracketOpen, syn: &synTRBracket, fence: true},
 	{open: "<function_call>", syn: &synWrapFunctionCall, fence: true},
@@ -52,13 +61,17 @@ var markers = []marker{
 	{open: pythonTag, syn: &synLlama3, fence: true, only: []Format{Llama3JSON}},
 	{open: hmStart, syn: &synHarmonyHeader},
 	{open: hmChannel, syn: &synHarmonyHeader},
-	{open: hmEnd, syn: &synHarmonyDrop},
-	{open: hmReturn, syn: &synHarmonyDrop},
-	{open: hmCall, syn: &synHarmonyDrop},
-	{open: hmMessage, syn: &synHarmonyDrop},
-	{open: hmConstrain, syn: &synHarmonyDrop},
+	{open: hmEnd, strip: Harmony},
+	{open: hmReturn, strip: Harmony},
+	{open: hmCall, strip: Harmony},
+	{open: hmMessage, strip: Harmony},
+	{open: hmConstrain, strip: Harmony},
+	{open: k3ResponseOpen, strip: KimiK3},
+	{open: k3ResponseClose, strip: KimiK3},
+	{open: k3MessageClose, strip: KimiK3},
 	{open: gemmaCallOpen, syn: &synGemma4, fence: true},
 	{open: fgemmaCallOpen, syn: &synFunctionGemma, fence: true},
+	{open: gemmaCallFragment, syn: &synGemmaBare, only: []Format{Gemma4}},
 	{open: seedCallOpen, syn: &synSeed, fence: true},
 	{open: lfmCallOpen, syn: &synLFM2, fence: true},
 	{open: "<think>"},
@@ -109,6 +122,9 @@ func init() {
 		for j := range markers {
 			if j != i && strings.HasPrefix(markers[j].open, markers[i].open) {
 				panic("detect: marker " + markers[i].open + " is a prefix of " + markers[j].open)
+			}
+			if markers[j].open[1:] == markers[i].open {
+				markers[i].whole = &markers[j]
 			}
 		}
 	}
@@ -187,7 +203,7 @@ func (d *Detector) matchMarker(s string, inFence bool) (m *marker, more bool) {
 func Openings(f Format) []string {
 	var out []string
 	for i := range markers {
-		if m := &markers[i]; m.syn != nil && m.syn.format == f {
+		if m := &markers[i]; m.syn != nil && m.syn.format == f && m.whole == nil {
 			out = append(out, m.open)
 		}
 	}

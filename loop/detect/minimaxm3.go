@@ -33,14 +33,13 @@ const (
 
 // synMiniMaxM3 is the tool_call block.
 var synMiniMaxM3 = syntax{
-	format:    MiniMaxM3,
-	close:     mmClose,
-	fail:      kmp(mmClose),
-	lastClose: mmInvokeEnd,
-	cutKeeps:  true,
-	start:     mmStart,
-	parse:     parseMiniMaxM3,
-	sniff:     sniffMiniMaxM3,
+	format: MiniMaxM3,
+	close:  mmClose,
+	fail:   kmp(mmClose),
+	end:    endAfterLast(mmInvokeEnd, true),
+	start:  mmStart,
+	parse:  parseMiniMaxM3,
+	sniff:  sniffMiniMaxM3,
 }
 
 // mmStart wants an invoke (or the block's close) after the opening.

@@ -113,6 +113,16 @@ func TestMiniMaxM3(t *testing.T) {
 			steps: []step{feed("a[1] ]] ]<] [x]<br> ", "a[1] ]] ]<] [x]<br> "), feed("]", ""), feed(" ok", "] ok"), end("")},
 		},
 		{
+			name:  "brackets in prose, hermes taught",
+			opts:  hermesTaught,
+			steps: []step{feed("see [1]", "see [1"), feed(" and a[i]", "] and a[i"), feed("<b", "]<b"), feed(">]<]x", ">]<]x"), end("")},
+		},
+		{
+			name:  "the token's tail without its ']' is prose",
+			opts:  mmTaught,
+			steps: []step{feed("x <]minimax[>[<tool_call> is not it", "x <]minimax[>[<tool_call> is not it"), end("")},
+		},
+		{
 			name:  "taught: unknown tool is a call",
 			opts:  mmTaught,
 			steps: []step{feed(unknown, "", call(detect.MiniMaxM3, "rm", `{"path":"/"}`, unknown)), end("")},

@@ -31,12 +31,18 @@ const (
 	stReason
 )
 
-// Bytes that need a closer look in prose (specOpen): '<', '[' and ']'
-// (minimax_m3's namespace token) may open a marker, '`' and '~' a fence,
-// '[' a pythonic call list and, where json or llama3_json is detected,
-// '{' an object and '[' a json array. Where
+// Bytes that need a closer look in prose (specOpen): '<' and '[' may open
+// a marker, '`' and '~' a fence, '[' a pythonic call list and, where json
+// or llama3_json is detected, '{' an object and '[' a json array. Where
 // functools[…] is looked for, a line break is flagged too (specNL): only
 // a piece in which a line may start needs the functools check.
+//
+// minimax_m3's namespace token "]<]minimax[>[" starts with ']', which
+// prose is full of ("[1]", "[x](url)"): ']' is no specOpen byte, and the
+// token is read at its '<' (atMarker looks one byte back when "<]"
+// follows). Only a ']' ending a piece is held, until the next byte shows
+// whether the token starts there (rule 5: a marker split at any byte is
+// read as a whole one).
 type specTable [256]uint8
 
 const (
@@ -47,7 +53,7 @@ const (
 var specialText, specialBrace, specialBraceNL specTable
 
 func init() {
-	for _, c := range "<[]`~" {
+	for _, c := range "<[`~" {
 		specialText[c] = specOpen
 		specialBrace[c] = specOpen
 	}
@@ -109,15 +115,6 @@ func (d *Detector) scanText(w string, p int) int {
 			if next, ok := d.atMarker(w, p, i); ok {
 				return next
 			}
-		case ']':
-			// Only "]<" may open minimax_m3's token: "[1]" and "[x](url)"
-			// cost no call. A "]" ending the window is held (atMarker).
-			if i+1 < len(w) && w[i+1] != '<' {
-				continue
-			}
-			if next, ok := d.atMarker(w, p, i); ok {
-				return next
-			}
 		case '`', '~':
 			if d.leadAt(w, i) < 0 {
 				continue
@@ -129,6 +126,11 @@ func (d *Detector) scanText(w string, p int) int {
 			}
 			return d.openFence(w, p, i, q, res)
 		case '{':
+			if d.gemma && i > p && isNameByte(w[i-1]) {
+				if k := d.gemmaBefore(w, p, i); k >= 0 {
+					return d.openGemmaBare(w, p, k)
+				}
+			}
 			if d.functools && d.functoolsBefore(w, p, i) {
 				return d.openFunctools(w, p, i)
 			}
@@ -143,6 +145,18 @@ func (d *Detector) scanText(w string, p int) int {
 			d.holdFrom(w, k)
 			return len(w)
 		}
+	}
+	if d.gemma {
+		if k := gemmaTail(w, p, d.winLead); k >= 0 {
+			d.emit(w[p:k])
+			d.holdFrom(w, k)
+			return len(w)
+		}
+	}
+	if n := len(w); n > p && w[n-1] == ']' {
+		d.emit(w[p : n-1]) // a ']' that may start minimax_m3's token
+		d.holdFrom(w, n-1)
+		return len(w)
 	}
 	d.emit(w[p:])
 	return len(w)
@@ -160,8 +174,11 @@ func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
 	}
 	if more {
 		h := i
-		if c == '[' && d.functools && d.functoolsBefore(w, p, i) {
+		switch {
+		case c == '[' && d.functools && d.functoolsBefore(w, p, i):
 			h -= len(functools) // "functools[" may open a list
+		case c == '<' && i > p && w[i-1] == ']':
+			h-- // "]<]" may open minimax_m3's token
 		}
 		d.emit(w[p:h])
 		d.holdFrom(w, h)
@@ -176,8 +193,20 @@ func (d *Detector) atMarker(w string, p, i int) (next int, ok bool) {
 		}
 		return 0, false // a '<' or '[' that opens nothing is prose
 	}
+	if m.whole != nil {
+		// The tail of a marker that starts one byte before: it opens
+		// a block only where that byte is prose still (i > p) and is
+		// the marker's first.
+		if i == p || w[i-1] != m.whole.open[0] {
+			return 0, false
+		}
+		i, m = i-1, m.whole
+	}
+	if m.strip != "" {
+		return d.atStrip(m, w, p, i)
+	}
 	if m.syn != nil && m.syn.format == Harmony {
-		return d.atHarmony(m, w, p, i)
+		return d.atHarmony(w, p, i)
 	}
 	end := i + len(m.open)
 	if m.syn == nil { // <think>: shown, and nothing inside runs
@@ -309,7 +338,7 @@ func (d *Detector) fenceOpen(w string, i int) (q int, res int) {
 		if more {
 			return undecided()
 		}
-		if m != nil {
+		if m != nil && m.whole == nil {
 			end := b + len(m.open)
 			d.openMarker(m.syn, s[:end], m.open, ticks, 0)
 			d.blk.fch = ch
@@ -335,8 +364,9 @@ const thinkClose = "</think>"
 
 // scanThink releases think text and looks for "</think>" (or the close of
 // the span d.thinkEnd names), which may arrive split across pieces (d.think
-// bytes of it already seen). Nothing is held: the closing tag is visible
-// text too.
+// bytes of it already seen): the closing tag is visible text too. Control
+// tokens are cut from it (stripThink), and only a suffix that may still
+// become one is held.
 func (d *Detector) scanThink(w string, p int) int {
 	thinkClose := d.thinkEnd
 	if d.think > 0 {
@@ -345,8 +375,8 @@ func (d *Detector) scanThink(w string, p int) int {
 		if w[p:p+n] == rest[:n] {
 			if n == len(rest) {
 				d.emit(w[p : p+n])
-				d.st, d.think = stText, 0
-				return p + n
+				d.think = 0
+				return d.thinkClosed(w, p+n)
 			}
 			d.think += n
 			d.emit(w[p:])
@@ -357,11 +387,17 @@ func (d *Detector) scanThink(w string, p int) int {
 		// at w[p].
 		d.think = 0
 	}
+	end, closed := len(w), false
 	if j := strings.Index(w[p:], thinkClose); j >= 0 {
-		end := p + j + len(thinkClose)
+		end, closed = p+j+len(thinkClose), true
+	}
+	p, held := d.stripThink(w, p, end)
+	switch {
+	case held:
+		return len(w)
+	case closed:
 		d.emit(w[p:end])
-		d.st = stText
-		return end
+		return d.thinkClosed(w, end)
 	}
 	for k := min(len(thinkClose)-1, len(w)-p); k > 0; k-- {
 		if strings.HasSuffix(w, thinkClose[:k]) {
@@ -370,6 +406,20 @@ func (d *Detector) scanThink(w string, p int) int {
 		}
 	}
 	d.emit(w[p:])
+	return len(w)
+}
+
+// thinkClosed goes on in prose after a span whose close ends at w[end].
+// What follows Gemma 4's thought channel starts a line, as the content
+// does once the loop took the channel out as reasoning: a call glued to
+// its close is read (gemma4bare.go), a fence may open.
+func (d *Detector) thinkClosed(w string, end int) int {
+	d.st = stText
+	if d.thinkEnd != gemmaThoughtClose {
+		return end
+	}
+	d.scanAgain(w[end:], 0)
+	d.lead = leadAfter(0, w[end:])
 	return len(w)
 }
 

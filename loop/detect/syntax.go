@@ -26,29 +26,11 @@ type syntax struct {
 	// bracket block ("][/TOOL_CALLS]"). It is then part of the block
 	// (trail.go).
 	trail string
-	// lastClose, when set, is a marker that ends the last item of a block
-	// whose own close models leave out: a block open at the end of the
-	// stream whose body ends with it (blank space after it aside) is
-	// complete, not unclosed. DeepSeek-R1 ends its section with
-	// <｜tool▁call▁end｜> and stops (llama.cpp's test-chat.cpp: "Look
-	// what's not here: <｜tool▁calls▁end｜>").
-	lastClose string
-	// complete, when set, reports whether the body of a block open at the
-	// end of the stream is whole though its close never came: harmony's
-	// call whose <|call|> the server stopped at and dropped.
-	complete func(body string) bool
-	// openEnd: a block open at the end of the stream is read as it
-	// stands, its parser telling complete items from one the end cut off
-	// (a DSML wrapper left open: its complete invokes are calls).
-	openEnd bool
-	// endOK, when set, reports whether a body open at the end of the
-	// stream is complete all the same: Gemma 4 may close its last call
-	// with the end-of-turn token instead, which servers often strip.
-	endOK func(body string) bool
-	// cutKeeps, with lastClose: a block the reply ends in after some of
-	// its calls closed keeps those calls, and the cut one is a
-	// PARSE_ERROR (endCutSection) instead of the whole block.
-	cutKeeps bool
+	// end, when set, says what a block still open at the end of the
+	// stream (its close never came, outside a fence) is: the one
+	// end-of-stream seam of a syntax (endopen.go). Nil: unclosed, a call
+	// with ErrUnclosed or text under rule 6 (rule 4).
+	end endOpen
 	// alt, when set, is the syntax the block is read as instead when
 	// start rules its body out before it started: under auto a '{' where
 	// a line starts is llama3_json or else one of json's call shapes
