@@ -184,6 +184,9 @@ func (tr *turnRun) readDelta(c *stepChunk, det *detect.Detector, ro *roundOutcom
 			}
 			ro.visible.WriteString(c.visible)
 			tr.visible.WriteString(c.visible)
+			if len(c.calls) > 0 {
+				c.visible, ro.after = splitAtCalls(c.visible, c.calls)
+			}
 		}
 		if c.visible != t {
 			c.edited, c.changed = true, true

@@ -33,6 +33,8 @@
 //     upstream opened and read, the end of its text, its calls awaited.
 //   - chunkstep.go: step, the one path every upstream chunk takes: usage,
 //     delta, finish, send.
+//   - callplace.go: a call's activity sent where its block stood, before
+//     the words the model wrote after it in the same piece.
 //   - reasoningspans.go: the reasoning spans models write in content
 //     (Gemma 4's thought channel, <seed:think>) sent as reasoning before
 //     the detector reads the content.

@@ -38,5 +38,8 @@ func (tr *turnRun) endSpans(det *detect.Detector, ro *roundOutcome) (string, []d
 	if err := tr.s.sendReasoning(det.Reasoning()); err != nil { // harmony's analysis the end closed
 		return "", nil, err
 	}
+	for i := range more {
+		more[i].At += len(vis) // End's offsets are into its own text
+	}
 	return vis + tail, append(calls, more...), nil
 }

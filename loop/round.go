@@ -39,6 +39,10 @@ type roundOutcome struct {
 	// clientCalls counts calls handed to the client; the turn then ends
 	// with finish_reason "tool_calls".
 	clientCalls int
+	// after holds, for each call the last piece of content closed, the
+	// text the model wrote after it in that piece (detect.Call.At): it
+	// goes out once the call's activity has, where the model put it.
+	after []string
 }
 
 // roundCall is one call of a round in order of appearance. A server call
@@ -252,9 +256,16 @@ func (tr *turnRun) endText(n int, final bool, det *detect.Detector, ro *roundOut
 		if err != nil {
 			return err
 		}
-		if err := tr.sendContent(ro, tail); err != nil {
+		before, after := splitAtCalls(tail, calls)
+		if err := tr.sendContent(ro, before); err != nil {
 			return err
 		}
+		// The rest is the round's text too; startCalls sends it after
+		// the calls it followed.
+		rest := tail[len(before):]
+		ro.visible.WriteString(rest)
+		tr.visible.WriteString(rest)
+		ro.after = after
 		if err := tr.startCalls(calls, n, final, ro, ex); err != nil {
 			return err
 		}

@@ -15,37 +15,48 @@ import (
 // executor. In the last round (final)
 // no server call runs: each gets ROUND_LIMIT, and the turn ends after it.
 func (tr *turnRun) startCalls(found []detect.Call, round int, final bool, ro *roundOutcome, ex *calls) error {
-	for _, c := range found {
-		id := tr.r.newID("call_")
-		if c.Err == nil && tr.clientTools[c.Name] && !tr.known[c.Name] {
-			if err := tr.toClient(ro, id, c.Name, string(c.Arguments)); err != nil {
-				return err
-			}
-			continue
-		}
-		var result *toolhost.Result
-		switch {
-		case final:
-			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeRoundLimit, tr.roundLimitMessage())
-			result = &r
-		case c.Err != nil:
-			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name}, toolhost.CodeParseError, parseErrorMessage(c.Err))
-			result = &r
-		case !tr.known[c.Name]:
-			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, tr.notFound(c.Name))
-			result = &r
-		case tr.hidden(c.Name):
-			r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, notFoundYet(c.Name))
-			result = &r
-		case tr.isSearch(c.Name):
-			r := tr.findTools(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments})
-			result = &r
-		}
-		if err := tr.startCall(ro, round, id, c.Name, c.Arguments, result, ex); err != nil {
+	for i, c := range found {
+		if err := tr.startFound(c, round, final, ro, ex); err != nil {
 			return err
 		}
+		// The words the model wrote after this call in the same piece
+		// (callplace.go).
+		if i < len(ro.after) && ro.after[i] != "" {
+			if err := tr.s.sendContent(ro.after[i]); err != nil {
+				return err
+			}
+		}
 	}
+	ro.after = ro.after[:0]
 	return nil
+}
+
+// startFound starts one call the detector found: a client's goes to the
+// client, a server's runs, or its error result is shown.
+func (tr *turnRun) startFound(c detect.Call, round int, final bool, ro *roundOutcome, ex *calls) error {
+	id := tr.r.newID("call_")
+	if c.Err == nil && tr.clientTools[c.Name] && !tr.known[c.Name] {
+		return tr.toClient(ro, id, c.Name, string(c.Arguments))
+	}
+	var result *toolhost.Result
+	switch {
+	case final:
+		r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeRoundLimit, tr.roundLimitMessage())
+		result = &r
+	case c.Err != nil:
+		r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name}, toolhost.CodeParseError, parseErrorMessage(c.Err))
+		result = &r
+	case !tr.known[c.Name]:
+		r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, tr.notFound(c.Name))
+		result = &r
+	case tr.hidden(c.Name):
+		r := toolhost.ErrorResult(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments}, toolhost.CodeToolNotFound, notFoundYet(c.Name))
+		result = &r
+	case tr.isSearch(c.Name):
+		r := tr.findTools(toolhost.Call{ID: id, Name: c.Name, Arguments: c.Arguments})
+		result = &r
+	}
+	return tr.startCall(ro, round, id, c.Name, c.Arguments, result, ex)
 }
 
 // notFound says why the turn cannot run name: the tool's server is down,

@@ -372,7 +372,7 @@ func (d *Detector) finish(calls []Call, rawEnd int) {
 		for i := range calls {
 			calls[i].Raw = raw
 		}
-		d.calls = append(d.calls, calls...)
+		d.found(calls)
 		d.cut()
 		d.emitBytes(d.block[rawEnd:])
 	}

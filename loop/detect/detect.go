@@ -63,6 +63,12 @@ type Call struct {
 	// into a PARSE_ERROR result the model reads. It wraps one of
 	// [ErrMalformed], [ErrUnclosed] or [ErrTooLarge].
 	Err error
+	// At is where the block stood in the visible text the same Feed or
+	// End returned, as a byte offset: the text before At came before the
+	// call in the reply, the text after it came after. A client shown
+	// the call's activity sees it there, not after words the model wrote
+	// later that arrived in the same piece.
+	At int
 }
 
 // Options configure a [Detector]. The zero value detects the marker formats

@@ -30,7 +30,7 @@ func (d *Detector) overflow(w string, p int) int {
 		return p
 	}
 	calls[0].Raw = string(d.block[:min(len(d.block), d.max)])
-	d.calls = append(d.calls, calls...)
+	d.found(calls)
 	d.cut()
 	d.block = d.block[:0]
 	d.st = stDrop

@@ -275,7 +275,7 @@ func (d *Detector) endCutHeader(s string) {
 		return
 	}
 	calls[0].Raw = s
-	d.calls = append(d.calls, calls...)
+	d.found(calls)
 	d.st = stText
 }
 

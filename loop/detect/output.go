@@ -46,6 +46,19 @@ func (d *Detector) emitCopy(s string) {
 	d.vis = append(d.vis, s...)
 }
 
+// found reports calls whose block stood here: after the visible text
+// emitted so far in this Feed or End (Call.At).
+func (d *Detector) found(calls []Call) {
+	at := len(d.visStr)
+	if d.multi {
+		at = len(d.vis)
+	}
+	for i := range calls {
+		calls[i].At = at
+	}
+	d.calls = append(d.calls, calls...)
+}
+
 // output returns the visible text of this Feed or End and resets it. Unless
 // final, an incomplete UTF-8 sequence at its end is carried to the next call.
 func (d *Detector) output(final bool) string {
@@ -59,6 +72,11 @@ func (d *Detector) output(final bool) string {
 		if k := incompleteRune(out); k > 0 {
 			d.carry = append(d.carry[:0], out[len(out)-k:]...)
 			out = out[:len(out)-k]
+			// A call after the cut rune stays at the end of what is
+			// returned.
+			for i := range d.calls {
+				d.calls[i].At = min(d.calls[i].At, len(out))
+			}
 		}
 	}
 	return out

@@ -313,15 +313,17 @@ export async function longChat() {
   check(overflow <= 0, `no sideways scrolling at 390px (${overflow}px too wide)`);
 }
 
-// sentence: in text mode a call's event can come a few words after the
-// call; its card goes where the sentence ends, not inside it.
+// sentence: the card goes where the model wrote its call, between its
+// sentences ("Hi there! [smile] It's good to see you. …"), even where the
+// words after the call reach the proxy in the piece that closed it.
 export async function sentence() {
   await enterKeys();
   await page.getByLabel("Tool mode", { exact: true }).selectOption("text");
   await ask("Wave at me");
   await turnDone();
   const parts = await assistant(0).locator(".msg-body > *").evaluateAll((els) =>
-    els.map((e) => (e.dataset.callId ? `[${e.dataset.status}]` : e.textContent)));
-  check(parts[0] === "Hi there! It's good to see you." && parts[1] === "[ok]", `the card after the sentence: ${JSON.stringify(parts)}`);
+    els.map((e) => (e.dataset.callId ? `[${e.dataset.status}]` : e.textContent.trim())));
+  check(parts[0] === "Hi there!" && parts[1] === "[ok]" && parts[2]?.startsWith("It's good to see you."),
+    `the card where the call was written: ${JSON.stringify(parts)}`);
   await shot("10-sentence");
 }

@@ -1,7 +1,7 @@
 // Where a tool card may go in streamed text: between sentences, never
-// inside one. A call's event can reach the page a few words after the
-// call was written (text mode streams on while it reads the call), so a
-// card that comes mid-sentence waits for the sentence to end.
+// inside one. The stream puts a call's event where the model wrote the
+// call, which a model may do mid-sentence; such a card waits for the
+// sentence to end.
 
 // A sentence ends at . ! ? … : or ; (and any closing quote or bracket)
 // followed by white space, or at a line break.
