@@ -112,10 +112,11 @@ var (
 type guard struct {
 	allow atomic.Pointer[[]string] // lower-cased globs
 	log   *slog.Logger
+	what  string // what is refused, in log lines
 }
 
 func newGuard(allow []string, log *slog.Logger) *guard {
-	g := &guard{log: log}
+	g := &guard{log: log, what: "runtime webhook"}
 	g.set(allow)
 	return g
 }
@@ -251,7 +252,7 @@ func (g *guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 	matched, literal := g.match(host)
 	if !matched {
 		// The list changed (a reload) since the tool was registered.
-		g.log.Warn("runtime webhook refused", "host", host, "reason", "not in auth.webhook_allow")
+		g.log.Warn(g.what+" refused", "host", host, "reason", "not in auth.webhook_allow")
 		return nil, errRefusedHost
 	}
 	d := &net.Dialer{
@@ -265,10 +266,10 @@ func (g *guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 			class := addrClass(ap.Addr())
 			switch {
 			case class == "metadata":
-				g.log.Warn("runtime webhook refused", "host", host, "address", ap.Addr().String(), "reason", "cloud metadata address")
+				g.log.Warn(g.what+" refused", "host", host, "address", ap.Addr().String(), "reason", "cloud metadata address")
 				return errRefusedMetadata
 			case class != "" && !literal:
-				g.log.Warn("runtime webhook refused", "host", host, "address", ap.Addr().String(),
+				g.log.Warn(g.what+" refused", "host", host, "address", ap.Addr().String(),
 					"reason", class+" address, and the host is allowed only by a glob in auth.webhook_allow")
 				return errRefusedPrivate
 			}
@@ -286,7 +287,12 @@ func (g *guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 // environment proxy and follows no redirects, so that a call cannot be
 // steered elsewhere, whatever its arguments or the server's answers.
 func PinnedClient(hosts []string, log *slog.Logger) *http.Client {
-	return guardedClient(newGuard(hosts, log))
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g := newGuard(hosts, log)
+	g.what = "tool call"
+	return guardedClient(g)
 }
 
 // guardedClient is the client of runtime webhooks: the dial-time check, no

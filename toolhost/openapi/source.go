@@ -1,0 +1,274 @@
+package openapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost"
+	"github.com/toolstream/toolstream/toolhost/mask"
+)
+
+// SourcePrefix is followed by the entry's name in a tool's source, as
+// GET /admin/tools shows it.
+const SourcePrefix = "openapi:"
+
+// specTimeout bounds reading a document from a URL.
+const specTimeout = 30 * time.Second
+
+// Source is one openapi_tools entry read: the tools to register.
+type Source struct {
+	// Name is the entry's name; its tools' source is SourcePrefix + Name.
+	Name string
+	// Location is the document's file or URL.
+	Location string
+	// Tools are the tools with their executors, in the document's order.
+	Tools []toolhost.Registration
+	// Skipped are the operations that are no tools, and why (a required
+	// body that is not JSON).
+	Skipped []Problem
+}
+
+// EntryError is a problem of one entry: its document could not be read,
+// or has problems ([*Error]), or the entry does not fit it.
+type EntryError struct {
+	// Index is the entry's place in openapi_tools; Key the key at fault
+	// ("spec", "base_url").
+	Index int
+	Key   string
+	Err   error
+}
+
+func (e *EntryError) Error() string { return e.Err.Error() }
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// Options are what a Build needs besides the entries.
+type Options struct {
+	// Dir is where relative spec paths start: the config file's folder.
+	Dir string
+	// ToolTimeout is the timeout of a tool whose entry sets none.
+	ToolTimeout time.Duration
+	// Client reads documents from URLs; nil means a plain one with a
+	// timeout.
+	Client *http.Client
+	// Log receives the guard's refusals.
+	Log *slog.Logger
+}
+
+// Build reads every entry's document and makes its tools; nothing is
+// registered. All entries are read; the problems are returned together,
+// each an [*EntryError].
+func Build(ctx context.Context, entries []config.OpenAPITools, opts Options) ([]Source, []error) {
+	var out []Source
+	var errs []error
+	for i, e := range entries {
+		s, err := buildOne(ctx, e, opts)
+		if err != nil {
+			if ee, ok := err.(*EntryError); ok {
+				ee.Index = i
+			}
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, errs
+}
+
+func buildOne(ctx context.Context, e config.OpenAPITools, opts Options) (Source, error) {
+	client := opts.Client
+	if client == nil {
+		client = &http.Client{Timeout: specTimeout}
+	}
+	ctx, cancel := context.WithTimeout(ctx, specTimeout)
+	defer cancel()
+	data, loc, err := Read(ctx, e.Spec, opts.Dir, client, specHeaders(e))
+	if err != nil {
+		return Source{}, &EntryError{Key: "spec", Err: err}
+	}
+	doc, err := Parse(data, loc)
+	if err != nil {
+		return Source{}, &EntryError{Key: "spec", Err: err}
+	}
+	base, err := baseURL(e, doc, loc)
+	if err != nil {
+		return Source{}, &EntryError{Key: "base_url", Err: err}
+	}
+	s := Source{Name: e.Name, Location: loc, Skipped: doc.Skipped}
+	s.Tools, err = registrations(e, doc, base, opts)
+	if err != nil {
+		return Source{}, &EntryError{Key: "spec", Err: &Error{Location: loc, Problems: []Problem{{Message: err.Error()}}}}
+	}
+	return s, nil
+}
+
+// specHeaders are the entry's headers, for reading a spec URL on the
+// host calls go to; a document elsewhere (a public copy) gets none, so
+// that the API's credentials go nowhere else.
+func specHeaders(e config.OpenAPITools) http.Header {
+	if e.BaseURL != "" {
+		su, err1 := url.Parse(e.Spec)
+		bu, err2 := url.Parse(e.BaseURL)
+		if err1 != nil || err2 != nil || !strings.EqualFold(su.Host, bu.Host) {
+			return nil
+		}
+	}
+	h := http.Header{}
+	for k, v := range e.Headers {
+		h.Set(k, v.Value())
+	}
+	return h
+}
+
+// baseURL is the entry's base_url, or the document's first server,
+// resolved against the document's URL when relative.
+func baseURL(e config.OpenAPITools, doc *Document, loc string) (string, error) {
+	raw := e.BaseURL
+	if raw == "" {
+		if len(doc.Servers) == 0 {
+			return "", fmt.Errorf("%s names no server: set base_url", loc)
+		}
+		raw = doc.Servers[0]
+		if strings.Contains(raw, "{") {
+			return "", fmt.Errorf("%s's first server %q has variables: set base_url", loc, raw)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			return "", fmt.Errorf("%s's first server %q is not a URL: set base_url", loc, raw)
+		}
+		if !u.IsAbs() {
+			docURL, err := url.Parse(loc)
+			if err != nil || !docURL.IsAbs() {
+				return "", fmt.Errorf("%s's first server %q is relative, and the document is a file: set base_url", loc, raw)
+			}
+			raw = docURL.ResolveReference(u).String()
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http(s) URL: set base_url", raw)
+	}
+	return strings.TrimSuffix(raw, "/"), nil
+}
+
+// toolName is what a tool name may hold (what OpenAI's API takes).
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// registrations makes the tools of the operations the entry picks.
+func registrations(e config.OpenAPITools, doc *Document, base string, opts Options) ([]toolhost.Registration, error) {
+	u, _ := url.Parse(base)
+	client := toolhost.PinnedClient([]string{u.Hostname()}, opts.Log)
+	headers := http.Header{}
+	for k, v := range e.Headers {
+		headers.Set(k, v.Value())
+	}
+	secrets := mask.Credentials(e.Headers)
+	var regs []toolhost.Registration
+	for _, op := range doc.Operations {
+		if !picked(e.Operations, op.ID) {
+			continue
+		}
+		name := e.ToolPrefix() + op.ID
+		if !toolName.MatchString(name) {
+			return nil, fmt.Errorf("line %d: the tool name %q is not 1–64 letters, digits, '_' or '-': change the prefix, or leave the operation out with operations", op.Line, name)
+		}
+		params, err := json.Marshal(op.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", op.ID, err)
+		}
+		tool := toolhost.Tool{
+			Name: name, Description: op.Description, Parameters: params,
+			Approval: e.Approval, Idempotent: op.Method == http.MethodGet || op.Method == http.MethodHead,
+			Source: SourcePrefix + e.Name,
+		}
+		x := &executor{op: op, base: base, headers: headers, client: client, timeout: e.Timeout,
+			maxResult: toolhost.DefaultMaxResultBytes, secrets: secrets}
+		if o, ok := e.Overrides[name]; ok {
+			if o.Approval != "" {
+				tool.Approval = o.Approval
+			}
+			if o.Idempotent != nil {
+				tool.Idempotent = *o.Idempotent
+			}
+			if o.Timeout > 0 {
+				x.timeout = o.Timeout
+			}
+			tool.Redact = o.Redact
+		}
+		if x.timeout <= 0 {
+			x.timeout = opts.ToolTimeout
+		}
+		if x.timeout <= 0 {
+			x.timeout = toolhost.DefaultToolTimeout
+		}
+		x.idempotent = tool.Idempotent
+		regs = append(regs, toolhost.Registration{Tool: tool, Exec: x})
+	}
+	return regs, nil
+}
+
+// picked reports whether an operationId matches one of the globs.
+func picked(globs []string, id string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, id); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Sources keeps the openapi_tools sources registered in a Host, so that
+// a reload can drop those no longer configured.
+type Sources struct {
+	host *toolhost.Host
+	mu   sync.Mutex
+	live map[string]bool
+}
+
+// NewSources registers into host.
+func NewSources(host *toolhost.Host) *Sources {
+	return &Sources{host: host, live: map[string]bool{}}
+}
+
+// Apply makes built the registered sources: each one's tools replace its
+// earlier ones, and sources no longer built lose theirs. A source whose
+// tools cannot register (a name another source holds) keeps none; every
+// such problem is returned.
+func (s *Sources) Apply(built []Source) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []string
+	next := map[string]bool{}
+	for _, src := range built {
+		next[src.Name] = true
+		if err := s.host.SetSource(SourcePrefix+src.Name, src.Tools); err != nil {
+			errs = append(errs, fmt.Sprintf("openapi_tools %s: %v", src.Name, err))
+			_ = s.host.SetSource(SourcePrefix+src.Name, nil)
+		}
+	}
+	gone := make([]string, 0)
+	for name := range s.live {
+		if !next[name] {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		_ = s.host.SetSource(SourcePrefix+name, nil)
+	}
+	s.live = next
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
