@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/toolstream/toolstream/config"
+	"github.com/toolstream/toolstream/toolhost/openapi"
+)
+
+// loadOpenAPI reads the documents of cfg's openapi_tools entries and makes
+// their tools (docs/openapi-tools.md). What keeps an entry from loading is
+// a *config.Error, each problem at the entry's key in the config file,
+// naming the document's own place: what "toolstream check" prints, and
+// why a start or a reload is refused.
+func loadOpenAPI(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]openapi.Source, error) {
+	if len(cfg.OpenAPITools) == 0 {
+		return nil, nil
+	}
+	dir := ""
+	if cfg.File != "" {
+		dir = filepath.Dir(cfg.File)
+	}
+	srcs, errs := openapi.Build(ctx, cfg.OpenAPITools, openapi.Options{Dir: dir, ToolTimeout: cfg.Loop.ToolTimeout, Log: log})
+	if len(errs) == 0 {
+		return srcs, nil
+	}
+	ce := &config.Error{}
+	for _, err := range errs {
+		var ee *openapi.EntryError
+		if !errors.As(err, &ee) {
+			ce.Problems = append(ce.Problems, config.Problem{File: cfg.File, Message: err.Error()})
+			continue
+		}
+		key := fmt.Sprintf("openapi_tools[%d].%s", ee.Index, ee.Key)
+		if ee.Key == "base_url" && cfg.OpenAPITools[ee.Index].BaseURL == "" {
+			key = fmt.Sprintf("openapi_tools[%d]", ee.Index)
+		}
+		var de *openapi.Error
+		if !errors.As(err, &de) {
+			ce.Problems = append(ce.Problems, cfg.ProblemAt(key, err.Error()))
+			continue
+		}
+		for _, p := range de.Problems {
+			msg := de.Location + ": " + p.String()
+			if p.Line > 0 {
+				msg = de.Location + ":" + p.String()
+			}
+			ce.Problems = append(ce.Problems, cfg.ProblemAt(key, msg))
+		}
+	}
+	return nil, ce
+}
+
+// skippedWarnings are the operations of srcs that are no tools, as
+// warnings placed at their entries.
+func skippedWarnings(cfg *config.Config, srcs []openapi.Source) []config.Problem {
+	var out []config.Problem
+	for _, s := range srcs {
+		for i, e := range cfg.OpenAPITools {
+			if e.Name != s.Name {
+				continue
+			}
+			for _, p := range s.Skipped {
+				w := cfg.ProblemAt(fmt.Sprintf("openapi_tools[%d].spec", i), "operation left out: "+s.Location+":"+p.String())
+				w.Warning = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// openAPITools counts the tools of srcs.
+func openAPITools(srcs []openapi.Source) int {
+	n := 0
+	for _, s := range srcs {
+		n += len(s.Tools)
+	}
+	return n
+}
+
+// logSkipped logs the operations of srcs that are no tools, as check
+// prints them.
+func logSkipped(log *slog.Logger, cfg *config.Config, srcs []openapi.Source) {
+	for _, w := range skippedWarnings(cfg, srcs) {
+		log.Warn("config warning", "problem", w.String())
+	}
+}
