@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/toolhost/openapi"
@@ -25,10 +26,10 @@ func loadOpenAPI(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]o
 		dir = filepath.Dir(cfg.File)
 	}
 	srcs, errs := openapi.Build(ctx, cfg.OpenAPITools, openapi.Options{Dir: dir, ToolTimeout: cfg.Loop.ToolTimeout, Log: log})
-	if len(errs) == 0 {
+	ce := &config.Error{Problems: nameClashes(cfg, srcs)}
+	if len(errs) == 0 && len(ce.Problems) == 0 {
 		return srcs, nil
 	}
-	ce := &config.Error{}
 	for _, err := range errs {
 		var ee *openapi.EntryError
 		if !errors.As(err, &ee) {
@@ -89,4 +90,27 @@ func logSkipped(log *slog.Logger, cfg *config.Config, srcs []openapi.Source) {
 	for _, w := range skippedWarnings(cfg, srcs) {
 		log.Warn("config warning", "problem", w.String())
 	}
+}
+
+// nameClashes are the tools of srcs whose name a tools entry, or an
+// earlier openapi_tools entry, already has: the registry would refuse
+// them, so they are the config's problem, placed at the entry.
+func nameClashes(cfg *config.Config, srcs []openapi.Source) []config.Problem {
+	taken := map[string]string{}
+	for i, t := range cfg.Tools {
+		taken[t.Name] = fmt.Sprintf("tools[%d]", i)
+	}
+	var out []config.Problem
+	for _, s := range srcs {
+		i := slices.IndexFunc(cfg.OpenAPITools, func(e config.OpenAPITools) bool { return e.Name == s.Name })
+		here := fmt.Sprintf("openapi_tools[%d]", i)
+		for _, r := range s.Tools {
+			if other, dup := taken[r.Tool.Name]; dup {
+				out = append(out, cfg.ProblemAt(here+".spec", fmt.Sprintf("the tool %s is named as %s's (use prefix, operations or another name)", r.Tool.Name, other)))
+				continue
+			}
+			taken[r.Tool.Name] = here
+		}
+	}
+	return out
 }

@@ -143,3 +143,54 @@ func must(s string, err error) string {
 	}
 	return s
 }
+
+// TestCheckOpenAPINameClash: a tool name a tools entry, or another
+// document, already has is a problem at the entry.
+func TestCheckOpenAPINameClash(t *testing.T) {
+	spec := must(filepath.Abs("../../examples/tools/openapi/contacts/openapi.yaml"))
+	file := filepath.Join(t.TempDir(), "toolstream.yaml")
+	writeFile(t, file, "storage: {in_memory: true}\ntools:\n  - name: c_getContact\n    webhook: {url: \"http://127.0.0.1:9/x\"}\nopenapi_tools:\n  - {name: a, spec: "+spec+", prefix: c_}\n  - {name: b, spec: "+spec+", prefix: c_, operations: [listContacts]}\n")
+	var stdout, stderr bytes.Buffer
+	if code := check([]string{file}, &stdout, &stderr); code != exitFail {
+		t.Fatalf("exit %d, want %d", code, exitFail)
+	}
+	want := file + ":6:21: openapi_tools[0].spec: the tool c_getContact is named as tools[0]'s (use prefix, operations or another name)\n" +
+		file + ":7:21: openapi_tools[1].spec: the tool c_listContacts is named as openapi_tools[0]'s (use prefix, operations or another name)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}
+
+// TestServeOpenAPIScoped: a key's tools scope covers these tools like any
+// other: the upstream is offered only the ones the key may run.
+func TestServeOpenAPIScoped(t *testing.T) {
+	up := upstreamtest.New(upstreamtest.Round{Events: upstreamtest.Text("a", "m", "ok")})
+	t.Cleanup(up.Close)
+	file := filepath.Join(t.TempDir(), "toolstream.yaml")
+	cfg := serveConfig(up.URL, exampleEntry(t, "http://127.0.0.1:9", ""))
+	cfg = strings.Replace(cfg, "auth: {admin_keys: [adm]}", "auth:\n  admin_keys: [adm]\n  keys: [{name: app, key: k-app, tools: [\"contacts_list*\"]}]", 1)
+	writeFile(t, file, cfg)
+	p := startServe(t, file)
+	req, _ := http.NewRequest("POST", p.url+"/v1/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer k-app")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d\n%s", resp.StatusCode, p.log)
+	}
+	var sent struct {
+		Tools []struct {
+			Function struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal(up.Requests()[0].Body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent.Tools) != 1 || sent.Tools[0].Function.Name != "contacts_listContacts" {
+		t.Errorf("tools offered to the upstream: %+v", sent.Tools)
+	}
+}
