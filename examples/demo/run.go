@@ -142,6 +142,10 @@ func demoTools(toolsFile string) (servers *tools.Servers, cfgs []config.Tool, st
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		if len(file.OpenAPITools) > 0 {
+			// The scripted model knows the tools entries' shapes only.
+			return nil, nil, nil, fmt.Errorf("%s: the demo calls the tools entries of a file, not its openapi_tools: run it with toolstream serve (docs/openapi-tools.md)", toolsFile)
+		}
 		return nil, file.Tools, func() {}, nil
 	}
 	servers = &tools.Servers{}
