@@ -116,6 +116,8 @@ func TestCallsAreTheOperationsRequests(t *testing.T) {
 	}{
 		{"path parameter, escaped", pets, "pets_getUserByName", `{"username":"a b/c?"}`,
 			seen{Method: "GET", Path: "/api/v3/user/a%20b%2Fc%3F"}},
+		{"dot segments stay a value", pets, "pets_getUserByName", `{"username":".."}`,
+			seen{Method: "GET", Path: "/api/v3/user/%2E%2E"}},
 		{"integer path parameter coerced from text", pets, "pets_getPetById", `{"petId":"42"}`,
 			seen{Method: "GET", Path: "/api/v3/pet/42"}},
 		{"query array, exploded", pets, "pets_findPetsByTags", `{"tags":["a","b c"]}`,

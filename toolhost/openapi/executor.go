@@ -91,7 +91,7 @@ func (e *executor) request(raw json.RawMessage) (*built, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", p.Prop, err)
 			}
-			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(s))
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", pathSegment(s))
 		case "query":
 			if err := addQuery(query, p, v); err != nil {
 				return nil, fmt.Errorf("%s: %v", p.Prop, err)
@@ -274,3 +274,13 @@ func sortedKeys(m map[string]any) []string {
 // Secrets are the entry's header values: every tool's result is masked
 // against them (toolhost.SecretHolder).
 func (e *executor) Secrets() []string { return e.secrets }
+
+// pathSegment escapes a path parameter's value so that it stays one
+// segment: "/" is escaped, and "." and "..", which a server would resolve
+// to another path, are written %2E.
+func pathSegment(s string) string {
+	if s == "." || s == ".." {
+		return strings.Repeat("%2E", len(s))
+	}
+	return url.PathEscape(s)
+}
