@@ -44,8 +44,11 @@ type Problem struct {
 // String is "12:5 (/paths/~1pets/get): message", parts unknown left out.
 func (p Problem) String() string {
 	var b strings.Builder
-	if p.Line > 0 {
+	switch {
+	case p.Line > 0 && p.Col > 0:
 		fmt.Fprintf(&b, "%d:%d", p.Line, p.Col)
+	case p.Line > 0:
+		fmt.Fprintf(&b, "%d", p.Line)
 	}
 	if p.Pointer != "" {
 		if b.Len() > 0 {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ type Source struct {
 	// Tools are the tools with their executors, in the document's order.
 	Tools []toolhost.Registration
 	// Skipped are the operations that are no tools, and why (a required
-	// body that is not JSON).
+	// body that is not JSON, a name too long).
 	Skipped []Problem
 }
 
@@ -104,11 +105,13 @@ func buildOne(ctx context.Context, e config.OpenAPITools, opts Options) (Source,
 	if err != nil {
 		return Source{}, &EntryError{Key: "base_url", Err: err}
 	}
-	s := Source{Name: e.Name, Location: loc, Skipped: doc.Skipped}
-	s.Tools, err = registrations(e, doc, base, opts)
+	s := Source{Name: e.Name, Location: loc}
+	var skipped []Problem
+	s.Tools, skipped, err = registrations(e, doc, base, opts)
 	if err != nil {
 		return Source{}, &EntryError{Key: "spec", Err: &Error{Location: loc, Problems: []Problem{{Message: err.Error()}}}}
 	}
+	s.Skipped = append(slices.Clone(doc.Skipped), skipped...)
 	return s, nil
 }
 
@@ -161,11 +164,18 @@ func baseURL(e config.OpenAPITools, doc *Document, loc string) (string, error) {
 	return strings.TrimSuffix(raw, "/"), nil
 }
 
-// toolName is what a tool name may hold (what OpenAI's API takes).
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// notInName is what a tool name may not hold (OpenAI's API takes
+// [A-Za-z0-9_-]{1,64}).
+var notInName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
-// registrations makes the tools of the operations the entry picks.
-func registrations(e config.OpenAPITools, doc *Document, base string, opts Options) ([]toolhost.Registration, error) {
+// maxName is the longest tool name OpenAI's API takes.
+const maxName = 64
+
+// registrations makes the tools of the operations the entry picks. An
+// operationId's other characters ("repos/list", "pets.get") become "_";
+// an operation whose name is then too long, or taken by an earlier one,
+// is skipped, with a problem saying why.
+func registrations(e config.OpenAPITools, doc *Document, base string, opts Options) ([]toolhost.Registration, []Problem, error) {
 	u, _ := url.Parse(base)
 	client := toolhost.PinnedClient([]string{u.Hostname()}, opts.Log)
 	headers := http.Header{}
@@ -174,17 +184,28 @@ func registrations(e config.OpenAPITools, doc *Document, base string, opts Optio
 	}
 	secrets := mask.Credentials(e.Headers)
 	var regs []toolhost.Registration
+	var skipped []Problem
+	seen := map[string]string{}
 	for _, op := range doc.Operations {
 		if !picked(e.Operations, op.ID) {
 			continue
 		}
-		name := e.ToolPrefix() + op.ID
-		if !toolName.MatchString(name) {
-			return nil, fmt.Errorf("line %d: the tool name %q is not 1–64 letters, digits, '_' or '-': change the prefix, or leave the operation out with operations", op.Line, name)
+		name := notInName.ReplaceAllString(e.ToolPrefix()+op.ID, "_")
+		skip := func(why string) {
+			skipped = append(skipped, Problem{Line: op.Line, Pointer: op.Pointer, Message: op.ID + ": " + why})
 		}
+		if len(name) > maxName {
+			skip(fmt.Sprintf("its tool name %s is longer than %d characters (a shorter prefix, or prefix: \"\", may fit it)", name, maxName))
+			continue
+		}
+		if other, dup := seen[name]; dup {
+			skip(fmt.Sprintf("its tool name %s is %s's too", name, other))
+			continue
+		}
+		seen[name] = op.ID
 		params, err := json.Marshal(op.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", op.ID, err)
+			return nil, nil, fmt.Errorf("%s: %v", op.ID, err)
 		}
 		tool := toolhost.Tool{
 			Name: name, Description: op.Description, Parameters: params,
@@ -214,13 +235,16 @@ func registrations(e config.OpenAPITools, doc *Document, base string, opts Optio
 		x.idempotent = tool.Idempotent
 		regs = append(regs, toolhost.Registration{Tool: tool, Exec: x})
 	}
-	return regs, nil
+	return regs, skipped, nil
 }
 
-// picked reports whether an operationId matches one of the globs.
+// picked reports whether an operationId matches one of the globs. A "/"
+// is an ordinary character here (operationIds like "repos/list" are
+// common): "*" matches it too.
 func picked(globs []string, id string) bool {
+	id = strings.ReplaceAll(id, "/", "\x1f")
 	for _, g := range globs {
-		if ok, _ := path.Match(g, id); ok {
+		if ok, _ := path.Match(strings.ReplaceAll(g, "/", "\x1f"), id); ok {
 			return true
 		}
 	}

@@ -105,7 +105,6 @@ func TestEntryProblems(t *testing.T) {
 		{"missing file", "nope.yaml", "spec", "cannot read testdata/nope.yaml: no such file or directory"},
 		{"no server", spec(head + "paths: {}\n"), "base_url", "names no server: set base_url"},
 		{"relative server of a file", spec(head + "servers: [{url: /v1}]\npaths: {}\n"), "base_url", "is relative, and the document is a file: set base_url"},
-		{"name too long", spec(head + "servers: [{url: 'http://h'}]\npaths: {/a: {get: {operationId: " + strings.Repeat("x", 70) + "}}}\n"), "spec", "is not 1–64 letters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -205,5 +204,41 @@ func TestAuditedAndApproved(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("audit log (-want +got):\n%s", diff)
+	}
+}
+
+// TestNamesMadeToFit: an operationId's characters a tool name cannot hold
+// become "_"; one still too long, or taken by an earlier operation, is
+// left out with the reason.
+func TestNamesMadeToFit(t *testing.T) {
+	t.Parallel()
+	f := t.TempDir() + "/o.yaml"
+	doc := "openapi: 3.1.0\ninfo: {title: t, version: '1'}\nservers: [{url: 'http://h'}]\npaths:\n" +
+		"  /a: {get: {operationId: repos/list-for.org}}\n" +
+		"  /b: {get: {operationId: repos_list-for_org}}\n" +
+		"  /c: {get: {operationId: " + strings.Repeat("x", 62) + "}}\n"
+	if err := os.WriteFile(f, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srcs, errs := openapi.Build(context.Background(), []config.OpenAPITools{entry("gh", f, "")}, openapi.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var names, skipped []string
+	for _, r := range srcs[0].Tools {
+		names = append(names, r.Tool.Name)
+	}
+	for _, p := range srcs[0].Skipped {
+		skipped = append(skipped, p.String())
+	}
+	if diff := cmp.Diff([]string{"gh_repos_list-for_org"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	want := []string{
+		"6 (/paths/~1b/get): repos_list-for_org: its tool name gh_repos_list-for_org is repos/list-for.org's too",
+		"7 (/paths/~1c/get): " + strings.Repeat("x", 62) + ": its tool name gh_" + strings.Repeat("x", 62) + " is longer than 64 characters (a shorter prefix, or prefix: \"\", may fit it)",
+	}
+	if diff := cmp.Diff(want, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 }
