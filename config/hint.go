@@ -42,6 +42,19 @@ func suggest(key string, fields map[string]int) string {
 	return fmt.Sprintf(" (want one of %s)", strings.Join(names, ", "))
 }
 
+// Closest returns the name of names nearest to word when it is close
+// enough to be a likely typo (an edit distance under 3, case aside), or
+// "": the "did you mean" of problems found outside this package.
+func Closest(word string, names []string) string {
+	best, bestDist := "", 3
+	for _, name := range names {
+		if d := editDistance(strings.ToLower(word), strings.ToLower(name)); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
+}
+
 // editDistance is the Levenshtein distance between two short strings.
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)

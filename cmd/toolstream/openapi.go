@@ -26,7 +26,7 @@ func loadOpenAPI(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]o
 		dir = filepath.Dir(cfg.File)
 	}
 	srcs, errs := openapi.Build(ctx, cfg.OpenAPITools, openapi.Options{Dir: dir, ToolTimeout: cfg.Loop.ToolTimeout, Log: log})
-	ce := &config.Error{Problems: nameClashes(cfg, srcs)}
+	ce := &config.Error{Problems: append(nameClashes(cfg, srcs), unknownOverrides(cfg, srcs)...)}
 	if len(errs) == 0 && len(ce.Problems) == 0 {
 		return srcs, nil
 	}
@@ -110,6 +110,38 @@ func nameClashes(cfg *config.Config, srcs []openapi.Source) []config.Problem {
 				continue
 			}
 			taken[r.Tool.Name] = here
+		}
+	}
+	return out
+}
+
+// unknownOverrides are the overrides keys of openapi_tools entries that
+// name none of the entry's tools: a typo there would leave a tool meant
+// to wait for approval running without it, so it is refused.
+func unknownOverrides(cfg *config.Config, srcs []openapi.Source) []config.Problem {
+	var out []config.Problem
+	for _, s := range srcs {
+		i := slices.IndexFunc(cfg.OpenAPITools, func(e config.OpenAPITools) bool { return e.Name == s.Name })
+		names := make([]string, 0, len(s.Tools))
+		for _, r := range s.Tools {
+			names = append(names, r.Tool.Name)
+		}
+		keys := make([]string, 0, len(cfg.OpenAPITools[i].Overrides))
+		for k := range cfg.OpenAPITools[i].Overrides {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if slices.Contains(names, k) {
+				continue
+			}
+			msg := "no tool of " + s.Location + " has this name"
+			if c := config.Closest(k, names); c != "" {
+				msg += " (did you mean " + c + "?)"
+			} else if len(names) > 0 {
+				msg += " (names are the prefix and the operationId, e.g. " + names[0] + ")"
+			}
+			out = append(out, cfg.ProblemAt(fmt.Sprintf("openapi_tools[%d].overrides.%s", i, k), msg))
 		}
 	}
 	return out

@@ -194,3 +194,21 @@ func TestServeOpenAPIScoped(t *testing.T) {
 		t.Errorf("tools offered to the upstream: %+v", sent.Tools)
 	}
 }
+
+// TestCheckOpenAPIUnknownOverride: an override naming no tool of the
+// document is refused, with the likely name: a typo would run a tool
+// meant to wait for approval without it.
+func TestCheckOpenAPIUnknownOverride(t *testing.T) {
+	spec := must(filepath.Abs("../../examples/tools/openapi/contacts/openapi.yaml"))
+	file := filepath.Join(t.TempDir(), "toolstream.yaml")
+	writeFile(t, file, "storage: {in_memory: true}\nauth: {admin_keys: [a]}\nopenapi_tools:\n  - name: c\n    spec: "+spec+"\n    overrides:\n      c_deleteContacts: {approval: always}\n      drop: {approval: admin}\n")
+	var stdout, stderr bytes.Buffer
+	if code := check([]string{file}, &stdout, &stderr); code != exitFail {
+		t.Fatalf("exit %d, want %d", code, exitFail)
+	}
+	want := file + ":7:7: openapi_tools[0].overrides.c_deleteContacts: no tool of " + spec + " has this name (did you mean c_deleteContact?)\n" +
+		file + ":8:7: openapi_tools[0].overrides.drop: no tool of " + spec + " has this name (names are the prefix and the operationId, e.g. c_listContacts)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}
