@@ -38,6 +38,9 @@ type Source struct {
 	// Skipped are the operations that are no tools, and why (a required
 	// body that is not JSON, a name too long).
 	Skipped []Problem
+	// client sends the tools' calls; its idle connections are closed
+	// once a reload replaces it.
+	client *http.Client
 }
 
 // EntryError is a problem of one entry: its document could not be read,
@@ -107,7 +110,7 @@ func buildOne(ctx context.Context, e config.OpenAPITools, opts Options) (Source,
 	}
 	s := Source{Name: e.Name, Location: loc}
 	var skipped []Problem
-	s.Tools, skipped, err = registrations(e, doc, base, opts)
+	s.Tools, skipped, s.client, err = registrations(e, doc, base, opts)
 	if err != nil {
 		return Source{}, &EntryError{Key: "spec", Err: &Error{Location: loc, Problems: []Problem{{Message: err.Error()}}}}
 	}
@@ -175,7 +178,7 @@ const maxName = 64
 // operationId's other characters ("repos/list", "pets.get") become "_";
 // an operation whose name is then too long, or taken by an earlier one,
 // is skipped, with a problem saying why.
-func registrations(e config.OpenAPITools, doc *Document, base string, opts Options) ([]toolhost.Registration, []Problem, error) {
+func registrations(e config.OpenAPITools, doc *Document, base string, opts Options) ([]toolhost.Registration, []Problem, *http.Client, error) {
 	u, _ := url.Parse(base)
 	client := toolhost.PinnedClient([]string{u.Hostname()}, opts.Log)
 	headers := http.Header{}
@@ -205,7 +208,7 @@ func registrations(e config.OpenAPITools, doc *Document, base string, opts Optio
 		seen[name] = op.ID
 		params, err := json.Marshal(op.Parameters)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", op.ID, err)
+			return nil, nil, nil, fmt.Errorf("%s: %v", op.ID, err)
 		}
 		tool := toolhost.Tool{
 			Name: name, Description: op.Description, Parameters: params,
@@ -235,7 +238,7 @@ func registrations(e config.OpenAPITools, doc *Document, base string, opts Optio
 		x.idempotent = tool.Idempotent
 		regs = append(regs, toolhost.Registration{Tool: tool, Exec: x})
 	}
-	return regs, skipped, nil
+	return regs, skipped, client, nil
 }
 
 // picked reports whether an operationId matches one of the globs. A "/"
@@ -256,12 +259,12 @@ func picked(globs []string, id string) bool {
 type Sources struct {
 	host *toolhost.Host
 	mu   sync.Mutex
-	live map[string]bool
+	live map[string]*http.Client // by source name
 }
 
 // NewSources registers into host.
 func NewSources(host *toolhost.Host) *Sources {
-	return &Sources{host: host, live: map[string]bool{}}
+	return &Sources{host: host, live: map[string]*http.Client{}}
 }
 
 // Apply makes built the registered sources: each one's tools replace its
@@ -272,18 +275,23 @@ func (s *Sources) Apply(built []Source) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []string
-	next := map[string]bool{}
+	next := map[string]*http.Client{}
 	for _, src := range built {
-		next[src.Name] = true
+		next[src.Name] = src.client
 		if err := s.host.SetSource(SourcePrefix+src.Name, src.Tools); err != nil {
 			errs = append(errs, fmt.Sprintf("openapi_tools %s: %v", src.Name, err))
 			_ = s.host.SetSource(SourcePrefix+src.Name, nil)
 		}
 	}
 	gone := make([]string, 0)
-	for name := range s.live {
-		if !next[name] {
+	for name, old := range s.live {
+		if _, kept := next[name]; !kept {
 			gone = append(gone, name)
+		}
+		// Calls still running finish on their connection; the idle
+		// ones would otherwise linger until their timeout.
+		if old != nil && old != next[name] {
+			old.CloseIdleConnections()
 		}
 	}
 	sort.Strings(gone)
