@@ -53,6 +53,9 @@ type Config struct {
 	Tools []Tool `yaml:"tools"`
 	// MCPServers are MCP servers whose tools become server tools.
 	MCPServers []MCPServer `yaml:"mcp_servers"`
+	// OpenAPITools are OpenAPI documents whose operations become server
+	// tools.
+	OpenAPITools []OpenAPITools `yaml:"openapi_tools"`
 	// HostedTools binds a hosted tool kind a client may offer
 	// ([HostedWebSearch], [HostedWebFetch]) to the server tool that runs
 	// for it (docs/hosted-tools.md): kind → tool name.
@@ -74,6 +77,9 @@ type Config struct {
 	// them. [Parse] and [Load] fill it in; nil for a configuration built
 	// in code. Not a YAML key.
 	Warnings []Problem `yaml:"-"`
+	// Places says where File writes each key, for [Config.ProblemAt];
+	// nil for a configuration built in code. Not a YAML key.
+	Places *Places `yaml:"-"`
 }
 
 // Auth configures who may call the proxy (docs/http-api.md).
@@ -297,6 +303,46 @@ type MCPOverride struct {
 	Redact []string `yaml:"redact"`
 }
 
+// OpenAPITools is an OpenAPI 3.0/3.1 document whose operations become
+// server tools (docs/openapi-tools.md): each a call of the HTTP request
+// the operation describes.
+type OpenAPITools struct {
+	// Name identifies the source in logs and the tools' source
+	// "openapi:<name>". Required, unique, [a-zA-Z0-9_-]{1,64}.
+	Name string `yaml:"name"`
+	// Spec is the document: a file (relative to the config file's
+	// folder) or an http(s) URL, read at start-up and on reload.
+	Spec string `yaml:"spec"`
+	// BaseURL is where calls go. Default: the document's first server.
+	BaseURL string `yaml:"base_url"`
+	// Operations are globs (path.Match) over operationIds: only matching
+	// operations become tools. Default ["*"].
+	Operations []string `yaml:"operations"`
+	// Headers are sent with every call (and with the request reading a
+	// Spec URL).
+	Headers map[string]Secret `yaml:"headers"`
+	// Prefix is prepended to each operationId to name its tool. Unset
+	// means Name + "_"; "" means none.
+	Prefix *string `yaml:"prefix"`
+	// Approval is the default of the source's tools: never, always or
+	// admin. Default never.
+	Approval string `yaml:"approval"`
+	// Timeout bounds one call. Zero (the default) means loop.tool_timeout.
+	Timeout time.Duration `yaml:"timeout"`
+	// Overrides set approval, idempotent, timeout or redact per tool,
+	// keyed by the tool's name (after the prefix). GET and HEAD
+	// operations are idempotent unless an override says otherwise.
+	Overrides map[string]MCPOverride `yaml:"overrides"`
+}
+
+// ToolPrefix is what the source's tool names start with.
+func (o *OpenAPITools) ToolPrefix() string {
+	if o.Prefix == nil {
+		return o.Name + "_"
+	}
+	return *o.Prefix
+}
+
 // Log configures logging (docs/operations.md).
 type Log struct {
 	// Format is text (default) or json.
@@ -379,6 +425,12 @@ func DefaultToolEntry() Tool {
 // its default; entries of mcp_servers are decoded on top of it.
 func DefaultMCPServerEntry() MCPServer {
 	return MCPServer{Tools: []string{"*"}, Approval: "never"}
+}
+
+// DefaultOpenAPIEntry returns an openapi_tools entry with every optional
+// key at its default; entries of openapi_tools are decoded on top of it.
+func DefaultOpenAPIEntry() OpenAPITools {
+	return OpenAPITools{Operations: []string{"*"}, Approval: "never"}
 }
 
 // Upstream returns the upstream called name.

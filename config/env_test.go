@@ -73,7 +73,7 @@ func TestExpand(t *testing.T) {
 	t.Run("keys are never expanded", func(t *testing.T) {
 		t.Parallel()
 		got := problems(t, "${KEY}: 1\n", map[string]string{"KEY": "listen"})
-		want := []string{`t.yaml:1:1: ${KEY}: unknown key (want one of auth, default_upstream, hosted_tools, listen, log, loop, max_request_bytes, mcp_servers, otel, policies, read_body_timeout, read_idle_timeout, shutdown_grace, storage, tools, upstreams, write_idle_timeout)`}
+		want := []string{`t.yaml:1:1: ${KEY}: unknown key (want one of auth, default_upstream, hosted_tools, listen, log, loop, max_request_bytes, mcp_servers, openapi_tools, otel, policies, read_body_timeout, read_idle_timeout, shutdown_grace, storage, tools, upstreams, write_idle_timeout)`}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("problems (-want +got):\n%s", diff)
 		}

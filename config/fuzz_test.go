@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		"upstreams: [{name: a, base_url: \"http://h\", headers: {A: 1, A: 2}}]\n",
 		"upstreams: [{name: a, base_urls: [\"http://h/v1\", \"http://u:p@h#f\"], balance: x, fallbacks: [a, b, b], health_check: {interval: 0s, path: \"/m?x\"}}, {name: b, base_url: \"http://h\", fallbacks: [a]}]\n",
 		"mcp_servers:\n  - {name: s, url: \"http://h/mcp\", command: x, overrides: {t: {approval: admin}}}\n",
+		"openapi_tools:\n  - {name: s, spec: \"ftp://h\", prefix: \"\", operations: [\"[\"], overrides: {t: {approval: admin}}}\n",
 		"policies:\n  - name: a\n    when: |\n      args.x ==\n        nope\n    redact_result: 'a(b'\n  - {name: a, action: deny, when: \"args.c.matches('(')\", message: m}\n  - name: b\n    when: \"tool ==\n      x\"\n",
 	} {
 		f.Add([]byte(s))

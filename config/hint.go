@@ -37,12 +37,13 @@ func suggest(key string, fields map[string]int) string {
 }
 
 // Closest is the one of names nearest to word when it is likely a typo
-// of it (at most two edits away), the first of equals in names' order;
-// "" when none is. The config's "did you mean" and the admin API's use it.
+// of it (at most two edits away, case aside), the first of equals in
+// names' order; "" when none is. The config's "did you mean", the admin
+// API's and that of problems found outside this package use it.
 func Closest(word string, names []string) string {
 	best, bestDist := "", 3
 	for _, name := range names {
-		if d := editDistance(word, name); d < bestDist {
+		if d := editDistance(strings.ToLower(word), strings.ToLower(name)); d < bestDist {
 			best, bestDist = name, d
 		}
 	}

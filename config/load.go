@@ -90,10 +90,36 @@ func Parse(file string, data []byte, lookupEnv func(string) (string, bool)) (*Co
 		cfg.Warnings = append(cfg.Warnings, d.place(w))
 	}
 	sortProblems(cfg.Warnings)
+	cfg.Places = &Places{pos: d.pos}
 	cfg.Auth.Keys = dropEmptyKeys(cfg.Auth.Keys)
 	cfg.Auth.AdminKeys = dropEmpty(cfg.Auth.AdminKeys)
 	return &cfg, nil
 }
+
+// ProblemAt is a problem found outside this package about the value at
+// path (a key path as in [Problem.Path]), placed where the file writes
+// it or its nearest written ancestor: "toolstream check" reporting an
+// openapi_tools document at its entry.
+func (c *Config) ProblemAt(path, message string) Problem {
+	p := Problem{File: c.File, Path: path, Message: message}
+	if c.Places != nil {
+		d := decoder{pos: c.Places.pos}
+		pos := d.locate(path)
+		p.Line, p.Col = pos.line, pos.col
+	}
+	return p
+}
+
+// Places maps the key paths of a configuration file to where they are
+// written.
+type Places struct {
+	pos map[string]position
+}
+
+// Equal reports true: where keys are written is no part of what a
+// configuration means, so two configurations compare by their values
+// alone (go-cmp uses this method).
+func (*Places) Equal(*Places) bool { return true }
 
 // parseYAML returns the root node of the only document in data, nil for
 // an empty document, or a problem.

@@ -124,6 +124,8 @@ func entryDefault(t reflect.Type) reflect.Value {
 		return reflect.ValueOf(config.DefaultToolEntry())
 	case reflect.TypeFor[config.MCPServer]():
 		return reflect.ValueOf(config.DefaultMCPServerEntry())
+	case reflect.TypeFor[config.OpenAPITools]():
+		return reflect.ValueOf(config.DefaultOpenAPIEntry())
 	}
 	return reflect.New(t).Elem()
 }

@@ -62,15 +62,21 @@ func UnknownToolMessage(u UnknownTool) string {
 }
 
 // scopeWarnings warns of a key's tools entry that matches no tool of the
-// file and no name an MCP server could add (by its prefix).
+// file and no name an MCP server or an OpenAPI document could add (by its
+// prefix).
 func (c *Config) scopeWarnings() []Problem {
 	known := make([]string, 0, len(c.Tools))
 	for _, t := range c.Tools {
 		known = append(known, t.Name)
 	}
-	prefixes := make([]string, 0, len(c.MCPServers))
+	prefixes := make([]string, 0, len(c.MCPServers)+len(c.OpenAPITools))
 	for _, m := range c.MCPServers {
 		prefixes = append(prefixes, m.Prefix)
+	}
+	// An OpenAPI document's tools are known once it is read; each carries
+	// its entry's prefix.
+	for i := range c.OpenAPITools {
+		prefixes = append(prefixes, c.OpenAPITools[i].ToolPrefix())
 	}
 	var out []Problem
 	for i, k := range c.Auth.Keys {

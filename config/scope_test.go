@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,5 +69,30 @@ mcp_servers:
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestScopeWarningsOpenAPI: a scope entry an OpenAPI document's tools
+// could match (by its entry's prefix) is no warning: those tools are
+// known once the document is read.
+func TestScopeWarningsOpenAPI(t *testing.T) {
+	t.Parallel()
+	src := up + `auth:
+  keys:
+    - name: app
+      key: sk-app
+      tools: [contacts_listContacts, contacts_*, nope]
+openapi_tools:
+  - name: contacts
+    spec: contacts.yaml
+    base_url: http://127.0.0.1:9
+`
+	cfg := mustParse(t, src, nil)
+	var got []string
+	for _, w := range cfg.Warnings {
+		got = append(got, w.String())
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"nope" matches no server tool`) {
+		t.Errorf("warnings = %q, want only nope's", got)
 	}
 }

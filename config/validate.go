@@ -65,6 +65,7 @@ func (c *Config) check(at func(string) position) []Problem {
 		}
 	}
 	v.mcpServers(c)
+	v.openAPITools(c)
 	v.hostedTools(c)
 	v.policies(c.Policies)
 	v.oneOf("log.format", c.Log.Format, "text", "json")

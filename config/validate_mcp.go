@@ -28,22 +28,28 @@ func (v *validator) mcpServers(c *Config) {
 			v.add(p+".timeout", "must be positive, got %s (leave it out to use loop.tool_timeout)", s.Timeout)
 		}
 		v.mcpApproval(c, p+".approval", s.Approval)
-		for name, o := range s.Overrides {
-			op := p + ".overrides." + name
-			if name == "" {
-				v.add(p+".overrides", "empty tool name")
-				continue
-			}
-			if o.Approval != "" {
-				v.mcpApproval(c, op+".approval", o.Approval)
-			}
-			if o.Timeout < 0 {
-				v.add(op+".timeout", "must be positive, got %s", o.Timeout)
-			}
-			for k, r := range o.Redact {
-				if r == "" {
-					v.add(fmt.Sprintf("%s.redact[%d]", op, k), "empty field name (want an argument name like password)")
-				}
+		v.overrides(c, p, s.Overrides)
+	}
+}
+
+// overrides checks per-tool overrides of an mcp_servers or openapi_tools
+// entry at p.
+func (v *validator) overrides(c *Config, p string, overrides map[string]MCPOverride) {
+	for name, o := range overrides {
+		op := p + ".overrides." + name
+		if name == "" {
+			v.add(p+".overrides", "empty tool name")
+			continue
+		}
+		if o.Approval != "" {
+			v.mcpApproval(c, op+".approval", o.Approval)
+		}
+		if o.Timeout < 0 {
+			v.add(op+".timeout", "must be positive, got %s", o.Timeout)
+		}
+		for k, r := range o.Redact {
+			if r == "" {
+				v.add(fmt.Sprintf("%s.redact[%d]", op, k), "empty field name (want an argument name like password)")
 			}
 		}
 	}

@@ -119,9 +119,10 @@ var (
 // entryDefaults gives the starting value of a sequence entry, so that a key
 // left out of one upstream or tool keeps its default (docs/configuration.md).
 var entryDefaults = map[reflect.Type]func() reflect.Value{
-	reflect.TypeFor[Upstream]():  func() reflect.Value { return reflect.ValueOf(DefaultUpstreamEntry()) },
-	reflect.TypeFor[Tool]():      func() reflect.Value { return reflect.ValueOf(DefaultToolEntry()) },
-	reflect.TypeFor[MCPServer](): func() reflect.Value { return reflect.ValueOf(DefaultMCPServerEntry()) },
+	reflect.TypeFor[Upstream]():     func() reflect.Value { return reflect.ValueOf(DefaultUpstreamEntry()) },
+	reflect.TypeFor[Tool]():         func() reflect.Value { return reflect.ValueOf(DefaultToolEntry()) },
+	reflect.TypeFor[MCPServer]():    func() reflect.Value { return reflect.ValueOf(DefaultMCPServerEntry()) },
+	reflect.TypeFor[OpenAPITools](): func() reflect.Value { return reflect.ValueOf(DefaultOpenAPIEntry()) },
 }
 
 // decode stores n into v. A null node (absent value, "~", "null") leaves

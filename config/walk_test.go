@@ -21,7 +21,7 @@ func TestDecodeProblems(t *testing.T) {
 		{"unknown top-level key", "lisen: :80\n", []string{
 			`t.yaml:1:1: lisen: unknown key (did you mean listen?)`}},
 		{"unknown key far from any", "colour: red\n", []string{
-			`t.yaml:1:1: colour: unknown key (want one of auth, default_upstream, hosted_tools, listen, log, loop, max_request_bytes, mcp_servers, otel, policies, read_body_timeout, read_idle_timeout, shutdown_grace, storage, tools, upstreams, write_idle_timeout)`}},
+			`t.yaml:1:1: colour: unknown key (want one of auth, default_upstream, hosted_tools, listen, log, loop, max_request_bytes, mcp_servers, openapi_tools, otel, policies, read_body_timeout, read_idle_timeout, shutdown_grace, storage, tools, upstreams, write_idle_timeout)`}},
 		{"LiteLLM key", "model_list: []\n", []string{
 			`t.yaml:1:1: model_list: unknown key (LiteLLM's model_list is upstreams in toolstream; see docs/configuration.md#coming-from-litellm)`}},
 		{"unknown auth key", "auth:\n  key: [a]\n", []string{
@@ -49,7 +49,7 @@ func TestDecodeProblems(t *testing.T) {
 		{"duplicate in parameters", tool + "    parameters:\n      type: object\n      type: object\n", []string{
 			`t.yaml:6:7: tools[0].parameters.type: duplicate key (first at line 5)`}},
 		{"merge key", "base: &b {timeout: 1m}\n", []string{
-			`t.yaml:1:1: base: unknown key (want one of auth, default_upstream, hosted_tools, listen, log, loop, max_request_bytes, mcp_servers, otel, policies, read_body_timeout, read_idle_timeout, shutdown_grace, storage, tools, upstreams, write_idle_timeout)`}},
+			`t.yaml:1:1: base: unknown key (want one of auth, default_upstream, hosted_tools, listen, log, loop, max_request_bytes, mcp_servers, openapi_tools, otel, policies, read_body_timeout, read_idle_timeout, shutdown_grace, storage, tools, upstreams, write_idle_timeout)`}},
 		{"merge key in an entry", "upstreams:\n  - <<: {timeout: 1m}\n    name: u\n    base_url: http://h/v1\n", []string{
 			`t.yaml:2:5: upstreams[0].<<: merge keys (<<) are not supported; write the keys out`}},
 		{"non-scalar key", "? [a, b]\n: c\n", []string{

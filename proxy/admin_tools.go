@@ -45,7 +45,7 @@ type toolView struct {
 	Approval    string          `json:"approval"`
 	Idempotent  bool            `json:"idempotent"`
 	Redact      []string        `json:"redact,omitempty"`
-	// Source is "config", "runtime" or "mcp:<server>".
+	// Source is "config", "runtime", "mcp:<server>" or "openapi:<name>".
 	Source string `json:"source"`
 	// ServerState is an MCP tool's server's status ("up"; a server that
 	// is down has no tools listed, but is in the list's mcp_servers).

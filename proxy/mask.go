@@ -14,9 +14,9 @@ import (
 
 // configSecrets lists every secret a configuration holds: client and
 // admin keys, upstream api_keys, upstream header values that carry
-// credentials, and the webhook secrets and header values of tools. A
-// header value "Bearer X" contributes X as well, since bodies often quote
-// only the token.
+// credentials, the webhook secrets and header values of tools, and the
+// header values of openapi_tools entries. A header value "Bearer X"
+// contributes X as well, since bodies often quote only the token.
 func configSecrets(cfg *config.Config) []string {
 	var out []string
 	add := func(v string) { out = append(out, mask.Forms(v)...) }
@@ -40,6 +40,11 @@ func configSecrets(cfg *config.Config) []string {
 		}
 		add(t.Webhook.Secret.Value())
 		for _, v := range t.Webhook.Headers {
+			add(v.Value())
+		}
+	}
+	for _, o := range cfg.OpenAPITools {
+		for _, v := range o.Headers {
 			add(v.Value())
 		}
 	}

@@ -286,6 +286,22 @@ func (g *guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 	return d.DialContext(ctx, network, addr)
 }
 
+// PinnedClient is the client of calls to hosts the operator named in the
+// config (an openapi_tools source's base_url): the runtime webhooks'
+// guard with hosts as literal auth.webhook_allow entries. It dials those
+// hosts only, and whatever addresses they resolve to — private ones too,
+// the operator chose them — except a cloud metadata address; it takes no
+// environment proxy and follows no redirects, so that a call cannot be
+// steered elsewhere, whatever its arguments or the server's answers.
+func PinnedClient(hosts []string, log *slog.Logger) *http.Client {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g := newGuard(hosts, log)
+	g.refusedLog, g.list = "tool call refused", "the openapi_tools entry's base_url"
+	return guardedClient(g)
+}
+
 // guardedClient is the client of runtime webhooks: the dial-time check, no
 // proxy, no redirects.
 func guardedClient(g *guard) *http.Client {

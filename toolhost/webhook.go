@@ -12,10 +12,8 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -64,7 +62,7 @@ type webhookBody struct {
 	Model     string          `json:"model"`
 }
 
-// execute sends the call, retrying an idempotent tool's connect errors and
+// Execute sends the call, retrying an idempotent tool's connect errors and
 // 502/503/504 inside the tool's timeout, which bounds the whole call.
 func (w *webhook) Execute(ctx context.Context, call Call, args json.RawMessage) Outcome {
 	body, err := marshalCompact(webhookBody{
@@ -74,127 +72,31 @@ func (w *webhook) Execute(ctx context.Context, call Call, args json.RawMessage) 
 	if err != nil {
 		return Failure(CodeExecutionFailed, "encoding the webhook request: "+err.Error())
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, w.timeout, errToolTimeout)
-	defer cancel()
-
-	sent := false // by any attempt
-	for attempt := 0; ; attempt++ {
-		out, retryable := w.attempt(ctx, call, body)
-		sent = sent || out.Sent
-		out.Attempts, out.Sent = attempt+1, sent
-		if !retryable || !w.idempotent || attempt == maxRetries {
-			return out
-		}
-		wait := backoff(attempt)
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
-			return out // no time left to try again: the real failure says more than TIMEOUT
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			out = w.contextOutcome(ctx)
-			out.Attempts, out.Sent = attempt+1, sent
-			return out
-		case <-timer.C:
-		}
-	}
-}
-
-// attempt sends the request once. retryable reports a failure that is
-// safe to resend: the connection was never made (so the webhook cannot
-// have seen the request), or the webhook answered 502, 503 or 504.
-func (w *webhook) attempt(ctx context.Context, call Call, body []byte) (out Outcome, retryable bool) {
-	id := call.ID
-	// GotConn fires once a connection is in hand, before anything is
-	// written. An error without it is a dial/TLS failure. An error after
-	// it may come after the webhook got the request, and a POST with side
-	// effects must not be repeated then, idempotent flag or not.
-	//
-	// WroteRequest with no error says the whole request went out: from
-	// then on the webhook may act on it whatever becomes of the answer,
-	// so a call cut now is outcome_unknown, not cancelled (Outcome.Sent).
-	var connected, wrote atomic.Bool
-	trace := &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil {
-				wrote.Store(true)
+	hc := HTTPCall{
+		Client: w.client, Timeout: w.timeout, Idempotent: w.idempotent, MaxResult: w.maxResult,
+		Target: "the webhook", StatusCode: CodeAPIError,
+		NewRequest: func(ctx context.Context) (*http.Request, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
+			if err != nil {
+				return nil, err
 			}
+			req.Header = w.headers.Clone()
+			if req.Header == nil {
+				req.Header = make(http.Header)
+			}
+			// Set after the tool's headers: these are the protocol and win.
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("User-Agent", "toolstream")
+			req.Header.Set("X-Request-Id", call.ID)
+			if w.key != nil {
+				setSignature(req.Header, w.key, call.ID, w.now(), body)
+			}
+			return req, nil
 		},
+		// Progress, then the result (webhook_sse.go).
+		Events: func(ctx context.Context, r io.Reader) Outcome { return w.readEvents(ctx, call, r) },
 	}
-	defer func() { out.Sent = wrote.Load() }()
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace),
-		http.MethodPost, w.url, bytes.NewReader(body))
-	if err != nil {
-		return netFailure("building the webhook request", err), false
-	}
-	req.Header = w.headers.Clone()
-	if req.Header == nil {
-		req.Header = make(http.Header)
-	}
-	// Set after the tool's headers: these are the protocol and win.
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "toolstream")
-	req.Header.Set("X-Request-Id", id)
-	if w.key != nil {
-		setSignature(req.Header, w.key, id, w.now(), body)
-	}
-
-	resp, err := w.client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return w.contextOutcome(ctx), false
-		}
-		// The runtime tools' guard refused the address (guard.go): say
-		// only that, never the address; resending would be refused again.
-		var refused *refusedError
-		if errors.As(err, &refused) {
-			return Failure(CodeExecutionFailed, refused.Error()), false
-		}
-		return netFailure("calling the webhook", err), !connected.Load()
-	}
-	defer resp.Body.Close()
-
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := "the webhook answered " + resp.Status
-		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-			msg += " (redirects are not followed)"
-		}
-		if ex := excerpt(resp.Body); ex != "" {
-			msg += ": " + ex
-		}
-		drain(resp.Body)
-		switch resp.StatusCode {
-		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return Failure(CodeAPIError, msg), true
-		}
-		return Failure(CodeAPIError, msg), false
-	}
-
-	if isEventStream(resp.Header.Get("Content-Type")) {
-		// Progress, then the result (webhook_sse.go). Not retried: the
-		// webhook answered and is running the call.
-		return w.readEvents(ctx, call, resp.Body), false
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(w.maxResult)+1))
-	if err != nil {
-		if ctx.Err() != nil {
-			return w.contextOutcome(ctx), false
-		}
-		return netFailure("reading the webhook's answer", err), false
-	}
-	drain(resp.Body)
-	return shapeResult(data, w.maxResult, resp.Header.Get("Content-Type")), false
-}
-
-// contextOutcome names why the call context ended: the tool's own timeout,
-// or the caller going away (which Execute reports as cancelled).
-func (w *webhook) contextOutcome(ctx context.Context) Outcome {
-	if errors.Is(context.Cause(ctx), errToolTimeout) {
-		return Failure(CodeTimeout, fmt.Sprintf("the webhook did not answer within %s", w.timeout))
-	}
-	return Failure(CodeCancelled, "the call was cancelled")
+	return hc.Do(ctx)
 }
 
 // backoff returns the wait before retry n+1: backoffBase·2ⁿ, jittered to

@@ -50,7 +50,7 @@ func (w *webhook) readEvents(ctx context.Context, call Call, body io.Reader) Out
 		ev, err := r.next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return w.contextOutcome(ctx)
+				return contextOutcome(ctx, "the webhook", w.timeout)
 			}
 			if errors.Is(err, io.EOF) {
 				return Failure(CodeExecutionFailed, "the webhook's event stream ended without a result")

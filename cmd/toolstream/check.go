@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 
 // check validates a config file — FILE, -config FILE, TOOLSTREAM_CONFIG or
 // ./toolstream.yaml, like serve — and prints every problem with
-// file:line:col. Warnings (likely mistakes, such as a base_url without
+// file:line:col, and reads the openapi_tools documents. Warnings (likely mistakes, such as a base_url without
 // /v1) go to stderr too, but a file with only warnings is ok: exit 0.
 func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
@@ -30,12 +31,22 @@ func check(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
-	for _, w := range cfg.Warnings {
+	// The openapi_tools documents are read too: a broken one is named at
+	// its place, as serve would refuse it.
+	oas, err := loadOpenAPI(context.Background(), cfg, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFail
+	}
+	for _, w := range append(cfg.Warnings, skippedWarnings(cfg, oas)...) {
 		fmt.Fprintln(stderr, w.String())
 	}
 	counts := count(len(cfg.Upstreams), "upstream") + ", " + count(len(cfg.Tools), "tool")
 	if n := len(cfg.MCPServers); n > 0 {
 		counts += ", " + count(n, "MCP server")
+	}
+	if n := len(cfg.OpenAPITools); n > 0 {
+		counts += fmt.Sprintf(", %s (%s)", count(n, "OpenAPI document"), count(openAPITools(oas), "tool"))
 	}
 	if n := len(cfg.Policies); n > 0 {
 		counts += ", " + count(n, "policy rule")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/mcp"
+	"github.com/toolstream/toolstream/toolhost/openapi"
 )
 
 // reloader applies the config file again on SIGHUP, without dropping open
@@ -24,6 +26,10 @@ type reloader struct {
 	host *toolhost.Host
 	srv  *proxy.Server
 	mcp  *mcp.Manager
+	// oas holds the openapi_tools sources registered; openAPI is what
+	// start-up read for them.
+	oas     *openapi.Sources
+	openAPI []openapi.Source
 }
 
 // reload reads the file and switches to it. A file with problems is
@@ -32,6 +38,12 @@ type reloader struct {
 // kept as they run, with a warning naming each.
 func (r *reloader) reload() {
 	cfg, err := loadConfig(r.file, r.listen)
+	if err != nil {
+		r.refuse(err)
+		return
+	}
+	// The documents are read again: a service's new operations appear.
+	oas, err := loadOpenAPI(context.Background(), cfg, r.log)
 	if err != nil {
 		r.refuse(err)
 		return
@@ -63,9 +75,13 @@ func (r *reloader) reload() {
 	// Servers whose entry changed restart, new ones start, removed ones
 	// stop; the others stay connected.
 	r.mcp.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
+	if err := r.oas.Apply(oas); err != nil {
+		r.log.Error("openapi_tools not registered", "error", err.Error())
+	}
+	logSkipped(r.log, cfg, oas)
 	r.cfg = cfg
 	r.log.Info("config reloaded", "file", r.file, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools),
-		"keys", len(cfg.Auth.Keys), "admin_keys", len(cfg.Auth.AdminKeys), "mcp_servers", len(cfg.MCPServers), "policies", len(cfg.Policies))
+		"keys", len(cfg.Auth.Keys), "admin_keys", len(cfg.Auth.AdminKeys), "mcp_servers", len(cfg.MCPServers), "openapi_tools", len(cfg.OpenAPITools), "policies", len(cfg.Policies))
 }
 
 // restorePolicies puts the running configuration's policies back after a

@@ -20,6 +20,7 @@ import (
 	"github.com/toolstream/toolstream/proxy/wiring"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/mcp"
+	"github.com/toolstream/toolstream/toolhost/openapi"
 )
 
 // cutWait bounds the wait for cut requests to end once shutdown_grace is
@@ -53,7 +54,12 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	// Every secret of cfg is masked in every line; a reload updates the set.
 	log := slog.New(proxy.MaskingHandler(newLogger(cfg.Log, stderr).Handler(), cfg))
-	r := &reloader{file: file, listen: *listen, cfg: cfg, log: log}
+	oas, err := loadOpenAPI(context.Background(), cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFail
+	}
+	r := &reloader{file: file, listen: *listen, cfg: cfg, log: log, openAPI: oas}
 	if err := runServer(sigs, r); err != nil {
 		fmt.Fprintln(stderr, "toolstream serve:", err)
 		return exitFail
@@ -142,6 +148,11 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	mcps := mcp.New(host, mcp.Options{Log: log})
 	defer mcps.Close()
 	mcps.Apply(cfg.MCPServers, cfg.Loop.ToolTimeout)
+	r.oas = openapi.NewSources(host)
+	if err := r.oas.Apply(r.openAPI); err != nil {
+		return err
+	}
+	logSkipped(log, cfg, r.openAPI)
 	opts := st.Proxy(proxy.Options{Logger: log}, host, mcps)
 	tp, err := newTracing(context.Background(), cfg.Otel, log)
 	if err != nil {
@@ -188,7 +199,7 @@ func logStart(log *slog.Logger, file string, cfg *config.Config, addr net.Addr) 
 	// log pasted into a bug report says what was running.
 	b := currentBuild()
 	log.Info("listening", "addr", addr.String(), "config", cfg.File, "upstreams", len(cfg.Upstreams), "tools", len(cfg.Tools),
-		"version", b.versionString(), "commit", b.commitString())
+		"openapi_tools", len(cfg.OpenAPITools), "version", b.versionString(), "commit", b.commitString())
 }
 
 // serveUntilStopped serves ln, reloading r on SIGHUP, until Serve fails or

@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -154,5 +155,18 @@ func TestRunToolsDown(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("demo output lacks %q\n%s", want, got)
 		}
+	}
+}
+
+// TestToolsFileWithOpenAPIRefused: -tools takes a file's tools entries; a
+// file with openapi_tools is refused rather than run without them.
+func TestToolsFileWithOpenAPIRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(file, []byte("openapi_tools:\n  - {name: crm, spec: ./crm.yaml}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := Run(context.Background(), Options{Out: io.Discard, ToolsFile: file, Prompts: []string{"hi"}})
+	if err == nil || !strings.Contains(err.Error(), "not its openapi_tools: run it with toolstream serve") {
+		t.Errorf("Run: %v", err)
 	}
 }

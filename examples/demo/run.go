@@ -149,6 +149,10 @@ func demoTools(toolsFile string) (servers *tools.Servers, file config.Config, st
 		if err != nil {
 			return nil, config.Config{}, nil, err
 		}
+		if len(file.OpenAPITools) > 0 {
+			// The scripted model knows the tools entries' shapes only.
+			return nil, config.Config{}, nil, fmt.Errorf("%s: the demo calls the tools entries of a file, not its openapi_tools: run it with toolstream serve (docs/openapi-tools.md)", toolsFile)
+		}
 		return nil, *file, func() {}, nil
 	}
 	servers = &tools.Servers{}
