@@ -9,11 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
-	"github.com/toolstream/toolstream/proxy/wiring"
-	"github.com/toolstream/toolstream/toolhost"
 )
 
 const (
@@ -112,32 +108,12 @@ tools:
       required: [title]
     webhook: {url: "%s/create_task"}
 `, approvalClientKey, approvalAdminKey, model.URL, hooks.srv.URL)
-	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := wiring.Open(t.Context(), config.Storage{InMemory: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, err := toolhost.New(cfg.Tools, st.Host(toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := proxy.New(cfg, st.Proxy(proxy.Options{}, host, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
 	t.Cleanup(func() {
-		srv.Close()
-		p.Close()
-		host.Close()
 		model.Close()
 		hooks.srv.Close()
-		st.Close()
 	})
-	return srv.URL, hooks
+	base := serveYAML(t, yaml)
+	return base, hooks
 }
 
 // approvalModel adds the task when create_task is offered, and answers

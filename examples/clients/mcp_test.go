@@ -10,11 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
-	"github.com/toolstream/toolstream/proxy/wiring"
-	"github.com/toolstream/toolstream/toolhost"
 )
 
 // TestMCPClient runs mcp-client.mjs in both protocol revisions: the
@@ -81,35 +77,14 @@ tools:
   - name: delete_task
     webhook: {url: "` + hooks.URL + `/delete_task"}
 `
-	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := wiring.Open(t.Context(), config.Storage{InMemory: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, err := toolhost.New(cfg.Tools, st.Host(toolhost.Options{WebhookAllow: cfg.Auth.WebhookAllow}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := proxy.New(cfg, st.Proxy(proxy.Options{}, host, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
 	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		p.Close()
-		host.Close()
 		model.Close()
 		hooks.CloseClientConnections()
 		hooks.Close()
-		st.Close()
 	})
+	base := serveYAML(t, yaml)
 
-	out := runNode(t, modules, srv.URL, "mcp-client.mjs", "sk-app-key", "sk-admin-key", hooks.URL, revision)
+	out := runNode(t, modules, base, "mcp-client.mjs", "sk-app-key", "sk-admin-key", hooks.URL, revision)
 	want := regexp.MustCompile(`(?m)^revision: ` + era + `
 tools: approve_task, create_task, slow_task
 create_task: isError false · \{"ok":true,"arguments":\{"count":2,"title":"milk"\}\}

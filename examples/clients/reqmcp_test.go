@@ -13,11 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolstream/toolstream/config"
-	"github.com/toolstream/toolstream/proxy"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
-	"github.com/toolstream/toolstream/proxy/wiring"
-	"github.com/toolstream/toolstream/toolhost"
 )
 
 const reqMCPToken = "shop-token-4f1c9e"
@@ -142,32 +138,11 @@ policies:
     when: 'source == "messages"'
     action: approve
 `, model.URL, mode)
-	cfg, err := config.Parse("toolstream.yaml", []byte(yaml), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := wiring.Open(t.Context(), config.Storage{InMemory: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, err := toolhost.New(nil, st.Host(toolhost.Options{ToolTimeout: cfg.Loop.ToolTimeout, Policies: cfg.Policies}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := proxy.New(cfg, st.Proxy(proxy.Options{}, host, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
 	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		p.Close()
-		host.Close()
 		model.Close()
-		st.Close()
 	})
-	return srv.URL + "/v1"
+	base := serveYAML(t, yaml)
+	return base + "/v1"
 }
 
 // shopModel calls lookup_order when it is offered and has no result yet,
