@@ -20,14 +20,14 @@ type toolWatcher interface {
 
 // newMCPServe builds /mcp's handler over the server tools, kept in line
 // with the tool host when it can tell of changes, with its session caps
-// (zero: the defaults).
-func (s *Server) newMCPServe(maxSessions, maxPerKey int) {
+// (zero: the defaults) and the release it reports.
+func (s *Server) newMCPServe(maxSessions, maxPerKey int, version string) {
 	var tools mcpserve.Tools = noTools{}
 	if s.tools != nil {
 		tools = s.tools
 	}
 	opts := mcpserve.Options{Tools: usageCounted{tools, s}, Logger: s.log, Now: s.keys.Now,
-		MaxSessions: maxSessions, MaxSessionsPerKey: maxPerKey}
+		MaxSessions: maxSessions, MaxSessionsPerKey: maxPerKey, Version: version}
 	if s.approvals != nil {
 		opts.Approvals = s.approvals
 	}

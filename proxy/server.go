@@ -67,6 +67,9 @@ type Options struct {
 	// Now is the clock for "created" when an upstream sends none; nil
 	// uses time.Now. Tests pin it.
 	Now func() time.Time
+	// Version is the release /mcp reports to MCP clients as its
+	// serverInfo.version.
+	Version string
 	// Tools are the server tools turns may run; nil means none.
 	Tools Tools
 	// Modes remembers upstreams that rejected native tools (auto mode);
@@ -223,7 +226,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.state.Store(st)
-	s.newMCPServe(opts.MCPMaxSessions, opts.MCPMaxSessionsPerKey)
+	s.newMCPServe(opts.MCPMaxSessions, opts.MCPMaxSessionsPerKey, opts.Version)
 	s.echo = s.routes()
 	s.handler = s.echo
 	if opts.Tracing != nil {

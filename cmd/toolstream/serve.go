@@ -153,7 +153,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 		return err
 	}
 	logSkipped(log, cfg, r.openAPI)
-	opts := st.Proxy(proxy.Options{Logger: log}, host, mcps)
+	opts := st.Proxy(proxy.Options{Logger: log, Version: Version}, host, mcps)
 	tp, err := newTracing(context.Background(), cfg.Otel, log)
 	if err != nil {
 		return fmt.Errorf("otel: %w", err)
