@@ -45,6 +45,9 @@ type sseSink struct {
 	// return it, so the next send does.
 	hold, held bool
 	err        error
+	// headSent says a flush has written the response's head (see
+	// flushAside).
+	headSent bool
 }
 
 // newSSESink is the stream of a turn's answer to w. w is echo's response
@@ -75,6 +78,12 @@ func (s *sseSink) write(frame []byte) error {
 	s.commit()
 	if s.unflushed+len(frame) > heldUnsent {
 		s.pushDeadline()
+		if !s.headSent {
+			// This write would reach the socket, head first.
+			if s.err = s.flushAside(); s.err != nil {
+				return s.err
+			}
+		}
 	}
 	n, err := s.w.Write(frame)
 	s.written += int64(n)
@@ -120,12 +129,46 @@ func (s *sseSink) Flush() error {
 	s.held = false
 	s.pushDeadline()
 	s.unflushed = 0
-	s.err = s.rc.Flush()
+	if s.headSent {
+		s.err = s.rc.Flush()
+	} else {
+		s.err = s.flushAside()
+	}
 	if s.bytes != nil && s.written > s.counted {
 		s.bytes.Add(float64(s.written - s.counted))
 		s.counted = s.written
 	}
 	return s.err
+}
+
+// flushAside is the stream's first flush, the one that writes the
+// response's head, done on a goroutine of its own that ends with it.
+// net/http writes a head in a 2.8 KiB frame, and the first flush comes
+// from deep in the turn (under the upstream read, or an event's write): on
+// the handler's goroutine it would double that stack, for as long as the
+// stream stays open (BenchmarkIdleStreamMemory). The handler waits for
+// it, so the response is never written from two goroutines at once; a
+// panic in it is the handler's again.
+func (s *sseSink) flushAside() error {
+	s.headSent = true
+	type flushed struct {
+		err   error
+		panic any
+	}
+	done := make(chan flushed, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- flushed{panic: p}
+			}
+		}()
+		done <- flushed{err: s.rc.Flush()}
+	}()
+	f := <-done
+	if f.panic != nil {
+		panic(f.panic)
+	}
+	return f.err
 }
 
 // Hold turns holding on or off; off flushes what is held.
