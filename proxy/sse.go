@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/toolstream/toolstream/proxy/chat"
+	"github.com/toolstream/toolstream/proxy/internal/aside"
 )
 
 // sseSink writes a turn to the client as server-sent events. Nothing
@@ -142,33 +143,12 @@ func (s *sseSink) Flush() error {
 }
 
 // flushAside is the stream's first flush, the one that writes the
-// response's head, done on a goroutine of its own that ends with it.
-// net/http writes a head in a 2.8 KiB frame, and the first flush comes
-// from deep in the turn (under the upstream read, or an event's write): on
-// the handler's goroutine it would double that stack, for as long as the
-// stream stays open (BenchmarkIdleStreamMemory). The handler waits for
-// it, so the response is never written from two goroutines at once; a
-// panic in it is the handler's again.
-func (s *sseSink) flushAside() error {
+// response's head, in net/http's 2.8 KiB frame: aside, since it comes
+// from deep in the turn (under the upstream read, or an event's write).
+func (s *sseSink) flushAside() (err error) {
 	s.headSent = true
-	type flushed struct {
-		err   error
-		panic any
-	}
-	done := make(chan flushed, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- flushed{panic: p}
-			}
-		}()
-		done <- flushed{err: s.rc.Flush()}
-	}()
-	f := <-done
-	if f.panic != nil {
-		panic(f.panic)
-	}
-	return f.err
+	aside.Do(func() { err = s.rc.Flush() })
+	return err
 }
 
 // Hold turns holding on or off; off flushes what is held.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"time"
+
+	"github.com/toolstream/toolstream/proxy/internal/aside"
 )
 
 // pconn is one connection to a server.
@@ -63,25 +65,12 @@ func (t *Transport) conn(ctx context.Context, addr string) (*pconn, error) {
 	return &pconn{t: t, c: c, addr: addr}, nil
 }
 
-// dialAside dials on a goroutine of its own, which ends with the dial. A
-// dial runs deeper than anything else a stream does (the resolver, the
-// socket's setup); on the handler's goroutine it would double that
-// goroutine's stack, and a stream that then waits on its upstream keeps
-// the doubled stack for as long as it is open (BenchmarkIdleStreamMemory,
-// in proxy). A new connection costs one goroutine start more; a kept one,
-// nothing.
-func dialAside(ctx context.Context, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string) (net.Conn, error) {
-	type dialed struct {
-		c   net.Conn
-		err error
-	}
-	done := make(chan dialed, 1)
-	go func() {
-		c, err := dial(ctx, "tcp", addr)
-		done <- dialed{c, err}
-	}()
-	d := <-done // dial returns when ctx ends
-	return d.c, d.err
+// dialAside dials aside: a dial runs deeper than anything else a stream
+// does (the resolver, the socket's setup). A kept connection costs
+// nothing more.
+func dialAside(ctx context.Context, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string) (c net.Conn, err error) {
+	aside.Do(func() { c, err = dial(ctx, "tcp", addr) }) // dial returns when ctx ends
+	return c, err
 }
 
 // takeLocked removes and returns the connection to addr kept last, or nil.
