@@ -20,6 +20,18 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
+// idleRoutes are the streams the idle measures open: a plain streamed turn
+// on each route as the SDKs send it, and chat's in text mode.
+var idleRoutes = []struct {
+	name, path, body string
+	text             bool
+}{
+	{"chat", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
+	{"chat-text", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, true},
+	{"responses", "/v1/responses", `{"model":"bench","stream":true,"input":"add a task"}`, false},
+	{"messages", "/v1/messages", `{"model":"bench","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
+}
+
 // BenchmarkIdleStreamMemory opens streams that hold still after their
 // first content chunk, as toolstream-bench's idle scenario does, and
 // reports what the proxy holds per open stream: heap (live after a
@@ -29,15 +41,7 @@ import (
 // stream, a few hundred bytes). b.N is not used: each sub-benchmark opens
 // a fixed number of streams once.
 func BenchmarkIdleStreamMemory(b *testing.B) {
-	for _, c := range []struct {
-		name, path, body string
-		text             bool
-	}{
-		{"chat", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
-		{"chat-text", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, true},
-		{"responses", "/v1/responses", `{"model":"bench","stream":true,"input":"add a task"}`, false},
-		{"messages", "/v1/messages", `{"model":"bench","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
-	} {
+	for _, c := range idleRoutes {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				idleStreams(b, 200, c.path, c.body, c.text)

@@ -15,15 +15,7 @@ func TestIdleStreamStack(t *testing.T) {
 		t.Skip("the race detector's instrumentation deepens every frame")
 	}
 	const n = 40
-	for _, c := range []struct {
-		name, path, body string
-		text             bool
-	}{
-		{"chat", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
-		{"chat-text", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, true},
-		{"responses", "/v1/responses", `{"model":"bench","stream":true,"input":"add a task"}`, false},
-		{"messages", "/v1/messages", `{"model":"bench","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
-	} {
+	for _, c := range idleRoutes {
 		t.Run(c.name, func(t *testing.T) {
 			before, after := openIdle(t, n, c.path, c.body, c.text)
 			// 12 KiB: 10 and some slack for the runtime's own goroutines;
