@@ -11,22 +11,18 @@ import (
 )
 
 // step is the one forward step every upstream chunk takes, in a plain turn
-// and in a turn with tools alike: parse it once, fix its envelope, tally its
-// usage, split off implicit reasoning, run the detector over its content,
-// take server calls out of its native tool calls, decide on its finish, and
-// send it — the upstream's bytes untouched when nothing changed, the edited
+// and in a turn with tools alike, once readRound has parsed it as v: fix
+// its envelope, tally its usage, split off implicit reasoning, run the
+// detector over its content, take server calls out of its native tool
+// calls, decide on its finish, and send it — the upstream's bytes untouched when nothing changed, the edited
 // value re-encoded otherwise (docs/stream.md). It returns the text calls
 // whose blocks closed.
 //
 // A plain turn (no server tools) has no detector and no native calls to
 // filter, and its finish goes out where it came: what differs is what the
 // round carries, not the path.
-func (tr *turnRun) step(data string, det *detect.Detector, ro *roundOutcome, text *strings.Builder) ([]detect.Call, error) {
+func (tr *turnRun) step(v *fastjson.Value, data string, det *detect.Detector, ro *roundOutcome, text *strings.Builder) ([]detect.Call, error) {
 	s := tr.s
-	v, err := s.parse(tr.t.UpstreamName, data)
-	if err != nil {
-		return nil, err
-	}
 	if tr.obs != nil {
 		tr.obs.chunk(v) // before the envelope is rewritten for the client
 	}

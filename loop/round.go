@@ -217,7 +217,15 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		if data == "" {
 			continue
 		}
-		calls, err := tr.step(data, det, ro, text)
+		// Parsed here, not in step: the parser recurses once for each
+		// level of the chunk's nesting, and step's frame under it would
+		// take the stream past the 8 KiB stack it starts with
+		// (BenchmarkIdleStreamMemory, in proxy).
+		v, err := tr.s.parse(tr.t.UpstreamName, data)
+		if err != nil {
+			return nil, err
+		}
+		calls, err := tr.step(v, data, det, ro, text)
 		if err != nil {
 			return nil, err
 		}

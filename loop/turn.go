@@ -209,25 +209,50 @@ type Report struct {
 // before out received anything may still become an HTTP status; after that
 // the caller ends the stream with an error event (docs/http-api.md).
 func (r *Runner) Run(ctx context.Context, t *Turn, out Out) (Report, error) {
+	var rep Report
+	err := r.RunTo(ctx, t, out, &rep)
+	return rep, err
+}
+
+// RunTo is Run with the report written to rep. A caller that keeps rep in
+// its own frame holds one Report under the turn where Run's result is
+// copied in each frame it passes, and the stack under a stream stays
+// within the 8 KiB it starts with (BenchmarkIdleStreamMemory, in proxy).
+func (r *Runner) RunTo(ctx context.Context, t *Turn, out Out, rep *Report) error {
+	// What the turn sets up and reports happens in calls that have
+	// returned before the rounds run or start after them: RunTo stays a
+	// small frame under the whole turn.
+	tr := r.startTurn(t, out)
+	// Rounds hold what they write while their stream can say when it
+	// waits (see runRound); the end of the turn — its finish, usage and
+	// [DONE] — leaves in one write.
+	defer tr.s.release()
+	defer tr.s.out.hold(false)
+	ctx, span := r.startTurnSpan(ctx, t)
+	err := tr.run(ctx)
+	tr.report(rep, span, err)
+	return err
+}
+
+// startTurn readies t's client stream and the run that answers it.
+func (r *Runner) startTurn(t *Turn, out Out) *turnRun {
 	s := newStream(out, t.Request.Model, r.now, r.newID)
-	defer s.release()
 	// Usage is asked for every turn, but a streaming chat client reads
 	// the usage chunk only if it asked; a non-streaming one's answer and
 	// the other protocols' encoders carry usage of their own accord.
 	s.relayUsage = !t.Request.Stream || t.Request.IncludeUsage || !s.out.chunks()
-	// Rounds hold what they write while their stream can say when it
-	// waits (see runRound); the end of the turn — its finish, usage and
-	// [DONE] — leaves in one write.
-	defer s.out.hold(false)
-	ctx, span := r.startTurnSpan(ctx, t)
-	tr := newTurnRun(r, t, s)
-	rep, err := tr.run(ctx)
-	rep.ID, rep.TurnID = s.id, tr.id
+	return newTurnRun(r, t, s)
+}
+
+// report writes to rep what the turn did, once it has ended with err;
+// it ends the turn's span too.
+func (tr *turnRun) report(rep *Report, span trace.Span, err error) {
+	*rep = tr.rep
+	rep.ID, rep.TurnID = tr.s.id, tr.id
 	rep.Calls = tr.summaries()
 	rep.PromptTokens, rep.CompletionTokens, rep.UsageKnown = tr.usage.in, tr.usage.out, tr.usage.known
 	rep.CachedTokens = tr.usage.cached
-	endTurnSpan(span, rep, tr.usage, err)
-	return rep, err
+	endTurnSpan(span, *rep, tr.usage, err)
 }
 
 // readError classifies a failed read of an upstream stream: the client

@@ -152,16 +152,16 @@ func (tr *turnRun) toolTurn() {
 // calls, hands calls to the client, or is cut off. Rounds 1..max_rounds-1
 // carry the tools; round max_rounds, or the round after parse_retries
 // malformed rounds, is sent without them so the user still gets an answer.
-func (tr *turnRun) run(ctx context.Context) (Report, error) {
+func (tr *turnRun) run(ctx context.Context) error {
 	if err := tr.begin(ctx); err != nil {
-		return tr.rep, err
+		return err
 	}
 	again := false // the round is tried again on a fallback upstream
 	for n := 1; ; n++ {
 		final := tr.plain || n >= tr.t.Loop.MaxRounds || tr.parseRounds > tr.t.Loop.ParseRetries
 		body, err := tr.roundBody(n, final, again)
 		if err != nil {
-			return tr.rep, err
+			return err
 		}
 		again = false
 		tr.rep.Rounds = n
@@ -181,10 +181,10 @@ func (tr *turnRun) run(ctx context.Context) (Report, error) {
 				n = 0 // the turn starts over in text mode
 				continue
 			}
-			return tr.rep, err
+			return err
 		}
 		if over, err := tr.ended(ctx, ro, final); over {
-			return tr.rep, err
+			return err
 		}
 		tr.history = append(tr.history, tr.record(ro))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/aside"
 	"github.com/toolstream/toolstream/proxy/mcpserve"
 	"github.com/toolstream/toolstream/toolhost"
 	"github.com/toolstream/toolstream/toolhost/store"
@@ -37,7 +38,12 @@ func (s *Server) addUsage(ctx context.Context, u store.Usage) {
 	// Counted also when the client left: its tokens were spent.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), usageWriteTimeout)
 	defer cancel()
-	if err := s.usage.AddUsage(ctx, u); err != nil {
+	// Aside: a storage's read-modify-write of the day's row runs deep,
+	// and the handler's goroutine goes on to its connection's next
+	// stream.
+	var err error
+	aside.Do(func() { err = s.usage.AddUsage(ctx, u) })
+	if err != nil {
 		s.log.Warn("recording usage failed", "key", u.Key, "error", err.Error())
 	}
 }

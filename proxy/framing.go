@@ -40,9 +40,16 @@ func (s *Server) refuseAmbiguousFraming(next echo.HandlerFunc) echo.HandlerFunc 
 		if why == "" {
 			return next(c)
 		}
-		c.Response().Header().Set("Connection", "close")
-		s.log.Warn("request refused: ambiguous framing", "why", why, "remote", c.Request().RemoteAddr)
-		return &clientError{code: "ambiguous_framing",
-			msg: "the request's framing is ambiguous: it has " + why + "; send one Content-Length or Transfer-Encoding: chunked, and end each header line with CRLF"}
+		return s.refuseFraming(c, why)
 	}
+}
+
+// refuseFraming answers a request whose framing is ambiguous for why. Its
+// frame (the log call's) is not refuseAmbiguousFraming's, which every
+// handler runs under.
+func (s *Server) refuseFraming(c echo.Context, why string) error {
+	c.Response().Header().Set("Connection", "close")
+	s.log.Warn("request refused: ambiguous framing", "why", why, "remote", c.Request().RemoteAddr)
+	return &clientError{code: "ambiguous_framing",
+		msg: "the request's framing is ambiguous: it has " + why + "; send one Content-Length or Transfer-Encoding: chunked, and end each header line with CRLF"}
 }

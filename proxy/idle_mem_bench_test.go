@@ -20,6 +20,18 @@ import (
 	"github.com/toolstream/toolstream/toolhost"
 )
 
+// idleRoutes are the streams the idle measures open: a plain streamed turn
+// on each route as the SDKs send it, and chat's in text mode.
+var idleRoutes = []struct {
+	name, path, body string
+	text             bool
+}{
+	{"chat", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
+	{"chat-text", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, true},
+	{"responses", "/v1/responses", `{"model":"bench","stream":true,"input":"add a task"}`, false},
+	{"messages", "/v1/messages", `{"model":"bench","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
+}
+
 // BenchmarkIdleStreamMemory opens streams that hold still after their
 // first content chunk, as toolstream-bench's idle scenario does, and
 // reports what the proxy holds per open stream: heap (live after a
@@ -29,15 +41,7 @@ import (
 // stream, a few hundred bytes). b.N is not used: each sub-benchmark opens
 // a fixed number of streams once.
 func BenchmarkIdleStreamMemory(b *testing.B) {
-	for _, c := range []struct {
-		name, path, body string
-		text             bool
-	}{
-		{"chat", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
-		{"chat-text", "/v1/chat/completions", `{"model":"bench","stream":true,"messages":[{"role":"user","content":"add a task"}]}`, true},
-		{"responses", "/v1/responses", `{"model":"bench","stream":true,"input":"add a task"}`, false},
-		{"messages", "/v1/messages", `{"model":"bench","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"add a task"}]}`, false},
-	} {
+	for _, c := range idleRoutes {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				idleStreams(b, 200, c.path, c.body, c.text)
@@ -50,6 +54,19 @@ func BenchmarkIdleStreamMemory(b *testing.B) {
 // streams one by one, waits for each one's first chunk, and reports the
 // proxy's memory per open stream.
 func idleStreams(b *testing.B, n int, path, body string, text bool) {
+	before, after := openIdle(b, n, path, body, text)
+	b.ReportMetric(float64(after.heap-before.heap)/float64(n), "heap-B/stream")
+	b.ReportMetric(float64(after.stack-before.stack)/float64(n), "stack-B/stream")
+	b.ReportMetric(float64(after.heap+after.stack-before.heap-before.stack)/float64(n), "B/stream")
+	b.ReportMetric(float64(after.goroutines-before.goroutines)/float64(n), "goroutines/stream")
+	// What opening a stream allocated, kept or not: until the collector
+	// runs, the process holds that too.
+	b.ReportMetric(float64(after.allocated-before.allocated)/float64(n), "alloc-B/stream")
+}
+
+// openIdle opens n idle streams as idleStreams says and returns the
+// process's memory before and with them open; they close on return.
+func openIdle(b testing.TB, n int, path, body string, text bool) (before, after mem) {
 	up, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -92,24 +109,17 @@ func idleStreams(b *testing.B, n int, path, body string, text bool) {
 	}
 	open() // the first stream warms up what every stream shares
 	settle()
-	before := memNow()
+	before = memNow()
 	for range n {
 		open()
 	}
 	settle()
-	after := memNow()
-	b.ReportMetric(float64(after.heap-before.heap)/float64(n), "heap-B/stream")
-	b.ReportMetric(float64(after.stack-before.stack)/float64(n), "stack-B/stream")
-	b.ReportMetric(float64(after.heap+after.stack-before.heap-before.stack)/float64(n), "B/stream")
-	b.ReportMetric(float64(after.goroutines-before.goroutines)/float64(n), "goroutines/stream")
-	// What opening a stream allocated, kept or not: until the collector
-	// runs, the process holds that too.
-	b.ReportMetric(float64(after.allocated-before.allocated)/float64(n), "alloc-B/stream")
+	return before, memNow()
 }
 
 // idleProxy serves the proxy on loopback as `serve` does, in front of
 // the upstream at url; text puts it in text mode with one webhook tool.
-func idleProxy(b *testing.B, url string, text bool) (addr string, stop func()) {
+func idleProxy(b testing.TB, url string, text bool) (addr string, stop func()) {
 	cfg := config.Default()
 	u := config.DefaultUpstreamEntry()
 	u.Name, u.BaseURL, u.Models = "up", url, config.Models("*")
@@ -158,7 +168,7 @@ func idleProxy(b *testing.B, url string, text bool) (addr string, stop func()) {
 // answerFirstChunk reads one request from an upstream connection and
 // answers the head of a stream and its first content chunk, then holds;
 // any other request than a chat round gets a 404 and false.
-func answerFirstChunk(b *testing.B, br *bufio.Reader, c net.Conn) bool {
+func answerFirstChunk(b testing.TB, br *bufio.Reader, c net.Conn) bool {
 	br.Reset(c)
 	size := 0
 	first, err := br.ReadString('\n')
@@ -194,7 +204,7 @@ func answerFirstChunk(b *testing.B, br *bufio.Reader, c net.Conn) bool {
 
 // readUntil reads c until want has arrived, into buf: the answer's
 // head and first event fit.
-func readUntil(b *testing.B, c net.Conn, buf []byte, want string) {
+func readUntil(b testing.TB, c net.Conn, buf []byte, want string) {
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	n := 0
 	for !bytes.Contains(buf[:n], []byte(want)) {

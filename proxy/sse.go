@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/toolstream/toolstream/proxy/chat"
+	"github.com/toolstream/toolstream/proxy/internal/aside"
 )
 
 // sseSink writes a turn to the client as server-sent events. Nothing
@@ -45,6 +46,9 @@ type sseSink struct {
 	// return it, so the next send does.
 	hold, held bool
 	err        error
+	// headSent says a flush has written the response's head (see
+	// flushAside).
+	headSent bool
 }
 
 // newSSESink is the stream of a turn's answer to w. w is echo's response
@@ -75,6 +79,12 @@ func (s *sseSink) write(frame []byte) error {
 	s.commit()
 	if s.unflushed+len(frame) > heldUnsent {
 		s.pushDeadline()
+		if !s.headSent {
+			// This write would reach the socket, head first.
+			if s.err = s.flushAside(); s.err != nil {
+				return s.err
+			}
+		}
 	}
 	n, err := s.w.Write(frame)
 	s.written += int64(n)
@@ -120,12 +130,25 @@ func (s *sseSink) Flush() error {
 	s.held = false
 	s.pushDeadline()
 	s.unflushed = 0
-	s.err = s.rc.Flush()
+	if s.headSent {
+		s.err = s.rc.Flush()
+	} else {
+		s.err = s.flushAside()
+	}
 	if s.bytes != nil && s.written > s.counted {
 		s.bytes.Add(float64(s.written - s.counted))
 		s.counted = s.written
 	}
 	return s.err
+}
+
+// flushAside is the stream's first flush, the one that writes the
+// response's head, in net/http's 2.8 KiB frame: aside, since it comes
+// from deep in the turn (under the upstream read, or an event's write).
+func (s *sseSink) flushAside() (err error) {
+	s.headSent = true
+	aside.Do(func() { err = s.rc.Flush() })
+	return err
 }
 
 // Hold turns holding on or off; off flushes what is held.

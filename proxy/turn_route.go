@@ -39,15 +39,7 @@ func (s *Server) protocolOf(c echo.Context) exchange.Protocol {
 func (s *Server) serveTurn(p exchange.Protocol) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		x, err := s.readTurn(c, p)
-		if err != nil {
-			return err
-		}
-		if lo, ok := x.(exchange.LeftOuter); ok {
-			s.leftOut.Note(c.Request().Context(), c.Path(), requestKey(c), lo.LeftOut())
-		}
-		st := s.stateOf(c)
-		turn, up, err := s.prepareTurn(c, st, x.Request(), p.Source())
+		x, st, turn, up, err := s.openTurn(c, p)
 		if err != nil {
 			return err
 		}
@@ -61,6 +53,25 @@ func (s *Server) serveTurn(p exchange.Protocol) echo.HandlerFunc {
 	}
 }
 
+// openTurn reads c's request as p's and prepares its turn. A call of its
+// own: what reading takes in its frame is gone before the turn runs
+// (BenchmarkIdleStreamMemory).
+func (s *Server) openTurn(c echo.Context, p exchange.Protocol) (exchange.Turn, *state, *loop.Turn, *upstream.Client, error) {
+	x, err := s.readTurn(c, p)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if lo, ok := x.(exchange.LeftOuter); ok {
+		s.leftOut.Note(c.Request().Context(), c.Path(), requestKey(c), lo.LeftOut())
+	}
+	st := s.stateOf(c)
+	turn, up, err := s.prepareTurn(c, st, x.Request(), p.Source())
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return x, st, turn, up, nil
+}
+
 // streamTurn runs a turn for a client that asked to stream: the protocol's
 // encoder writes to the SSE writer, whose first event is the commit point.
 func (s *Server) streamTurn(c echo.Context, st *state, x exchange.Turn, turn *loop.Turn, up *upstream.Client, start time.Time) error {
@@ -71,10 +82,18 @@ func (s *Server) streamTurn(c echo.Context, st *state, x exchange.Turn, turn *lo
 	out.bytes = s.metrics.streamBytes
 	s.metrics.activeStreams.Inc()
 	defer s.metrics.activeStreams.Dec()
-	ctx := c.Request().Context()
-	rep, err := s.runner.Run(ctx, turn, x.Start(turn, out))
-	err = cutCause(ctx, err)
-	s.logTurn(c, x.Request(), up, rep, err, time.Since(start))
+	var rep loop.Report
+	err = s.runner.RunTo(c.Request().Context(), turn, x.Start(turn, out), &rep)
+	return s.endStream(c, x, out, up, &rep, err, start)
+}
+
+// endStream logs the streamed turn that ended with rep and err and ends
+// its stream. It is streamTurn's tail in a call of its own: streamTurn's
+// frame stays under the whole turn, so it holds no more than the run
+// needs (BenchmarkIdleStreamMemory).
+func (s *Server) endStream(c echo.Context, x exchange.Turn, out *sseSink, up *upstream.Client, rep *loop.Report, err error, start time.Time) error {
+	err = cutCause(c.Request().Context(), err)
+	s.logTurn(c, x.Request(), up, *rep, err, time.Since(start))
 	if err != nil && rep.ToolsRan {
 		// Reaches the client only if nothing was streamed yet (display:
 		// none): a tool already acted, so the SDK must not replay.

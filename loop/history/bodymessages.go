@@ -56,11 +56,12 @@ func Join(head []byte, sys, first *fastjson.Value, msgs []json.RawMessage, added
 		}
 		n++
 	}
-	var scratch []byte
 	writeValue := func(v *fastjson.Value) {
 		sep()
-		scratch = v.MarshalTo(scratch[:0])
-		out.Write(scratch)
+		// Marshalled straight into out's room, sized for it: Write
+		// then copies the bytes onto themselves. A scratch slice of its
+		// own grew to the taught prompt's size for every round.
+		out.Write(v.MarshalTo(out.AvailableBuffer()))
 	}
 	if sys != nil {
 		writeValue(sys)

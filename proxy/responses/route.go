@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
+	"github.com/toolstream/toolstream/proxy/internal/aside"
 	"github.com/toolstream/toolstream/proxy/internal/exchange"
 	"github.com/toolstream/toolstream/toolhost/store"
 )
@@ -194,7 +195,11 @@ func (p *Protocol) storedResponse(ctx context.Context, keyID, id string) (store.
 func (p *Protocol) keep(ctx context.Context, rec store.ResponseRecord) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
 	defer cancel()
-	if err := p.Store.SaveResponse(sctx, rec); err != nil {
+	// Aside: storing runs deep (the record's encoding, the storage's
+	// write), and is reached from the end of a turn.
+	var err error
+	aside.Do(func() { err = p.Store.SaveResponse(sctx, rec) })
+	if err != nil {
 		p.Log.LogAttrs(ctx, slog.LevelWarn, "storing the response", slog.String("response_id", rec.ID), slog.String("error", err.Error()))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"time"
+
+	"github.com/toolstream/toolstream/proxy/internal/aside"
 )
 
 // pconn is one connection to a server.
@@ -56,11 +58,19 @@ func (t *Transport) conn(ctx context.Context, addr string) (*pconn, error) {
 	if t.dial != nil {
 		dial = t.dial
 	}
-	c, err := dial(ctx, "tcp", addr)
+	c, err := dialAside(ctx, dial, addr)
 	if err != nil {
 		return nil, err
 	}
 	return &pconn{t: t, c: c, addr: addr}, nil
+}
+
+// dialAside dials aside: a dial runs deeper than anything else a stream
+// does (the resolver, the socket's setup). A kept connection costs
+// nothing more.
+func dialAside(ctx context.Context, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string) (c net.Conn, err error) {
+	aside.Do(func() { c, err = dial(ctx, "tcp", addr) }) // dial returns when ctx ends
+	return c, err
 }
 
 // takeLocked removes and returns the connection to addr kept last, or nil.
