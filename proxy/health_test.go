@@ -54,7 +54,8 @@ func TestReadyzUpstreams(t *testing.T) {
 	cfg.Upstreams = []config.Upstream{a, b}
 	e := serve(t, &cfg, live, proxy.Options{})
 
-	code, r := readyzUntil(t, e, func(_ int, r readiness) bool { return len(r.DegradedUpstreams) > 0 })
+	// Each upstream is checked on its own: wait for both first checks.
+	code, r := readyzUntil(t, e, func(_ int, r readiness) bool { return len(r.DegradedUpstreams) > 0 && live.HealthChecks() > 0 })
 	if code != http.StatusOK || r.Status != "degraded" || len(r.DegradedUpstreams) != 1 || r.DegradedUpstreams[0] != "local" {
 		t.Errorf("/readyz %d %+v, want 200 degraded naming local", code, r)
 	}
