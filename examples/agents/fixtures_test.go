@@ -80,12 +80,16 @@ func clip(line string, at int) string {
 
 // scrub replaces the run's temporary directories in s by fixed paths,
 // also as Claude Code names them in its project folder (slashes as
-// dashes).
+// dashes), and the home directories agents give as examples.
 func scrub(s string, r *agentRun) string {
 	s = strings.ReplaceAll(s, strings.ReplaceAll(r.work, "/", "-"), strings.ReplaceAll(fixtureWork, "/", "-"))
 	s = strings.ReplaceAll(s, r.work, fixtureWork)
 	s = strings.ReplaceAll(s, r.home, fixtureHome)
 	s = strings.ReplaceAll(s, r.modules, fixtureModules)
+	// An agent's own example of a path (Qwen Code's tool descriptions
+	// give a user's project under home) reads as a machine's: the
+	// fixtures name one home only.
+	s = strings.ReplaceAll(s, filepath.Join("/", "home", "user", "project"), fixtureWork)
 	return strings.ReplaceAll(s, r.base, "http://127.0.0.1:8080")
 }
 
