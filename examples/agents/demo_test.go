@@ -3,6 +3,8 @@ package agents_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 )
 
 // TestDemo follows docs/agents.md's "Try it without a model": every
@@ -34,7 +36,7 @@ func TestDemo(t *testing.T) {
 // ends, and returns its URL once it serves.
 func startDemo(t *testing.T) string {
 	t.Helper()
-	base := "http://" + freePort(t)
+	base := "http://" + exampletest.FreeAddr(t)
 	startToolstream(t, []string{"PATH=/usr/bin:/bin"}, base+"/healthz", "demo", "-listen", strings.TrimPrefix(base, "http://"))
 	return base
 }

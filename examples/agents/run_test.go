@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 	"github.com/toolstream/toolstream/proxy/upstreamtest"
 )
 
@@ -139,7 +140,7 @@ func execAgent(t *testing.T, a agent, r *agentRun, env ...string) (string, error
 		"CI=1",
 	}, own...), env...)
 	cmd.WaitDelay = 5 * time.Second
-	var out, errs syncBuffer
+	var out, errs exampletest.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	if err := cmd.Run(); err != nil {
 		return out.String(), fmt.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", a.bin, strings.Join(args, " "), err, &out, tail(errs.String(), 4000))

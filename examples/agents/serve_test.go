@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 )
 
 // clientKey is the key every agent sends; it is no secret (loopback, a
@@ -23,7 +24,7 @@ const clientKey = "sk-agents-test-0123456789"
 type proxy struct {
 	// URL is its base URL, without /v1.
 	URL string
-	log *syncBuffer
+	log *exampletest.SyncBuffer
 }
 
 // startServe runs the toolstream binary with config (toolstream.yaml or
@@ -32,7 +33,7 @@ type proxy struct {
 // process is stopped when t ends.
 func startServe(t *testing.T, config, modelURL, tokenURL string, extra ...string) *proxy {
 	t.Helper()
-	addr := freePort(t)
+	addr := exampletest.FreeAddr(t)
 	env := append([]string{
 		"PATH=/usr/bin:/bin",
 		"TOOLSTREAM_LISTEN=" + addr,
@@ -47,12 +48,12 @@ func startServe(t *testing.T, config, modelURL, tokenURL string, extra ...string
 
 // startToolstream runs the toolstream binary with args and env until t
 // ends, waits until ready answers 200, and returns what it prints.
-func startToolstream(t *testing.T, env []string, ready string, args ...string) *syncBuffer {
+func startToolstream(t *testing.T, env []string, ready string, args ...string) *exampletest.SyncBuffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, serveBin, args...)
 	cmd.Env = env
-	log := &syncBuffer{}
+	log := &exampletest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -166,34 +167,4 @@ func (tp *tap) requests() []tapped {
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
 	return append([]tapped(nil), tp.got...)
-}
-
-// freePort returns a loopback address no one listens on now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// syncBuffer is a bytes.Buffer written by a process while the test may
-// read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -8,19 +8,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/toolstream/toolstream/examples/demo"
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 )
 
 // TestMain says once, also without -v (which alone shows a skip's
@@ -228,9 +227,9 @@ func runNode(t *testing.T, modules, base, script string, args ...string) string 
 // the test ends and returns its API base URL.
 func startDemo(t *testing.T) string {
 	t.Helper()
-	addr := freePort(t)
+	addr := exampletest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
+	out := &exampletest.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- demo.Run(ctx, demo.Options{Out: out, Listen: addr}) }()
 	t.Cleanup(func() {
@@ -262,34 +261,4 @@ func startDemo(t *testing.T) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// freePort returns a loopback address no one listens on now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// syncBuffer is a bytes.Buffer the demo's goroutine writes while the test
-// may read it for a failure message.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 	"github.com/toolstream/toolstream/examples/tools"
 )
 
@@ -79,7 +80,7 @@ func TestTokensKeepRunes(t *testing.T) {
 // that it waits for approval and the command that gives it; the demo goes
 // on once the user ran it.
 func TestRunPrompts(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &exampletest.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(context.Background(), Options{Out: out, Prompts: []string{

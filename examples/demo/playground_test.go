@@ -2,7 +2,6 @@ package demo
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,30 +12,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 	"github.com/toolstream/toolstream/examples/tools"
 )
-
-// lockedBuffer is a bytes.Buffer the demo writes to while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestPlayground is demo -listen as a newcomer points a client at it:
 // the model is listed, a prompt with no script gets a short answer saying
@@ -146,7 +127,7 @@ func startPlayground(t *testing.T, opts Options) string {
 
 // startPlaygroundOut is startPlayground, also returning what the demo
 // printed.
-func startPlaygroundOut(t *testing.T, opts Options) (string, *lockedBuffer) {
+func startPlaygroundOut(t *testing.T, opts Options) (string, *exampletest.SyncBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -155,7 +136,7 @@ func startPlaygroundOut(t *testing.T, opts Options) (string, *lockedBuffer) {
 	addr := ln.Addr().String()
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &exampletest.SyncBuffer{}
 	done := make(chan error, 1)
 	opts.Out, opts.Listen = out, addr
 	go func() { done <- Run(ctx, opts) }()

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 	"github.com/toolstream/toolstream/toolhost/store/postgres/pgtest"
 )
 
@@ -43,7 +44,7 @@ func TestByHand(t *testing.T) {
 
 	ports := map[string]string{}
 	for _, p := range []string{"8080", "8081", "8082", "9090", "9001", "5433"} {
-		ports[p] = freePort(t)
+		_, ports[p], _ = net.SplitHostPort(exampletest.FreeAddr(t))
 	}
 	script := setup
 	script = strings.Replace(script, "go build -o toolstream ./cmd/toolstream\n", "", 1)
@@ -294,16 +295,6 @@ func postgresBin(t *testing.T) string {
 		t.Skip("PostgreSQL's server binaries are not installed")
 	}
 	return filepath.Dir(matches[len(matches)-1])
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 func readFile(t *testing.T, name string) string {
