@@ -154,7 +154,7 @@ func (tr *turnRun) newOutcome() *roundOutcome {
 		ro.think = &chunk.ThinkSplit{}
 		if tr.t.Format == detect.DSML {
 			// DeepSeek V4 sometimes omits </think> before its calls: a
-			// DSML block ends the reasoning too (SPEC rule 7). Other
+			// DSML block ends the reasoning too (docs/tool-calls.md, "Implicit <think>"). Other
 			// formats keep the reasoning whole: Qwen3 rehearses calls in
 			// its reasoning, which must not run.
 			ro.think.Ends = detect.Openings(detect.DSML)

@@ -48,7 +48,7 @@ const (
 type ThinkSplit struct {
 	// Ends are openings of tool-call blocks, each starting with its only
 	// '<', that end the reasoning too, where they start: DeepSeek V4 sometimes omits "</think>" before its
-	// DSML calls (SPEC rule 7). The block is content, and runs.
+	// DSML calls (docs/tool-calls.md, "Implicit <think>"). The block is content, and runs.
 	Ends []string
 	st   int
 	// held are bytes that may still be the start of "<think>" (thinkStart)

@@ -38,7 +38,7 @@ func stateless(r *http.Request, m messages) bool {
 }
 
 // setCacheable is the cache hint of every list result: private, as the
-// list is the client key's own (section 15 scopes), and fresh for
+// list is the client key's own (its key scope), and fresh for
 // ListTTL.
 func setCacheable(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
 	c.CacheScope = "private"
