@@ -60,13 +60,21 @@ func (l *reqLife) handlerReturned() {
 	}
 }
 
-// end runs what waited for the answer, takes the request off the list
-// of those in flight, and cancels its context.
-func (l *reqLife) end() {
+// runEnds runs what waited for the answer (once). A stream runs them
+// before it writes its last bytes, as net/http runs a handler's deferred
+// calls before it ends the response: a client that sends its next
+// request as soon as it read the end finds the key's place given back.
+func (l *reqLife) runEnds() {
 	for i := len(l.ends) - 1; i >= 0; i-- {
 		l.ends[i]()
 	}
 	l.ends = nil
+}
+
+// end runs what waited for the answer, takes the request off the list
+// of those in flight, and cancels its context.
+func (l *reqLife) end() {
+	l.runEnds()
 	l.stop()
 	if l.listed {
 		l.f.finish(l.id)

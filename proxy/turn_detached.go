@@ -15,11 +15,15 @@ import (
 )
 
 // mayDetach reports whether r's stream, if it streams, may leave its
-// handler at its first event (detach.go): an HTTP/1.1 POST served on
-// [Listener], with tracing off (the request's span is its handler's).
+// handler at its first event (detach.go): an HTTP/1.1 POST to a turn
+// route, served on [Listener], with tracing off (the request's span is
+// its handler's).
 func (s *Server) mayDetach(r *http.Request) bool {
-	return r.Method == http.MethodPost && r.ProtoMajor == 1 && r.ProtoMinor >= 1 &&
-		s.handler == http.Handler(s.echo) && handback.From(r.Context()) != nil
+	if r.Method != http.MethodPost || r.ProtoMajor != 1 || r.ProtoMinor < 1 || s.handler != http.Handler(s.echo) {
+		return false
+	}
+	_, turn := s.protocols[r.URL.Path]
+	return turn && handback.From(r.Context()) != nil
 }
 
 // canDetach reports whether c's stream may leave its handler: its
@@ -98,8 +102,9 @@ func (s *Server) endDetached(ctx context.Context, key string, st *state, x excha
 	s.logTurn(ctx, key, x.Request(), up, *rep, err, time.Since(start))
 	_ = s.endTurn(ctx, st, x, out, err)
 	_ = out.Flush()
+	out.conn.life.runEnds()
 	out.conn.finish(out.err)
-	out.conn.life.end()
+	out.conn.life.end() // after the last bytes: a shutdown waits for them
 }
 
 // recoverDetached is recoverPanic for a stream's goroutine: before the
