@@ -112,7 +112,7 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		defer release()
+		defer whenAnswered(c, release)()
 		return next(c)
 	}
 }

@@ -16,3 +16,7 @@ func SetSleep(s *Server, sleep func(ctx context.Context, d time.Duration) error)
 // SetLiveKeepalive sets how often GET /admin/live's quiet streams get a
 // comment, so a test need not wait the 15 seconds.
 func SetLiveKeepalive(s *Server, d time.Duration) { s.liveKeepalive = d }
+
+// DetachedStreams is how many streams took their connection from
+// net/http so far (detach.go), in this process.
+func DetachedStreams() int64 { return detachedTotal.Load() }

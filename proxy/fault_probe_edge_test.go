@@ -19,12 +19,12 @@ import (
 )
 
 // newGuardedEnv is newEnv served as cmd/toolstream serves it: on a
-// listener that proxy.GuardFraming watches.
+// listener that proxy.Listener watches.
 func newGuardedEnv(t *testing.T, mutate func(*config.Config)) *env {
 	t.Helper()
 	e := newEnv(t, nil, mutate)
 	srv := httptest.NewUnstartedServer(e.proxy)
-	srv.Listener = proxy.GuardFraming(srv.Config, srv.Listener)
+	srv.Listener = proxy.Listener(srv.Config, srv.Listener)
 	srv.Start()
 	t.Cleanup(func() {
 		srv.CloseClientConnections()

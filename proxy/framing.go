@@ -4,23 +4,39 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolstream/toolstream/proxy/internal/framing"
+	"github.com/toolstream/toolstream/proxy/internal/handback"
 )
 
-// GuardFraming makes hs refuse requests whose framing two servers could
-// read differently (request smuggling): both Content-Length and
-// Transfer-Encoding, a folded header line, a bare LF. Serve hs on the
-// listener it returns. net/http accepts all three and keeps the
+// Listener returns the listener to serve hs on, and sets hs up for it.
+//
+// It refuses requests whose framing two servers could read differently
+// (request smuggling): both Content-Length and Transfer-Encoding, a
+// folded header line, a bare LF. net/http accepts all three and keeps the
 // connection; a server in front of the proxy that frames the same bytes
 // the other way would have the rest of a body answered as the next
 // request (the probe saw 200 then 401 on one connection). Each is
 // answered 400 and its connection closed, as RFC 9112 §6.1 asks.
-func GuardFraming(hs *http.Server, ln net.Listener) net.Listener {
-	hs.ConnContext = chainConnContext(hs.ConnContext, framing.ConnContext)
-	return framing.Listener(ln)
+//
+// And it takes back the connections of streams that left their handler
+// (detach.go), so that they carry their client's next request.
+func Listener(hs *http.Server, ln net.Listener) net.Listener {
+	back := handback.New(framing.Listener(ln), idleTimeout(hs))
+	hs.ConnContext = chainConnContext(chainConnContext(hs.ConnContext, framing.ConnContext), back.ConnContext)
+	return back
+}
+
+// idleTimeout is how long hs lets a kept connection wait for its next
+// request, as net/http reckons it.
+func idleTimeout(hs *http.Server) time.Duration {
+	if hs.IdleTimeout != 0 {
+		return hs.IdleTimeout
+	}
+	return hs.ReadTimeout
 }
 
 func chainConnContext(first, then func(ctx context.Context, c net.Conn) context.Context) func(ctx context.Context, c net.Conn) context.Context {

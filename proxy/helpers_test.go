@@ -70,7 +70,11 @@ func serve(t *testing.T, cfg *config.Config, up *upstreamtest.Server, opts proxy
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(p)
+	// Served as `serve` serves it (proxy.Listener): streams leave their
+	// handlers and their connections come back.
+	srv := httptest.NewUnstartedServer(p)
+	srv.Listener = proxy.Listener(srv.Config, srv.Listener)
+	srv.Start()
 	e := &env{up: up, srv: srv, proxy: p, client: &http.Client{Transport: &http.Transport{}}}
 	t.Cleanup(func() {
 		e.client.CloseIdleConnections()

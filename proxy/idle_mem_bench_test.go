@@ -152,7 +152,7 @@ func idleProxy(b testing.TB, url string, text bool) (addr string, stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		hs.Serve(proxy.GuardFraming(hs, ln))
+		hs.Serve(proxy.Listener(hs, ln))
 	}()
 	return ln.Addr().String(), func() {
 		hs.Close()

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -154,27 +155,47 @@ type inflight struct {
 	idle chan struct{}
 }
 
-// begin registers a request; done must be called when its handler
-// returned.
-func (f *inflight) begin(parent context.Context) (ctx context.Context, done func()) {
-	ctx, cancel := context.WithCancelCause(parent)
+// begin registers a request arriving with net/http's context parent and
+// returns its context and its reqLife, whose end takes it off the list.
+// The context of a request whose stream may leave its handler (detach)
+// does not end with parent: parent's cancellation reaches it until the
+// stream leaves, by way of an AfterFunc. Any other request's is parent's
+// child, cancelled with it at once.
+func (f *inflight) begin(parent context.Context, detach bool) (context.Context, *reqLife) {
+	var ctx context.Context
+	var cancel context.CancelCauseFunc
+	l := &reqLife{f: f, stop: func() bool { return true }}
+	if detach {
+		ctx, cancel = context.WithCancelCause(context.WithoutCancel(parent))
+		l.stop = context.AfterFunc(parent, func() {
+			if !l.detached.Load() {
+				cancel(context.Cause(parent))
+			}
+		})
+		ctx = context.WithValue(ctx, lifeKey{}, l)
+	} else {
+		ctx, cancel = context.WithCancelCause(parent)
+	}
+	l.cancel = cancel
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.cut {
 		cancel(ErrShuttingDown)
-		return ctx, func() {}
+		return ctx, l
 	}
-	id := f.next
+	l.id, l.listed = f.next, true
 	f.next++
-	f.active[id] = cancel
-	return ctx, func() {
-		f.mu.Lock()
-		delete(f.active, id)
-		if f.cut && len(f.active) == 0 {
-			close(f.idle)
-		}
-		f.mu.Unlock()
-		cancel(nil)
+	f.active[l.id] = cancel
+	return ctx, l
+}
+
+// finish takes request id off the list.
+func (f *inflight) finish(id uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.active, id)
+	if f.cut && len(f.active) == 0 {
+		close(f.idle)
 	}
 }
 
@@ -213,6 +234,28 @@ func (s *Server) CutStreams(ctx context.Context) (int, error) {
 		left := len(f.active)
 		f.mu.Unlock()
 		return n, fmt.Errorf("%d of %d cut requests still running: %w", left, n, ctx.Err())
+	}
+}
+
+// Drain waits until no request is in flight, or ctx is done. A stream
+// that left its handler (detach.go) holds no connection
+// http.Server.Shutdown waits for: call Drain after Shutdown returned, to
+// give such streams the same grace.
+func (s *Server) Drain(ctx context.Context) error {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		s.inflight.mu.Lock()
+		n := len(s.inflight.active)
+		s.inflight.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d requests still running: %w", n, ctx.Err())
+		case <-t.C:
+		}
 	}
 }
 

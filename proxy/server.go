@@ -240,8 +240,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 // configuration current when it arrived and a context that
 // [Server.CutStreams] can cancel.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx, done := s.inflight.begin(r.Context())
-	defer done()
+	ctx, life := s.inflight.begin(r.Context(), s.mayDetach(r))
+	defer life.handlerReturned()
 	ctx = context.WithValue(ctx, stateKey{}, s.state.Load())
 	s.handler.ServeHTTP(w, r.WithContext(ctx))
 }

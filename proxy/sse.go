@@ -49,6 +49,10 @@ type sseSink struct {
 	// headSent says a flush has written the response's head (see
 	// flushAside).
 	headSent bool
+	// take, when set, takes the connection from net/http at the commit
+	// point (detach.go); conn is then what the stream writes to.
+	take func() *detachedConn
+	conn *detachedConn
 }
 
 // newSSESink is the stream of a turn's answer to w. w is echo's response
@@ -66,6 +70,14 @@ func (s *sseSink) commit() {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer this response
+	if s.take != nil {
+		s.conn, s.take = s.take(), nil
+		if s.conn != nil {
+			// Nothing of net/http's is held from here on.
+			s.w, s.rc = nil, nil
+			return
+		}
+	}
 	// Through echo's response, so that it marks itself committed.
 	s.w.WriteHeader(http.StatusOK)
 }
@@ -77,6 +89,15 @@ func (s *sseSink) write(frame []byte) error {
 		return s.err
 	}
 	s.commit()
+	if s.conn != nil {
+		s.conn.add(frame)
+		s.written += int64(len(frame))
+		s.held = true
+		if s.hold {
+			return nil
+		}
+		return s.Flush()
+	}
 	if s.unflushed+len(frame) > heldUnsent {
 		s.pushDeadline()
 		if !s.headSent {
@@ -116,6 +137,10 @@ const heldUnsent = 2048
 func (s *sseSink) pushDeadline() {
 	if now := time.Now(); now.After(s.deadlineSet.Add(s.writeIdle / 10)) {
 		s.deadlineSet = now
+		if s.conn != nil {
+			_ = s.conn.conn.SetWriteDeadline(now.Add(s.writeIdle + s.writeIdle/10))
+			return
+		}
 		_ = s.rc.SetWriteDeadline(now.Add(s.writeIdle + s.writeIdle/10))
 	}
 }
@@ -130,7 +155,9 @@ func (s *sseSink) Flush() error {
 	s.held = false
 	s.pushDeadline()
 	s.unflushed = 0
-	if s.headSent {
+	if s.conn != nil {
+		s.err = s.conn.flush()
+	} else if s.headSent {
 		s.err = s.rc.Flush()
 	} else {
 		s.err = s.flushAside()

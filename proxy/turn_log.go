@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -20,13 +21,11 @@ import (
 // the upstream reported, whether or not the client asked for it;
 // usage=unknown says it reported none (it refuses stream_options, or
 // sends no usage).
-func (s *Server) logTurn(c echo.Context, req *loop.Request, up *upstream.Client, rep loop.Report, err error, d time.Duration) {
-	ctx := c.Request().Context()
-	key := requestKey(c)
+func (s *Server) logTurn(ctx context.Context, key string, req *loop.Request, up *upstream.Client, rep loop.Report, err error, d time.Duration) {
 	status := turnStatus(err)
 	s.metrics.turnDone(up.Name(), key, status, rep, s.hasTool)
 	s.addUsage(ctx, turnUsage(key, rep))
-	s.writeTurnLine(c, key, status, req, up, &rep, err, d)
+	s.writeTurnLine(ctx, key, status, req, up, &rep, err, d)
 }
 
 // writeTurnLine writes logTurn's line. Its attributes are built in its
@@ -34,8 +33,7 @@ func (s *Server) logTurn(c echo.Context, req *loop.Request, up *upstream.Client,
 // connection: logTurn's frame holds none while the usage is stored, so
 // the storage's calls do not take the handler past its 8 KiB stack
 // (BenchmarkIdleStreamMemory).
-func (s *Server) writeTurnLine(c echo.Context, key, status string, req *loop.Request, up *upstream.Client, rep *loop.Report, err error, d time.Duration) {
-	ctx := c.Request().Context()
+func (s *Server) writeTurnLine(ctx context.Context, key, status string, req *loop.Request, up *upstream.Client, rep *loop.Report, err error, d time.Duration) {
 	level := slog.LevelInfo
 	if err != nil && status != turnClientClosed {
 		level = slog.LevelWarn

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -44,7 +45,7 @@ func (s *Server) serveTurn(p exchange.Protocol) echo.HandlerFunc {
 			return err
 		}
 		shown := s.live.Start(requestKey(c), x.Request().Model, p.Source())
-		defer shown.End()
+		defer whenAnswered(c, shown.End)()
 		turn.Watch = shown.Watch
 		if !x.Stream() {
 			return s.answerTurn(c, x, turn, up, start)
@@ -81,7 +82,10 @@ func (s *Server) streamTurn(c echo.Context, st *state, x exchange.Turn, turn *lo
 	}
 	out.bytes = s.metrics.streamBytes
 	s.metrics.activeStreams.Inc()
-	defer s.metrics.activeStreams.Dec()
+	defer whenAnswered(c, s.metrics.activeStreams.Dec)()
+	if s.canDetach(c) {
+		return s.streamDetached(c, st, x, turn, up, start, out)
+	}
 	var rep loop.Report
 	err = s.runner.RunTo(c.Request().Context(), turn, x.Start(turn, out), &rep)
 	return s.endStream(c, x, out, up, &rep, err, start)
@@ -92,14 +96,15 @@ func (s *Server) streamTurn(c echo.Context, st *state, x exchange.Turn, turn *lo
 // frame stays under the whole turn, so it holds no more than the run
 // needs (BenchmarkIdleStreamMemory).
 func (s *Server) endStream(c echo.Context, x exchange.Turn, out *sseSink, up *upstream.Client, rep *loop.Report, err error, start time.Time) error {
-	err = cutCause(c.Request().Context(), err)
-	s.logTurn(c, x.Request(), up, *rep, err, time.Since(start))
+	ctx := c.Request().Context()
+	err = cutCause(ctx, err)
+	s.logTurn(ctx, requestKey(c), x.Request(), up, *rep, err, time.Since(start))
 	if err != nil && rep.ToolsRan {
 		// Reaches the client only if nothing was streamed yet (display:
 		// none): a tool already acted, so the SDK must not replay.
 		c.Response().Header().Set("X-Should-Retry", "false")
 	}
-	return s.endTurn(c, x, out, err)
+	return s.endTurn(ctx, s.stateOf(c), x, out, err)
 }
 
 // readTurn reads the body (readJSON) as p's request.
@@ -121,12 +126,12 @@ func (s *Server) answerTurn(c echo.Context, x exchange.Turn, turn *loop.Turn, up
 	if x.Relay() && len(turn.Tools) == 0 {
 		rep, err := s.relayJSON(c, turn)
 		err = cutCause(ctx, err)
-		s.logTurn(c, x.Request(), up, rep, err, time.Since(start))
+		s.logTurn(ctx, requestKey(c), x.Request(), up, rep, err, time.Since(start))
 		return err
 	}
 	rep, err := s.runner.Run(ctx, turn, x.Start(turn, nil))
 	err = cutCause(ctx, err)
-	s.logTurn(c, x.Request(), up, rep, err, time.Since(start))
+	s.logTurn(ctx, requestKey(c), x.Request(), up, rep, err, time.Since(start))
 	if err != nil {
 		if rep.ToolsRan {
 			c.Response().Header().Set("X-Should-Retry", "false")
@@ -146,22 +151,22 @@ func (s *Server) answerTurn(c echo.Context, x exchange.Turn, turn *loop.Turn, up
 // finished; a client that left gets nothing. A turn cut by a shutdown (err
 // is [ErrShuttingDown], see cutCause) is not a client that left: the
 // client is still there and is told.
-func (s *Server) endTurn(c echo.Context, x exchange.Turn, out *sseSink, err error) error {
-	if err == nil || clientLeft(c, err) {
+func (s *Server) endTurn(ctx context.Context, st *state, x exchange.Turn, out *sseSink, err error) error {
+	if err == nil || clientLeft(ctx, err) {
 		return nil
 	}
 	if !out.committed {
 		return err // errorHandler writes status and body
 	}
-	_ = x.Fail(out, err, toAPIError(err), s.stateOf(c).mask)
+	_ = x.Fail(out, err, toAPIError(err), st.mask)
 	return nil
 }
 
 // clientLeft reports whether a turn's error leaves nobody to tell: the
 // client hung up. A turn cut by a shutdown is not that: its client is
 // still there and is told.
-func clientLeft(c echo.Context, err error) bool {
-	return toAPIError(err).Status == statusClientClosed || c.Request().Context().Err() != nil && !errors.Is(err, ErrShuttingDown)
+func clientLeft(ctx context.Context, err error) bool {
+	return toAPIError(err).Status == statusClientClosed || ctx.Err() != nil && !errors.Is(err, ErrShuttingDown)
 }
 
 // newID mints an id with the runner's generator (tests pin it).

@@ -173,7 +173,7 @@ func runServer(sigs <-chan os.Signal, r *reloader) error {
 	r.host, r.srv, r.mcp = host, srv, mcps
 	hs := newHTTPServer(srv, log)
 	logStart(log, r.file, cfg, ln.Addr())
-	return serveUntilStopped(hs, proxy.GuardFraming(hs, ln), srv, sigs, r)
+	return serveUntilStopped(hs, proxy.Listener(hs, ln), srv, sigs, r)
 }
 
 // newHTTPServer serves h with timeouts fit for long streams.
@@ -285,6 +285,10 @@ func shutdown(hs *http.Server, srv *proxy.Server, sigs <-chan os.Signal, grace t
 		}
 	})
 	err := hs.Shutdown(gctx)
+	if err == nil {
+		// Streams that left their handlers are no connections of hs's.
+		err = srv.Drain(gctx)
+	}
 	close(done)
 	wg.Wait()
 	if err == nil {

@@ -284,7 +284,7 @@ func serve(h http.Handler, addr string) (string, func(), error) {
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	if _, ok := h.(*proxy.Server); ok {
-		ln = proxy.GuardFraming(srv, ln)
+		ln = proxy.Listener(srv, ln)
 	}
 	done := make(chan struct{})
 	go func() {

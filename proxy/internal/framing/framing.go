@@ -59,10 +59,17 @@ type connKey struct{}
 // ConnContext is http.Server.ConnContext: it gives the requests of a
 // watched connection a way to reach it.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
-	if fc, ok := c.(*Conn); ok {
-		return context.WithValue(ctx, connKey{}, fc)
+	for {
+		if fc, ok := c.(*Conn); ok {
+			return context.WithValue(ctx, connKey{}, fc)
+		}
+		// A connection given back after a stream comes wrapped.
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return ctx
+		}
+		c = u.NetConn()
 	}
-	return ctx
 }
 
 // Suspect reports why the request of ctx must be refused and its
