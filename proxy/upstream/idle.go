@@ -31,6 +31,10 @@ type idleBody struct {
 	// every byte it had, so what was sent from them may go out now, with
 	// what the round's other goroutines posted meanwhile.
 	wait func()
+	// ready, when set, waits for the upstream's bytes without a buffer
+	// (h1's body); primed says Ready did what a Read does first.
+	ready  interface{ Ready() }
+	primed bool
 }
 
 func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
@@ -48,14 +52,30 @@ func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *i
 	return b
 }
 
-// Read reads from the body with the idle clock running.
-func (b *idleBody) Read(p []byte) (int, error) {
+// Ready waits for the upstream's next bytes, as a Read would but with no
+// buffer, the idle clock running on into the Read that follows.
+func (b *idleBody) Ready() {
+	b.start()
+	b.primed = true
+	b.ready.Ready()
+}
+
+// start is what comes before a read: wait, and the idle clock.
+func (b *idleBody) start() {
 	if b.wait != nil {
 		b.wait()
 	}
 	if b.t != nil && !b.fired.Load() {
 		b.t.Reset(b.d)
 	}
+}
+
+// Read reads from the body with the idle clock running.
+func (b *idleBody) Read(p []byte) (int, error) {
+	if !b.primed {
+		b.start()
+	}
+	b.primed = false
 	n, err := b.r.Read(p)
 	for err == h1.ErrInterrupted && n == 0 {
 		// The clock runs on: an interruption is no byte from the

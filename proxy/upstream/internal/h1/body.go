@@ -37,6 +37,9 @@ type bodyReader struct {
 	end  bool
 	over bool
 	err  error
+	// ahead holds pending when Body.Ready read them: it goes back to
+	// aheads once they are read.
+	ahead *[aheadBuf]byte
 }
 
 // clean reports whether the body ended exactly where its framing says,
@@ -88,7 +91,14 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		var err error
 		if len(b.pending) > 0 {
 			n = copy(in, b.pending)
-			b.pending = b.pending[n:]
+			if b.pending = b.pending[n:]; len(b.pending) == 0 {
+				// An idle stream keeps no copy of the bytes it read.
+				b.pending = nil
+				if b.ahead != nil {
+					aheads.Put(b.ahead)
+					b.ahead = nil
+				}
+			}
 		} else {
 			n, err = b.src.Read(in)
 		}

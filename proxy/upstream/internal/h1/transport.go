@@ -224,6 +224,8 @@ type Body struct {
 	// Interrupt may set one any more.
 	imu                 sync.Mutex
 	interrupted, closed bool
+	// readAhead is readSocket, made once for every Ready.
+	readAhead func(fd uintptr) bool
 }
 
 // Read reads the body into p, in the caller's goroutine.

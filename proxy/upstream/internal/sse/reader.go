@@ -42,7 +42,19 @@ type Reader struct {
 	// filled says the last read filled the buffer: the upstream is ahead
 	// of the reader, and the next read asks for twice as much.
 	filled bool
+	// waiter, when set, waits for the body's next bytes without a buffer
+	// (see WaitWith).
+	waiter Waiter
 }
+
+// Waiter waits until a Read of a body would not wait: h1's body waits
+// for its socket to be readable.
+type Waiter interface{ Ready() }
+
+// WaitWith makes the reader wait for w before it reads, whenever it holds
+// no unread bytes: its buffer goes back to a pool meanwhile, and a stream
+// that waits for its upstream holds none.
+func (s *Reader) WaitWith(w Waiter) { s.waiter = w }
 
 // smallBuf is what a stream reads into while the upstream sends no
 // faster than it is read, as a model server does token by token, and
@@ -66,10 +78,34 @@ func NewReader(r io.Reader, max int) *Reader {
 		s = &Reader{}
 	}
 	if s.buf == nil {
-		s.buf = make([]byte, smallBuf)
+		s.buf = takeSmall()
 	}
 	*s = Reader{r: r, buf: s.buf[:cap(s.buf)], data: s.data[:0], max: max}
 	return s
+}
+
+// smallBufs are the buffers of readers waiting for bytes (WaitWith).
+var smallBufs sync.Pool
+
+func takeSmall() []byte {
+	if b, _ := smallBufs.Get().(*[smallBuf]byte); b != nil {
+		return b[:]
+	}
+	return make([]byte, smallBuf)
+}
+
+// await waits for the body's next bytes with the buffer given back, when
+// it holds nothing to parse and is the small one, and the last read did
+// not fill it (a backlog, which waits for nothing): one grown for a
+// backlog is kept for the rest of it.
+func (s *Reader) await() {
+	if s.waiter == nil || s.end > 0 || s.filled || cap(s.buf) != smallBuf {
+		return
+	}
+	smallBufs.Put((*[smallBuf]byte)(s.buf[:smallBuf]))
+	s.buf = nil
+	s.waiter.Ready()
+	s.buf = takeSmall()
 }
 
 // Release gives the reader's buffers back for another stream. Nothing it
@@ -207,6 +243,7 @@ func (s *Reader) fill() error {
 		s.end = copy(s.buf, s.buf[s.start:s.end])
 		s.start = 0
 	}
+	s.await()
 	if s.end == len(s.buf) || s.filled && len(s.buf) < backlogBuf {
 		s.buf = append(s.buf, make([]byte, len(s.buf))...)
 	}
