@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/proxy/upstream/internal/h1"
+	"github.com/toolstream/toolstream/proxy/upstream/internal/sse"
 )
 
 // idleBody closes an upstream stream that sends nothing for d: a stalled
@@ -31,9 +32,9 @@ type idleBody struct {
 	// every byte it had, so what was sent from them may go out now, with
 	// what the round's other goroutines posted meanwhile.
 	wait func()
-	// ready, when set, waits for the upstream's bytes without a buffer
-	// (h1's body); primed says Ready did what a Read does first.
-	ready  interface{ Ready() }
+	// ready, when set, can wait for the upstream's bytes without a
+	// buffer (h1's body); primed says Ready did what a Read does first.
+	ready  sse.Waiter
 	primed bool
 }
 
@@ -52,12 +53,12 @@ func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *i
 	return b
 }
 
-// Ready waits for the upstream's next bytes, as a Read would but with no
-// buffer, the idle clock running on into the Read that follows.
-func (b *idleBody) Ready() {
+// Ready is the body's sse.Waiter: it reads or waits as ready does, the
+// idle clock running on into the Read that follows.
+func (b *idleBody) Ready(p []byte, park func()) {
 	b.start()
 	b.primed = true
-	b.ready.Ready()
+	b.ready.Ready(p, park)
 }
 
 // start is what comes before a read: wait, and the idle clock.

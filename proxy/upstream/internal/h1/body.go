@@ -37,9 +37,6 @@ type bodyReader struct {
 	end  bool
 	over bool
 	err  error
-	// ahead holds pending when Body.Ready read them: it goes back to
-	// aheads once they are read.
-	ahead *[aheadBuf]byte
 }
 
 // clean reports whether the body ended exactly where its framing says,
@@ -92,12 +89,9 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		if len(b.pending) > 0 {
 			n = copy(in, b.pending)
 			if b.pending = b.pending[n:]; len(b.pending) == 0 {
-				// An idle stream keeps no copy of the bytes it read.
+				// An idle stream keeps no view of the bytes it read: the
+				// head's rest, or the reader's buffer (Body.Ready).
 				b.pending = nil
-				if b.ahead != nil {
-					aheads.Put(b.ahead)
-					b.ahead = nil
-				}
 			}
 		} else {
 			n, err = b.src.Read(in)

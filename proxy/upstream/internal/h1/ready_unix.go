@@ -4,20 +4,21 @@ package h1
 
 import "syscall"
 
-// Ready returns once a Read of the body would not wait for the
-// connection: bytes are there, or the body's end, an error, or an
-// Interrupt — the Read after it says which. The caller holds no buffer
-// meanwhile: a stream waits for its upstream for most of its life, and
-// its event reader's buffer goes back to a pool while it does
-// (sse.Reader.WaitWith).
+// Ready reads the connection into p as the body's next Read would, but
+// when nothing is there it calls park and waits for the socket without
+// p: a stream waits for its upstream for most of its life, and its event
+// reader gives its buffer back while it does (sse.Reader.WaitWith). It
+// returns once a Read would not wait: with the bytes it read pending for
+// that Read (which must be given p, or a copy of what p holds), or after
+// park, when the socket has something, or the body's end, an error or an
+// Interrupt is there — the Read says which.
 //
-// It reads as the Read it stands in for would, first, and waits only when
-// the socket has nothing: the bytes it reads go into a pooled buffer,
-// which the next Read empties, and no read more is made than without it.
-// A connection that is no socket (a test's pipe) is not waited for here.
-func (b *Body) Ready() {
+// It reads first, as Go's own Read does, and no read is made more than
+// without it. A connection that is no socket (a test's pipe) is not
+// waited for here: Ready returns at once.
+func (b *Body) Ready(p []byte, park func()) {
 	r := &b.r
-	if len(r.pending) > 0 || r.end || r.err != nil {
+	if len(r.pending) > 0 || r.end || r.err != nil || len(p) == 0 {
 		return
 	}
 	pc := b.pc
@@ -32,22 +33,31 @@ func (b *Body) Ready() {
 		}
 		pc.raw = raw
 	}
-	if b.readAhead == nil {
-		b.readAhead = b.readSocket
+	if b.readSocket == nil {
+		b.readSocket = b.tryRead
 	}
-	pc.raw.Read(b.readAhead) // an error, the Read that follows meets too
+	b.p, b.park, b.parked = p, park, false
+	pc.raw.Read(b.readSocket) // an error, the Read that follows meets too
+	b.p, b.park = nil, nil
 }
 
-// readSocket is Ready's read of the socket: true when it read bytes, now
+// tryRead is Ready's read of the socket: true when it read bytes, now
 // pending, or met the socket's end or an error, which it leaves to the
-// Read after; false, to wait for the socket, when nothing is there.
-func (b *Body) readSocket(fd uintptr) bool {
-	a := aheads.Get().(*[aheadBuf]byte)
-	n, err := syscall.Read(int(fd), a[:])
-	if n > 0 {
-		b.r.ahead, b.r.pending = a, a[:n]
+// Read after; false, to wait for the socket, when nothing is there — once:
+// after the wait it reads nothing, and the Read after does.
+func (b *Body) tryRead(fd uintptr) bool {
+	if b.parked {
 		return true
 	}
-	aheads.Put(a)
-	return err != syscall.EAGAIN
+	n, err := syscall.Read(int(fd), b.p)
+	if n > 0 {
+		b.r.pending = b.p[:n]
+		return true
+	}
+	if err != syscall.EAGAIN {
+		return true
+	}
+	b.parked = true
+	b.park()
+	return false
 }

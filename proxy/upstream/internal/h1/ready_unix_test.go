@@ -11,12 +11,13 @@ import (
 	"time"
 )
 
-// TestH1Ready: Ready returns when the upstream's next bytes came, and the
-// Read after it returns them; when the answer ends meanwhile — its last
-// chunk and the connection's close together, which wake a waiting socket
-// once — the Read after it finds the end; an Interrupt cuts it short as it
-// does a Read. The bytes Ready read go to the body's Read whole, chunk
-// framing cut out.
+// TestH1Ready: Ready reads bytes already there into the buffer it is
+// given, for the Read after it; with none there it parks the buffer and
+// returns when the upstream's next bytes came, which the Read after it
+// reads; when the answer ends meanwhile — its last chunk and the
+// connection's close together, which wake a waiting socket once — the
+// Read after it finds the end; an Interrupt cuts it short as it does a
+// Read. What Read returns has the chunk framing cut out.
 func TestH1Ready(t *testing.T) {
 	next := make(chan string)
 	srv := newRawServer(t, func(c net.Conn, _ int) bool {
@@ -38,24 +39,34 @@ func TestH1Ready(t *testing.T) {
 	defer resp.Body.Close()
 	body := resp.Body.(*Body)
 	buf := make([]byte, 64)
-	read := func(want string) {
+	parked := false
+	park := func() { parked = true }
+	read := func(want string, wantParked bool) {
 		t.Helper()
-		body.Ready()
+		parked = false
+		body.Ready(buf, park)
 		n, err := body.Read(buf)
 		if string(buf[:n]) != want || err != nil {
 			t.Fatalf("read %q, %v; want %q", buf[:n], err, want)
 		}
+		if parked != wantParked {
+			t.Errorf("parked %v, want %v", parked, wantParked)
+		}
+		if body.r.pending != nil {
+			t.Error("the body still views the bytes it read")
+		}
 	}
-	read("first") // read with the head
+	read("first", false) // read with the head
 
 	time.AfterFunc(20*time.Millisecond, func() { next <- "second" })
-	read("second")
-	if body.r.ahead != nil {
-		t.Error("the buffer Ready read into is still held after its bytes were read")
-	}
+	read("second", true)
+
+	next <- "now"
+	time.Sleep(20 * time.Millisecond) // in the socket before Ready
+	read("now", false)
 
 	time.AfterFunc(20*time.Millisecond, body.Interrupt)
-	body.Ready()
+	body.Ready(buf, park)
 	if n, err := body.Read(buf); n != 0 || err != ErrInterrupted {
 		t.Fatalf("read after an interrupted Ready: %d, %v; want ErrInterrupted", n, err)
 	}
@@ -65,7 +76,7 @@ func TestH1Ready(t *testing.T) {
 	go func() {
 		defer close(done)
 		for n := 0; ; {
-			body.Ready()
+			body.Ready(buf[n:], park)
 			k, err := body.Read(buf[n:])
 			n += k
 			if err == io.EOF {

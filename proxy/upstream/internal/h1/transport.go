@@ -224,8 +224,12 @@ type Body struct {
 	// Interrupt may set one any more.
 	imu                 sync.Mutex
 	interrupted, closed bool
-	// readAhead is readSocket, made once for every Ready.
-	readAhead func(fd uintptr) bool
+	// readSocket is tryRead, made once for every Ready; p and park are
+	// the running Ready's, parked says it called park.
+	readSocket func(fd uintptr) bool
+	p          []byte
+	park       func()
+	parked     bool
 }
 
 // Read reads the body into p, in the caller's goroutine.

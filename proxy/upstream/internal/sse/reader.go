@@ -42,19 +42,24 @@ type Reader struct {
 	// filled says the last read filled the buffer: the upstream is ahead
 	// of the reader, and the next read asks for twice as much.
 	filled bool
-	// waiter, when set, waits for the body's next bytes without a buffer
-	// (see WaitWith).
+	// waiter, when set, is read through while the reader holds no unread
+	// bytes (see WaitWith); park is s.park, for it.
 	waiter Waiter
+	park   func()
 }
 
-// Waiter waits until a Read of a body would not wait: h1's body waits
-// for its socket to be readable.
-type Waiter interface{ Ready() }
+// Waiter is a body that can wait for its next bytes without the buffer
+// they are to be read into: h1's body.
+type Waiter interface {
+	// Ready reads what is there into p, for the Read that follows, or
+	// calls park and waits for the body's next bytes without p.
+	Ready(p []byte, park func())
+}
 
-// WaitWith makes the reader wait for w before it reads, whenever it holds
-// no unread bytes: its buffer goes back to a pool meanwhile, and a stream
-// that waits for its upstream holds none.
-func (s *Reader) WaitWith(w Waiter) { s.waiter = w }
+// WaitWith makes the reader read through w whenever it holds no unread
+// bytes: should w have to wait, the buffer goes back to a pool
+// meanwhile, and a stream that waits for its upstream holds none.
+func (s *Reader) WaitWith(w Waiter) { s.waiter, s.park = w, s.giveBack }
 
 // smallBuf is what a stream reads into while the upstream sends no
 // faster than it is read, as a model server does token by token, and
@@ -94,18 +99,25 @@ func takeSmall() []byte {
 	return make([]byte, smallBuf)
 }
 
-// await waits for the body's next bytes with the buffer given back, when
-// it holds nothing to parse and is the small one, and the last read did
-// not fill it (a backlog, which waits for nothing): one grown for a
-// backlog is kept for the rest of it.
+// await reads through the Waiter, which waits for the body's next bytes
+// with the buffer given back, when the reader holds nothing to parse and
+// the buffer is the small one, and the last read did not fill it (a
+// backlog, which waits for nothing): one grown for a backlog is kept for
+// the rest of it.
 func (s *Reader) await() {
 	if s.waiter == nil || s.end > 0 || s.filled || cap(s.buf) != smallBuf {
 		return
 	}
+	s.waiter.Ready(s.buf, s.park)
+	if s.buf == nil {
+		s.buf = takeSmall()
+	}
+}
+
+// giveBack puts the buffer back while the Waiter waits.
+func (s *Reader) giveBack() {
 	smallBufs.Put((*[smallBuf]byte)(s.buf[:smallBuf]))
 	s.buf = nil
-	s.waiter.Ready()
-	s.buf = takeSmall()
 }
 
 // Release gives the reader's buffers back for another stream. Nothing it
