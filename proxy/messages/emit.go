@@ -1,6 +1,9 @@
 package messages
 
-import "strconv"
+import (
+	"strconv"
+	"sync"
+)
 
 // The Encoder's events, written to its Writer or gathered into a message.
 
@@ -43,6 +46,37 @@ func (e *Encoder) event(name string, data []byte) error {
 	e.buf = data[:0]
 	return e.w.WriteEvent(name, data)
 }
+
+// scratch is the event buffer, emptied, to write an event into: the one
+// the last event was written from, or one from bufs after a Flush gave
+// it back.
+func (e *Encoder) scratch() []byte {
+	if e.buf == nil {
+		if b, _ := bufs.Get().(*[]byte); b != nil {
+			e.buf, e.box = *b, b
+		}
+	}
+	return e.buf[:0]
+}
+
+// giveBack puts the event buffer in bufs: the turn flushed, and waits.
+// Each event is written out of it before the next one is begun, so
+// between events it holds nothing.
+func (e *Encoder) giveBack() {
+	if e.buf == nil || cap(e.buf) > 64<<10 {
+		e.buf = nil
+		return
+	}
+	if e.box == nil {
+		e.box = new([]byte)
+	}
+	*e.box = e.buf[:0]
+	bufs.Put(e.box)
+	e.buf, e.box = nil, nil
+}
+
+// bufs are the event buffers of streams that wait.
+var bufs sync.Pool
 
 // openBlock makes a block of type typ the open one, closing what was open.
 func (e *Encoder) openBlock(typ string, b any) error {
@@ -97,9 +131,9 @@ func (e *Encoder) delta(kind, piece string) error {
 		return nil
 	}
 	if e.frames == nil {
-		return e.event("content_block_delta", appendDelta(e.buf[:0], e.n-1, kind, piece))
+		return e.event("content_block_delta", appendDelta(e.scratch(), e.n-1, kind, piece))
 	}
-	b := append(e.buf[:0], "event: content_block_delta\ndata: "...)
+	b := append(e.scratch(), "event: content_block_delta\ndata: "...)
 	b = append(appendDelta(b, e.n-1, kind, piece), "\n\n"...)
 	e.buf = b[:0]
 	return e.frames.WriteFrame(b)
@@ -124,11 +158,11 @@ func (e *Encoder) stopBlock() error {
 	if thinking {
 		// Anthropic sends a thinking block's signature last, as a
 		// signature_delta; Claude Code keeps it and sends it back.
-		if err := e.event("content_block_delta", appendDelta(e.buf[:0], e.n-1, deltaSignature, sum(e.think))); err != nil {
+		if err := e.event("content_block_delta", appendDelta(e.scratch(), e.n-1, deltaSignature, sum(e.think))); err != nil {
 			return err
 		}
 	}
-	b := append(e.buf[:0], `{"type":"content_block_stop","index":`...)
+	b := append(e.scratch(), `{"type":"content_block_stop","index":`...)
 	b = strconv.AppendInt(b, int64(e.n-1), 10)
 	return e.event("content_block_stop", append(b, '}'))
 }

@@ -74,8 +74,9 @@ type Encoder struct {
 	opts    Options
 	servers map[string]string
 
-	buf     []byte // the event being written
-	space   string // white space held for the next text block (see Text)
+	buf     []byte  // the event being written
+	box     *[]byte // what buf came from bufs in, kept to put it back in
+	space   string  // white space held for the next text block (see Text)
 	started bool
 	n       int    // blocks so far: the next block's index
 	open    string // the open block's type: "", "text", "thinking" or "tool_use"
@@ -310,7 +311,7 @@ func (e *Encoder) Keepalive() error {
 	if err := e.begin(); err != nil {
 		return err
 	}
-	return e.event("ping", append(e.buf[:0], `{"type":"ping"}`...))
+	return e.event("ping", append(e.scratch(), `{"type":"ping"}`...))
 }
 
 // Done ends the answer: every block closes, then message_delta with the
@@ -337,7 +338,7 @@ func (e *Encoder) Done() error {
 	if err := e.event("message_delta", b); err != nil {
 		return err
 	}
-	return e.event("message_stop", append(e.buf[:0], `{"type":"message_stop"}`...))
+	return e.event("message_stop", append(e.scratch(), `{"type":"message_stop"}`...))
 }
 
 // stopFields are the stop_reason and stop_sequence of the answer.
@@ -369,6 +370,7 @@ func (e *Encoder) Hold(on bool) error {
 // Flush writes out what the Writer holds; the turn flushes before it
 // waits for anything, so no event waits for another.
 func (e *Encoder) Flush() error {
+	e.giveBack()
 	if f, ok := e.w.(interface{ Flush() error }); ok {
 		return f.Flush()
 	}

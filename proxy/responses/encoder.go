@@ -143,8 +143,12 @@ type Encoder struct {
 	// server calls' results as the model read them, by call id.
 	parked  []approvalItem
 	results map[string]json.RawMessage
-	// buf is the event being written, from bufs while streaming.
-	buf *[]byte
+	// buf is the event being written, from bufs while streaming and
+	// given back whenever the turn flushes; released says the answer
+	// ended, and an event after it (written to nothing) takes no pooled
+	// buffer that nothing would give back.
+	buf      *[]byte
+	released bool
 	// frames is the Writer when it takes frames; holds and flushes are
 	// the Writer when it holds and flushes: found once, not on every
 	// chunk's flush.
@@ -170,7 +174,6 @@ func NewEncoder(r *Request, opts Options) *Encoder {
 		e.tools[t.Name] = t
 	}
 	if opts.Writer != nil {
-		e.buf = bufs.Get().(*[]byte)
 		e.frames, _ = opts.Writer.(frameWriter)
 		e.holds, _ = opts.Writer.(interface{ Hold(bool) error })
 		e.flushes, _ = opts.Writer.(interface{ Flush() error })
@@ -188,6 +191,14 @@ var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // release gives the event buffer back: the answer ended.
 func (e *Encoder) release() {
+	e.putBuf()
+	e.released = true
+}
+
+// putBuf gives the event buffer back to bufs; the next event takes one
+// again (event). Each event is written out of it before the next one is
+// begun, so between events it holds nothing.
+func (e *Encoder) putBuf() {
 	if e.buf != nil && cap(*e.buf) <= 64<<10 {
 		bufs.Put(e.buf)
 	}
@@ -460,8 +471,11 @@ func (e *Encoder) Hold(on bool) error {
 	return nil
 }
 
-// Flush writes out what the Writer holds.
+// Flush writes out what the Writer holds. The turn flushes before it
+// waits: the event buffer goes back to bufs then, so that an open stream
+// waiting for its upstream holds none.
 func (e *Encoder) Flush() error {
+	e.putBuf()
 	if e.flushes != nil {
 		return e.flushes.Flush()
 	}

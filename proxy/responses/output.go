@@ -105,8 +105,12 @@ func (e *Encoder) sendResponse(typ string) error {
 
 // event is the event buffer, emptied, to write an event into by hand.
 func (e *Encoder) event() []byte {
-	if e.buf == nil {
-		e.buf = new([]byte) // written to after the answer ended
+	switch {
+	case e.buf != nil:
+	case e.opts.Writer == nil || e.released:
+		e.buf = new([]byte) // nothing streams, or the answer ended
+	default:
+		e.buf = bufs.Get().(*[]byte)
 	}
 	return (*e.buf)[:0]
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/toolstream/toolstream/config"
 	"github.com/toolstream/toolstream/loop"
 	"github.com/toolstream/toolstream/proxy/upstream/internal/h1"
+	"github.com/toolstream/toolstream/proxy/upstream/internal/sse"
 )
 
 // chatPath is where chat requests go, under a base URL.
@@ -249,6 +250,7 @@ func (c *Client) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 	// from the round's timeout by the idle body's fired flag.
 	rb, intr := interruptible(resp.Body, stop)
 	ib := newIdleBody(rb, c.cfg.IdleTimeout, stop)
+	ib.ready, _ = intr.(sse.Waiter) // h1's body
 	return &sseStream{body: ib, upstream: c.cfg.Name, ctx: ctx, cancel: stop, maxEvent: c.maxEvent, intr: intr}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolstream/toolstream/proxy/upstream/internal/h1"
+	"github.com/toolstream/toolstream/proxy/upstream/internal/sse"
 )
 
 // idleBody closes an upstream stream that sends nothing for d: a stalled
@@ -31,6 +32,10 @@ type idleBody struct {
 	// every byte it had, so what was sent from them may go out now, with
 	// what the round's other goroutines posted meanwhile.
 	wait func()
+	// ready, when set, can wait for the upstream's bytes without a
+	// buffer (h1's body); primed says Ready did what a Read does first.
+	ready  sse.Waiter
+	primed bool
 }
 
 func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
@@ -48,14 +53,30 @@ func newIdleBody(r io.ReadCloser, d time.Duration, cancel context.CancelFunc) *i
 	return b
 }
 
-// Read reads from the body with the idle clock running.
-func (b *idleBody) Read(p []byte) (int, error) {
+// Ready is the body's sse.Waiter: it reads or waits as ready does, the
+// idle clock running on into the Read that follows.
+func (b *idleBody) Ready(p []byte, park func()) {
+	b.start()
+	b.primed = true
+	b.ready.Ready(p, park)
+}
+
+// start is what comes before a read: wait, and the idle clock.
+func (b *idleBody) start() {
 	if b.wait != nil {
 		b.wait()
 	}
 	if b.t != nil && !b.fired.Load() {
 		b.t.Reset(b.d)
 	}
+}
+
+// Read reads from the body with the idle clock running.
+func (b *idleBody) Read(p []byte) (int, error) {
+	if !b.primed {
+		b.start()
+	}
+	b.primed = false
 	n, err := b.r.Read(p)
 	for err == h1.ErrInterrupted && n == 0 {
 		// The clock runs on: an interruption is no byte from the

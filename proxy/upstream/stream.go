@@ -31,6 +31,9 @@ func (s *sseStream) Events() iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		r := sse.NewReader(s.body, s.maxEvent)
 		defer r.Release() // the loop keeps no data past the sequence
+		if s.body.ready != nil {
+			r.WaitWith(s.body)
+		}
 		for {
 			data, err := r.Next()
 			if err == io.EOF {

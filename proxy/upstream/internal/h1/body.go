@@ -88,7 +88,11 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		var err error
 		if len(b.pending) > 0 {
 			n = copy(in, b.pending)
-			b.pending = b.pending[n:]
+			if b.pending = b.pending[n:]; len(b.pending) == 0 {
+				// An idle stream keeps no view of the bytes it read: the
+				// head's rest, or the reader's buffer (Body.Ready).
+				b.pending = nil
+			}
 		} else {
 			n, err = b.src.Read(in)
 		}

@@ -3,6 +3,7 @@ package h1
 import (
 	"context"
 	"net"
+	"syscall"
 	"time"
 
 	"github.com/toolstream/toolstream/proxy/internal/aside"
@@ -19,6 +20,8 @@ type pconn struct {
 	since time.Time
 	// head is c as the head reader sees it (see readHead).
 	head headLimit
+	// raw is c's socket, for Body.Ready; made at its first wait.
+	raw syscall.RawConn
 }
 
 // defaultSweep is how often kept connections are checked. Model servers

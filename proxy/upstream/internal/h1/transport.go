@@ -224,6 +224,12 @@ type Body struct {
 	// Interrupt may set one any more.
 	imu                 sync.Mutex
 	interrupted, closed bool
+	// readSocket is tryRead, made once for every Ready; p and park are
+	// the running Ready's, parked says it called park.
+	readSocket func(fd uintptr) bool
+	p          []byte
+	park       func()
+	parked     bool
 }
 
 // Read reads the body into p, in the caller's goroutine.

@@ -42,7 +42,24 @@ type Reader struct {
 	// filled says the last read filled the buffer: the upstream is ahead
 	// of the reader, and the next read asks for twice as much.
 	filled bool
+	// waiter, when set, is read through while the reader holds no unread
+	// bytes (see WaitWith); park is s.park, for it.
+	waiter Waiter
+	park   func()
 }
+
+// Waiter is a body that can wait for its next bytes without the buffer
+// they are to be read into: h1's body.
+type Waiter interface {
+	// Ready reads what is there into p, for the Read that follows, or
+	// calls park and waits for the body's next bytes without p.
+	Ready(p []byte, park func())
+}
+
+// WaitWith makes the reader read through w whenever it holds no unread
+// bytes: should w have to wait, the buffer goes back to a pool
+// meanwhile, and a stream that waits for its upstream holds none.
+func (s *Reader) WaitWith(w Waiter) { s.waiter, s.park = w, s.giveBack }
 
 // smallBuf is what a stream reads into while the upstream sends no
 // faster than it is read, as a model server does token by token, and
@@ -66,10 +83,41 @@ func NewReader(r io.Reader, max int) *Reader {
 		s = &Reader{}
 	}
 	if s.buf == nil {
-		s.buf = make([]byte, smallBuf)
+		s.buf = takeSmall()
 	}
 	*s = Reader{r: r, buf: s.buf[:cap(s.buf)], data: s.data[:0], max: max}
 	return s
+}
+
+// smallBufs are the buffers of readers waiting for bytes (WaitWith).
+var smallBufs sync.Pool
+
+func takeSmall() []byte {
+	if b, _ := smallBufs.Get().(*[smallBuf]byte); b != nil {
+		return b[:]
+	}
+	return make([]byte, smallBuf)
+}
+
+// await reads through the Waiter, which waits for the body's next bytes
+// with the buffer given back, when the reader holds nothing to parse and
+// the buffer is the small one, and the last read did not fill it (a
+// backlog, which waits for nothing): one grown for a backlog is kept for
+// the rest of it.
+func (s *Reader) await() {
+	if s.waiter == nil || s.end > 0 || s.filled || cap(s.buf) != smallBuf {
+		return
+	}
+	s.waiter.Ready(s.buf, s.park)
+	if s.buf == nil {
+		s.buf = takeSmall()
+	}
+}
+
+// giveBack puts the buffer back while the Waiter waits.
+func (s *Reader) giveBack() {
+	smallBufs.Put((*[smallBuf]byte)(s.buf[:smallBuf]))
+	s.buf = nil
 }
 
 // Release gives the reader's buffers back for another stream. Nothing it
@@ -207,6 +255,7 @@ func (s *Reader) fill() error {
 		s.end = copy(s.buf, s.buf[s.start:s.end])
 		s.start = 0
 	}
+	s.await()
 	if s.end == len(s.buf) || s.filled && len(s.buf) < backlogBuf {
 		s.buf = append(s.buf, make([]byte, len(s.buf))...)
 	}
