@@ -87,7 +87,7 @@ func (d *DB) fillSpare() {
 	}()
 }
 
-// dropSpare discards txn if it is still the spare, untaken.
+// dropSpare discards txn if it is still a spare, untaken.
 func (d *DB) dropSpare(txn *dgbadger.Txn) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -106,7 +106,7 @@ func (d *DB) dropSpare(txn *dgbadger.Txn) {
 	}
 }
 
-// closeSpare discards the spare transaction; Close calls it, holding mu,
+// closeSpare discards the spare transactions; Close calls it, holding mu,
 // before badger closes.
 func (d *DB) closeSpare() {
 	for txn := d.spare.take(); txn != nil; txn = d.spare.take() {
@@ -115,7 +115,7 @@ func (d *DB) closeSpare() {
 }
 
 // updateNew is update for a transaction that writes only keys no one has
-// written yet, and reads no other: it runs on the spare transaction when
+// written yet, and reads no other: it runs on a spare transaction when
 // one is ready (see spareTxn), else as update does.
 func (d *DB) updateNew(ctx context.Context, fn func(txn *dgbadger.Txn) error) error {
 	defer d.fillSpare()
@@ -126,7 +126,7 @@ func (d *DB) updateNew(ctx context.Context, fn func(txn *dgbadger.Txn) error) er
 	return err
 }
 
-// onSpare runs fn on the spare transaction and commits it, under update's
+// onSpare runs fn on a spare transaction and commits it, under update's
 // rules; ran is false when no spare was ready.
 func (d *DB) onSpare(ctx context.Context, fn func(txn *dgbadger.Txn) error) (ran bool, err error) {
 	d.mu.RLock()
