@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -78,6 +79,28 @@ func (c *calls) start(p *pending) {
 		endToolSpan(span, p.result, p.err)
 		c.send(note{p: p})
 	})
+	if ready(before) {
+		// The call goes first: this goroutine would otherwise flush the
+		// client's stream (a write that takes tens of µs on loopback)
+		// before the call got the CPU, and with GOMAXPROCS 1 nothing
+		// else runs it. The tool.started event waits that long instead
+		// of the webhook request.
+		runtime.Gosched()
+	}
+}
+
+// ready reports whether a call waiting on prev may run now: prev is nil
+// or closed.
+func ready(prev chan struct{}) bool {
+	if prev == nil {
+		return true
+	}
+	select {
+	case <-prev:
+		return true
+	default:
+		return false
+	}
 }
 
 // send hands a note to the writer, unless the round is being torn down.

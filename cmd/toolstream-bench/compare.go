@@ -27,6 +27,7 @@ type compareOptions struct {
 	ChunkBytes  int           // bytes of content per chunk
 	C1Streams   int           // streams of the c=1 scenario
 	C64PerConn  int           // streams per connection at c=64
+	C64PPerConn int           // streams per connection at c=64 paced
 	C256PerConn int           // streams per connection at c=256
 	Idle        int           // idle open streams
 	Hold        time.Duration // how long idle streams are held open before measuring
@@ -44,11 +45,15 @@ type compareOptions struct {
 
 // Scenarios of compare.
 const (
-	scenC1   = "c1"   // one client: per-request overhead
-	scenC64  = "c64"  // 64 clients, no pacing: CPU per stream
-	scenC256 = "c256" // 256 clients, 10ms between chunks: TTFT under load
-	scenIdle = "idle" // open streams holding still: memory per stream
+	scenC1       = "c1"   // one client: per-request overhead
+	scenC64      = "c64"  // 64 clients, no pacing: CPU per stream, the target saturated
+	scenC64Paced = "c64p" // 64 clients paced as c256, calling targets: the round trip loaded, not saturated
+	scenC256     = "c256" // 256 clients, 10ms between chunks: TTFT under load
+	scenIdle     = "idle" // open streams holding still: memory per stream
 )
+
+// allScenarios are compare's scenarios, in the order a run takes them.
+var allScenarios = []string{scenC1, scenC64, scenC64Paced, scenC256, scenIdle, scenPrefix}
 
 // figures are one (target, scenario) measurement.
 type figures struct {
@@ -136,8 +141,8 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 			// by a tenth).
 			for i := range o.Targets {
 				name := o.Targets[(i+rep)%len(o.Targets)]
-				if scen == scenPrefix || scen == scenIdle && targetKind(name) == targetCall {
-					continue // held before any call: the same as ts-text; prefix: runPrefix
+				if skipScenario(scen, name) {
+					continue
 				}
 				fmt.Fprintf(logw, "repeat %d/%d · %s · %s", rep+1, o.Repeats, scen, name)
 				f, err := measureScenario(ctx, env, up, o, name, scen)
@@ -166,6 +171,22 @@ func compare(ctx context.Context, o compareOptions, logw io.Writer) (*comparison
 		}
 	}
 	return cmp, nil
+}
+
+// skipScenario reports the (scenario, target) pairs compare does not
+// run: idle holds a stream before any call, the same as ts-text; the paced
+// c=64 is there for the round trip, which only a calling target makes; the
+// prefix scenario runs apart (runPrefix).
+func skipScenario(scen, target string) bool {
+	switch scen {
+	case scenPrefix:
+		return true
+	case scenIdle:
+		return targetKind(target) == targetCall
+	case scenC64Paced:
+		return targetKind(target) != targetCall
+	}
+	return false
 }
 
 // measureScenario starts a fresh target, warms it up and runs one
@@ -205,13 +226,15 @@ func measureScenario(ctx context.Context, env targetEnv, up *benchUpstream, o co
 	switch scen {
 	case scenC64:
 		clients, per = 64, o.C64PerConn
+	case scenC64Paced:
+		clients, per, pace = 64, o.C64PPerConn, 10*time.Millisecond
 	case scenC256:
 		clients, per, pace = 256, o.C256PerConn, 10*time.Millisecond
-		// Starts spread over one stream's length: a steady 256 streams,
-		// not 256 connections opened in one instant.
-		if !o.Burst {
-			stagger = pace * time.Duration(o.Chunks) / time.Duration(clients)
-		}
+	}
+	// Paced starts spread over one stream's length: a steady load, not
+	// every connection opened in one instant.
+	if pace > 0 && !o.Burst {
+		stagger = pace * time.Duration(o.Chunks) / time.Duration(clients)
 	}
 	up.pace.Store(int64(pace))
 	up.rt.take() // the warm-up's

@@ -35,8 +35,8 @@ func TestCompareSmall(t *testing.T) {
 	bin := buildToolstream(t)
 	o := compareOptions{
 		Targets:   []string{targetDirect, targetPass, targetText, targetCall},
-		Scenarios: []string{scenC1, scenC64, scenIdle},
-		Repeats:   1, Chunks: 8, ChunkBytes: 16, C1Streams: 5, C64PerConn: 1, Idle: 20, Hold: 100 * time.Millisecond,
+		Scenarios: []string{scenC1, scenC64, scenC64Paced, scenIdle},
+		Repeats:   1, Chunks: 8, ChunkBytes: 16, C1Streams: 5, C64PerConn: 1, C64PPerConn: 1, Idle: 20, Hold: 100 * time.Millisecond,
 		Bin: bin, NoPin: true, Timeout: 2 * time.Minute,
 	}
 	cmp, err := compare(context.Background(), o, io.Discard)
@@ -55,6 +55,14 @@ func TestCompareSmall(t *testing.T) {
 		t.Errorf("ts-call c=64: tool round trip p50 %s p99 %s, %d not matched; want every webhook request set against its block's close",
 			f.toolRTP50, f.toolRTP99, f.toolRTLost)
 	}
+	if f := cmp.results[targetCall][scenC64Paced]; len(f) != 1 || f[0].streams != 64 || f[0].errors != 0 || f[0].toolRTP50 <= 0 || f[0].toolRTLost != 0 {
+		t.Errorf("ts-call c=64 paced: %+v, want 64 streams, each call's round trip measured", f)
+	}
+	for _, target := range []string{targetDirect, targetPass, targetText} {
+		if f, ran := cmp.results[target][scenC64Paced]; ran {
+			t.Errorf("%s makes no calls, yet ran c=64 paced: %+v", target, f)
+		}
+	}
 	if f := cmp.results[targetText][scenC64][0]; f.toolRTP50 != 0 || f.toolRTLost != 0 {
 		t.Errorf("ts-text c=64 made no calls, yet has a tool round trip: %+v", f)
 	}
@@ -63,7 +71,8 @@ func TestCompareSmall(t *testing.T) {
 	}
 	var out bytes.Buffer
 	cmp.print(&out)
-	for _, want := range []string{"| ts-text |", "ts-text / ts-pass: c=1 TTFT p50", "idle memory per stream", "c=64 tool round trip p99"} {
+	for _, want := range []string{"| ts-text |", "ts-text / ts-pass: c=1 TTFT p50", "idle memory per stream",
+		"c=64 tool round trip p99 (saturated)", "c=64 paced tool round trip p99", "c=64 64 streams paced 10ms"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

@@ -94,12 +94,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o compareOptions
 	targets := fs.String("targets", strings.Join(allTargets, ","), "what to put between the clients and the upstream; a toolstream target with @base (ts-pass@base) runs the -base-bin binary, ts-call@pg@base on PostgreSQL")
-	scenarios := fs.String("scenarios", strings.Join([]string{scenC1, scenC64, scenC256, scenIdle, scenPrefix}, ","), "which loads to run")
+	scenarios := fs.String("scenarios", strings.Join(allScenarios, ","), "which loads to run")
 	fs.IntVar(&o.Repeats, "repeats", 3, "runs of each scenario; the report shows medians")
 	fs.IntVar(&o.Chunks, "chunks", 64, "content chunks per stream")
 	fs.IntVar(&o.ChunkBytes, "chunk-bytes", 16, "bytes of content per chunk")
 	fs.IntVar(&o.C1Streams, "c1-streams", 200, "streams of the c=1 scenario")
 	fs.IntVar(&o.C64PerConn, "c64-streams", 20, "streams per client at c=64")
+	fs.IntVar(&o.C64PPerConn, "c64p-streams", 5, "streams per client at c=64 paced (calling targets only)")
 	fs.IntVar(&o.C256PerConn, "c256-streams", 3, "streams per client at c=256")
 	fs.IntVar(&o.Idle, "idle", 500, "idle open streams")
 	fs.DurationVar(&o.Hold, "hold", 500*time.Millisecond, "how long idle streams are held open before their memory is read")
@@ -107,7 +108,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.BaseBin, "base-bin", "", "a second toolstream binary, which the @base targets run: two builds side by side in one run")
 	fs.StringVar(&o.Nginx, "nginx", "", "nginx binary, for the nginx target")
 	fs.StringVar(&o.PGDSN, "pg-dsn", "", "a PostgreSQL database on this machine, which the @pg targets (ts-call@pg) store in; their CPU counts the database server's too")
-	fs.BoolVar(&o.Burst, "burst", false, "c=256: open all 256 connections in the same instant instead of spreading their starts over one stream's length")
+	fs.BoolVar(&o.Burst, "burst", false, "c=256 and c=64 paced: open all the connections in the same instant instead of spreading their starts over one stream's length")
 	fs.IntVar(&o.PrefixTurns, "prefix-turns", 5, "prefix scenario: tool turns per mode, one after another")
 	fs.Int64Var(&o.PrefillNsPerByte, "prefill-ns-per-byte", 50000, "prefix scenario: prefill time of a prompt byte the upstream's cache does not hold, in ns (50µs: a 7B model at about 5,000 tokens/s)")
 	fs.BoolVar(&o.NoPin, "no-pin", false, "do not pin the target to one CPU and the load to another")
@@ -124,7 +125,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, s := range o.Scenarios {
-		if !slices.Contains([]string{scenC1, scenC64, scenC256, scenIdle, scenPrefix}, s) {
+		if !slices.Contains(allScenarios, s) {
 			fmt.Fprintf(stderr, "unknown scenario %q\n", s)
 			return 2
 		}

@@ -16,7 +16,8 @@ import (
 // [store.ValidName].
 func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
 	exp := expireAt(rec.StartedAt.Add(d.auditRetention))
-	err := d.update(ctx, func(txn *dgbadger.Txn) error {
+	// A fresh id's record: the spare transaction does (spare.go).
+	err := d.updateNew(ctx, func(txn *dgbadger.Txn) error {
 		if err := d.writeCall(txn, timeKey(prefixAudit, rec.StartedAt, rec.ID), rec, exp); err != nil {
 			return err
 		}
