@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"strings"
 
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -53,7 +52,7 @@ type turnRun struct {
 	framed bool
 	// visible is everything the client read as content this turn: its
 	// fingerprint finds the turn again in a later request (docs/operations.md).
-	visible strings.Builder
+	visible echoText
 	// clientCallIDs are the calls handed to the client.
 	clientCallIDs []string
 	// base is the client's body with its history stitched (docs/operations.md):
