@@ -148,10 +148,12 @@ func origin(keyID string, h http.Header, body []byte, t *loop.Turn) *toolhost.Or
 		// Also the body's group, both ways: a retry that comes back
 		// without the key (or an attempt that went out without one)
 		// still matches by its body.
-		o.Body, o.BodyRetry = toolhost.AttemptFromBody(keyID, body), bodyRetry
+		o.BodyRetry = bodyRetry
+		o.GroupByBody(keyID, body)
 		return o
 	}
-	o.Attempt, o.Retry = toolhost.AttemptFromBody(keyID, body), bodyRetry
+	o.Retry = bodyRetry
+	o.GroupByBody(keyID, body)
 	return o
 }
 
