@@ -211,7 +211,14 @@ func Elements(raw []byte) (a []json.RawMessage, ok bool) {
 	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
 		return nil, false
 	}
-	a = []json.RawMessage{}
+	return ValidElements(raw), true
+}
+
+// ValidElements is Elements of raw known to be a valid JSON array, a
+// value [Span] found in a body it checked: checked again, a long
+// conversation's messages cost a second pass over them every round.
+func ValidElements(raw []byte) []json.RawMessage {
+	a := []json.RawMessage{}
 	for i := skipSpace(raw, 1); raw[i] != ']'; {
 		end := valueEnd(raw, i)
 		a = append(a, raw[i:end:end])
@@ -219,7 +226,7 @@ func Elements(raw []byte) (a []json.RawMessage, ok bool) {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	return a, true
+	return a
 }
 
 // String reads a string; null or absent is "".
