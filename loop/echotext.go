@@ -35,6 +35,17 @@ func (e *echoText) WriteString(s string) {
 	e.own.WriteString(s)
 }
 
+// writeLast appends s, which the caller knows to be the last len(s)
+// bytes src was given: when e had caught up with src before them, it
+// repeats them without comparing.
+func (e *echoText) writeLast(s string) {
+	if !e.owned && e.src != nil && e.from+e.n+len(s) == e.src.Len() {
+		e.n += len(s)
+		return
+	}
+	e.WriteString(s)
+}
+
 // String returns the text written so far.
 func (e *echoText) String() string {
 	if e.owned {

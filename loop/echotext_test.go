@@ -49,3 +49,28 @@ func TestEchoText(t *testing.T) {
 		})
 	}
 }
+
+// TestEchoTextWriteLast: text known to be the last bytes of the round's
+// text is taken without a look when the echo had caught up, and compared
+// when it had not (text held back earlier and shown since).
+func TestEchoTextWriteLast(t *testing.T) {
+	var raw strings.Builder
+	var e echoText
+	e.follow(&raw)
+	raw.WriteString("Hello")
+	e.writeLast("Hello")
+	raw.WriteString(" <")
+	e.WriteString(" ") // "<" held back
+	raw.WriteString("<x")
+	e.writeLast("<x") // behind by the held "<": not the last bytes it repeats
+	if got, want := e.String(), "Hello <x"; got != want || !e.owned {
+		t.Fatalf("%q (owned %v), want %q, owned", got, e.owned, want)
+	}
+	var caught echoText
+	caught.follow(&raw)
+	raw.WriteString("more")
+	caught.writeLast("more")
+	if got := caught.String(); got != "more" || caught.owned {
+		t.Fatalf("%q (owned %v), want \"more\" as a view", got, caught.owned)
+	}
+}
