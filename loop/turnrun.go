@@ -126,7 +126,15 @@ func (tr *turnRun) toolTurn() {
 	t := tr.t
 	tr.plain = false
 	tr.id = tr.r.newID("turn_")
-	tr.known, tr.clientTools, tr.down = map[string]bool{}, map[string]bool{}, map[string]string{}
+	// clientTools and down are only read when there is nothing to put
+	// in them: nil, they cost no allocation.
+	tr.known = make(map[string]bool, len(t.Tools))
+	if len(t.Unavailable) > 0 {
+		tr.down = map[string]string{}
+	}
+	if len(t.Request.ClientTools) > 0 && !t.Request.ToolChoiceNone {
+		tr.clientTools = map[string]bool{}
+	}
 	for _, u := range t.Unavailable {
 		tr.reasons = append(tr.reasons, u.Reason)
 		for _, n := range u.Names {

@@ -141,8 +141,11 @@ func origin(keyID string, h http.Header, body []byte, t *loop.Turn) *toolhost.Or
 		return nil
 	}
 	o.KeyID = keyID
-	n, err := strconv.Atoi(h.Get("X-Stainless-Retry-Count"))
-	bodyRetry := err == nil && n >= 1
+	bodyRetry := false
+	if v := h.Get("X-Stainless-Retry-Count"); v != "" { // Atoi("") allocates its error
+		n, err := strconv.Atoi(v)
+		bodyRetry = err == nil && n >= 1
+	}
 	if k := h.Get("Idempotency-Key"); k != "" {
 		o.Attempt, o.Keyed, o.Retry = toolhost.AttemptFromKey(keyID, k), true, true
 		// Also the body's group, both ways: a retry that comes back
