@@ -178,8 +178,13 @@ func (tr *turnRun) readDelta(c *stepChunk, det *detect.Detector, ro *roundOutcom
 			if r := det.Reasoning(); r != "" {
 				c.reasoning += r
 			}
-			ro.visible.WriteString(c.visible)
-			tr.visible.WriteString(c.visible)
+			if c.visible == t { // prose: what text was just given
+				ro.visible.writeLast(t)
+				tr.visible.writeLast(t)
+			} else {
+				ro.visible.WriteString(c.visible)
+				tr.visible.WriteString(c.visible)
+			}
 			if len(c.calls) > 0 {
 				c.visible, ro.after = splitAtCalls(c.visible, c.calls)
 			}

@@ -30,7 +30,9 @@
 //   - mode.go: native or text mode, chosen per upstream and fallen back
 //     from when the upstream rejects tools.
 //   - round.go: one round's story: its calls, detector and outcome, the
-//     upstream opened and read, the end of its text, its calls awaited.
+//     upstream opened and read, the end of its text, its calls awaited;
+//     echotext.go: the text the client read, kept as a view of the
+//     model's text while the two are the same.
 //   - chunkstep.go: step, the one path every upstream chunk takes: usage,
 //     delta, finish, send.
 //   - callplace.go: a call's activity sent where its block stood, before

@@ -14,7 +14,9 @@ func (ro *roundOutcome) splitSpans(c *stepChunk) string {
 		return c.visible
 	}
 	r, visible := ro.spans.Feed(c.visible)
-	c.reasoning += r
+	if r != "" { // a concatenation with "" still costs the runtime's call
+		c.reasoning += r
+	}
 	return visible
 }
 

@@ -10,8 +10,10 @@ import (
 
 // roundOutcome is how one round ended.
 type roundOutcome struct {
-	// text is the model's content exactly as written, markup included.
+	// text is the model's content exactly as written, markup included;
+	// raw collects it while the round streams.
 	text string
+	raw  strings.Builder
 	// calls are the round's calls in order of appearance, each with its
 	// result once the round is over.
 	calls []*pending
@@ -24,7 +26,7 @@ type roundOutcome struct {
 
 	// visible is the round's content as the client read it, markup
 	// removed (native history uses it as the assistant's content).
-	visible strings.Builder
+	visible echoText
 	// native assembles the round's delta.tool_calls (native mode).
 	native *nativeCalls
 	// think splits off the implicit reasoning (Turn.ImplicitThink).
@@ -81,7 +83,6 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 
 	det := tr.newDetector(n)
 	ro = tr.newOutcome()
-	var text strings.Builder
 	st, err := tr.openRound(ctx, body)
 	if err != nil {
 		return nil, err
@@ -89,14 +90,14 @@ func (tr *turnRun) runRound(ctx context.Context, n int, body []byte, final bool)
 	defer st.Close()
 	defer tr.mail.reading(nil)
 
-	later, err := tr.readRound(ctx, st, n, final, det, ro, ex, &text)
+	later, err := tr.readRound(ctx, st, n, final, det, ro, ex, &ro.raw)
 	if err != nil {
 		return nil, err
 	}
 	if err := tr.endText(n, final, det, ro, ex); err != nil {
 		return nil, err
 	}
-	ro.text = text.String()
+	ro.text = ro.raw.String()
 	if err := tr.awaitCalls(ctx, ex, drainNotes(ex, later)); err != nil {
 		return nil, err
 	}
@@ -161,6 +162,9 @@ func (tr *turnRun) newOutcome() *roundOutcome {
 		}
 	}
 	if !tr.plain {
+		// What the client reads is mostly the model's text as written.
+		ro.visible.follow(&ro.raw)
+		tr.visible.follow(&ro.raw)
 		ro.spans = &chunk.SpanSplit{}
 		// Whatever is not the client's own tool is handled here: a server
 		// tool runs, an unknown name gets TOOL_NOT_FOUND. In text mode

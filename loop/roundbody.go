@@ -96,8 +96,14 @@ func (tr *turnRun) body(final bool) ([]byte, error) {
 		added = added[1:]
 	}
 	// Sized for the request and what was added, so the body is written
-	// in one allocation rather than grown.
-	return history.Join(v.MarshalTo(nil), sys, first, msgs, added, 2*len(quoted)+len(enc)+64)
+	// in one allocation rather than grown: the prompt once in a system
+	// message of toolstream's own; twice when merged into the client's,
+	// which is written again and may come out longer than it came.
+	extra := len(quoted) + len(enc) + 64
+	if first != nil {
+		extra += len(quoted)
+	}
+	return history.Join(v.MarshalTo(nil), sys, first, msgs, added, extra)
 }
 
 // nativeTools adds the server tools to a native round's tools, unless

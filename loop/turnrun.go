@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"strings"
 
 	"github.com/toolstream/toolstream/toolhost"
 )
@@ -53,7 +52,7 @@ type turnRun struct {
 	framed bool
 	// visible is everything the client read as content this turn: its
 	// fingerprint finds the turn again in a later request (docs/operations.md).
-	visible strings.Builder
+	visible echoText
 	// clientCallIDs are the calls handed to the client.
 	clientCallIDs []string
 	// base is the client's body with its history stitched (docs/operations.md):
@@ -127,7 +126,15 @@ func (tr *turnRun) toolTurn() {
 	t := tr.t
 	tr.plain = false
 	tr.id = tr.r.newID("turn_")
-	tr.known, tr.clientTools, tr.down = map[string]bool{}, map[string]bool{}, map[string]string{}
+	// clientTools and down are only read when there is nothing to put
+	// in them: nil, they cost no allocation.
+	tr.known = make(map[string]bool, len(t.Tools))
+	if len(t.Unavailable) > 0 {
+		tr.down = map[string]string{}
+	}
+	if len(t.Request.ClientTools) > 0 && !t.Request.ToolChoiceNone {
+		tr.clientTools = map[string]bool{}
+	}
 	for _, u := range t.Unavailable {
 		tr.reasons = append(tr.reasons, u.Reason)
 		for _, n := range u.Names {

@@ -141,17 +141,22 @@ func origin(keyID string, h http.Header, body []byte, t *loop.Turn) *toolhost.Or
 		return nil
 	}
 	o.KeyID = keyID
-	n, err := strconv.Atoi(h.Get("X-Stainless-Retry-Count"))
-	bodyRetry := err == nil && n >= 1
+	bodyRetry := false
+	if v := h.Get("X-Stainless-Retry-Count"); v != "" { // Atoi("") allocates its error
+		n, err := strconv.Atoi(v)
+		bodyRetry = err == nil && n >= 1
+	}
 	if k := h.Get("Idempotency-Key"); k != "" {
 		o.Attempt, o.Keyed, o.Retry = toolhost.AttemptFromKey(keyID, k), true, true
 		// Also the body's group, both ways: a retry that comes back
 		// without the key (or an attempt that went out without one)
 		// still matches by its body.
-		o.Body, o.BodyRetry = toolhost.AttemptFromBody(keyID, body), bodyRetry
+		o.BodyRetry = bodyRetry
+		o.GroupByBody(keyID, body)
 		return o
 	}
-	o.Attempt, o.Retry = toolhost.AttemptFromBody(keyID, body), bodyRetry
+	o.Retry = bodyRetry
+	o.GroupByBody(keyID, body)
 	return o
 }
 

@@ -108,7 +108,7 @@ func (h *Host) newCallRun(call Call, start time.Time) *callRun {
 	if o := call.Origin; o != nil {
 		rec.KeyID = o.KeyID
 		rec.Source = o.Source
-		rec.Attempt = o.Attempt
+		rec.Attempt, _ = o.groups()
 	}
 	return &callRun{h: h, call: call, rec: rec, began: time.Now()}
 }
@@ -308,15 +308,19 @@ func noteEdited(res *Result, shown json.RawMessage) {
 // attemptRef files the call under its turn's retry group.
 func (c *callRun) attemptRef(hash string) *store.AttemptRef {
 	o := c.call.Origin
-	if o == nil || o.Attempt == "" {
+	if o == nil {
 		return nil
 	}
-	ref := &store.AttemptRef{Attempt: o.Attempt, TTL: o.attemptTTL(), Replay: store.Replay{
+	attempt, body := o.groups()
+	if attempt == "" {
+		return nil
+	}
+	ref := &store.AttemptRef{Attempt: attempt, TTL: o.attemptTTL(), Replay: store.Replay{
 		AuditID: c.rec.ID, TurnID: c.call.TurnID, Tool: c.call.Name, ArgsHash: hash,
 		Status: store.StatusStarted, StartedAt: c.rec.StartedAt,
 	}}
-	if o.Body != "" && o.Body != o.Attempt {
-		ref.Also, ref.AlsoTTL = o.Body, BodyAttemptTTL
+	if body != "" && body != attempt {
+		ref.Also, ref.AlsoTTL = body, BodyAttemptTTL
 	}
 	return ref
 }

@@ -38,7 +38,8 @@ type Origin struct {
 	// without asking ("*": all of them); approval: admin tools still ask.
 	Approve []string
 	// Attempt is the retry group: attempts of the same request share it
-	// ([AttemptFromKey], [AttemptFromBody]). Empty: calls are not filed.
+	// ([AttemptFromKey], [AttemptFromBody]; filled when first needed
+	// after [Origin.GroupByBody]). Empty: calls are not filed.
 	Attempt string
 	// Retry says this request is a retry: calls an earlier attempt of the
 	// group made are not run again.
@@ -73,6 +74,38 @@ type Origin struct {
 	loaded  bool
 	earlier []store.Replay
 	used    []bool
+
+	// byBody, when set, is the request whose body's group fills Attempt
+	// or Body the first time a call asks (GroupByBody).
+	byBody     func() string
+	byBodyOnce sync.Once
+}
+
+// GroupByBody files the turn's calls under the retry group of its exact
+// body ([AttemptFromBody]): as Attempt, or as Body when Attempt is
+// already an Idempotency-Key's group. The body is hashed the first time a
+// call needs its group, not before: a turn that calls nothing (most) has
+// no use for it, and a long conversation's body is hundreds of KiB. body
+// must not change while the turn runs.
+func (o *Origin) GroupByBody(keyID string, body []byte) {
+	o.byBody = func() string { return AttemptFromBody(keyID, body) }
+}
+
+// groups returns Attempt and Body, the body's group hashed first when
+// GroupByBody deferred it. Calls of a turn may ask at once.
+func (o *Origin) groups() (attempt, body string) {
+	o.byBodyOnce.Do(func() {
+		if o.byBody == nil {
+			return
+		}
+		if o.Attempt == "" {
+			o.Attempt = o.byBody()
+		} else {
+			o.Body = o.byBody()
+		}
+		o.byBody = nil
+	})
+	return o.Attempt, o.Body
 }
 
 // AttemptFromKey is the retry group of requests carrying the same
@@ -131,9 +164,10 @@ func (o *Origin) claim(ctx context.Context, records Records, turnID, tool, hash 
 		// attempt filed its calls under its body's group too, and a
 		// keyed body retry reads that group besides its key's. A call
 		// found in both is one call.
-		groups := []string{o.Attempt}
-		if o.BodyRetry && o.Body != "" && o.Body != o.Attempt {
-			groups = append(groups, o.Body)
+		attempt, body := o.groups()
+		groups := []string{attempt}
+		if o.BodyRetry && body != "" && body != attempt {
+			groups = append(groups, body)
 		}
 		seen := map[string]bool{}
 		for _, g := range groups {
@@ -168,7 +202,10 @@ func (o *Origin) claim(ctx context.Context, records Records, turnID, tool, hash 
 // has no known outcome simply runs again: running it twice is safe.
 func (h *Host) replay(ctx context.Context, call Call, tool Tool, hash string, args json.RawMessage) (Result, bool) {
 	o := call.Origin
-	if o == nil || !o.Retry || o.Attempt == "" || h.records == nil {
+	if o == nil || !o.Retry || h.records == nil {
+		return Result{}, false
+	}
+	if attempt, _ := o.groups(); attempt == "" {
 		return Result{}, false
 	}
 	r, ok, err := o.claim(ctx, h.records, call.TurnID, call.Name, hash)

@@ -21,9 +21,10 @@ func Apart(body []byte) (skeleton []byte, msgs []json.RawMessage, err error) {
 	if !ok {
 		return nil, nil, errors.New("the request has no messages")
 	}
-	if msgs, ok = jsonread.Elements(body[start:end]); !ok {
+	if body[start] != '[' {
 		return nil, nil, errors.New("the request's messages are not an array")
 	}
+	msgs = jsonread.ValidElements(body[start:end]) // Span checked the body
 	skeleton = make([]byte, 0, len(body)-(end-start)+1)
 	skeleton = append(skeleton, body[:start]...)
 	skeleton = append(skeleton, '0')

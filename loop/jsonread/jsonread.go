@@ -107,13 +107,31 @@ func Span(raw []byte, key string) (start, end int, ok bool) {
 	if !json.Valid(raw) || raw[skipSpace(raw, 0)] != '{' {
 		return 0, 0, false
 	}
-	walk(raw, func(k string, s, e int) bool {
-		if k == key {
-			start, end, ok = s, e, true
+	// walk's own loop, without its callback and key strings: a round's
+	// body is looked into twice, and each look cost four allocations.
+	for i := skipSpace(raw, skipSpace(raw, 0)+1); raw[i] != '}'; {
+		kend := stringEnd(raw, i)
+		k := raw[i:kend]
+		i = skipSpace(raw, skipSpace(raw, kend)+1) // past the colon
+		e := valueEnd(raw, i)
+		if keyIs(k, key) {
+			start, end, ok = i, e, true
 		}
-		return true
-	})
+		if i = skipSpace(raw, e); raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
 	return start, end, ok
+}
+
+// keyIs reports whether the quoted key k says key; one without escapes
+// is compared as it is.
+func keyIs(k []byte, key string) bool {
+	if body := k[1 : len(k)-1]; bytes.IndexByte(body, '\\') < 0 {
+		return string(body) == key
+	}
+	var s string
+	return json.Unmarshal(k, &s) == nil && s == key
 }
 
 // walk calls fn with each member of a valid JSON object: its key,
@@ -211,7 +229,14 @@ func Elements(raw []byte) (a []json.RawMessage, ok bool) {
 	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
 		return nil, false
 	}
-	a = []json.RawMessage{}
+	return ValidElements(raw), true
+}
+
+// ValidElements is Elements of raw known to be a valid JSON array, a
+// value [Span] found in a body it checked: checked again, a long
+// conversation's messages cost a second pass over them every round.
+func ValidElements(raw []byte) []json.RawMessage {
+	a := []json.RawMessage{}
 	for i := skipSpace(raw, 1); raw[i] != ']'; {
 		end := valueEnd(raw, i)
 		a = append(a, raw[i:end:end])
@@ -219,7 +244,7 @@ func Elements(raw []byte) (a []json.RawMessage, ok bool) {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	return a, true
+	return a
 }
 
 // String reads a string; null or absent is "".

@@ -11,9 +11,12 @@ package textmode
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/toolstream/toolstream/loop/detect"
 	"github.com/toolstream/toolstream/toolhost"
@@ -68,6 +71,16 @@ func cached(f detect.Format, tools []toolhost.Tool) prompt {
 	if len(tools) == 0 {
 		return prompt{}
 	}
+	if l := last.Load(); l.same(f, tools) {
+		return l.p
+	}
+	p := byKey(f, tools)
+	last.Store(&lastPrompt{f: f, tools: slices.Clone(tools), p: p})
+	return p
+}
+
+// byKey finds or makes the prompt by everything it is made of.
+func byKey(f detect.Format, tools []toolhost.Tool) prompt {
 	key := promptKey(f, tools)
 	prompts.mu.Lock()
 	p, ok := prompts.m[key]
@@ -87,6 +100,41 @@ func cached(f detect.Format, tools []toolhost.Tool) prompt {
 	}
 	prompts.m[key] = p
 	return p
+}
+
+// last is the prompt made or found last, with the tools it teaches. A
+// request mostly teaches the tools the one before it taught, copied from
+// the same registry: the same strings, at the same addresses. Matched by
+// where each tool's bytes lie, it is found without promptKey, which
+// copied every description and schema into one key and hashed it for
+// every request (tens of KiB with many tools). The entry holds those
+// bytes, so that no others come to lie where they lay.
+var last atomic.Pointer[lastPrompt]
+
+type lastPrompt struct {
+	f     detect.Format
+	tools []toolhost.Tool
+	p     prompt
+}
+
+// same reports whether tools are l's, field by field the same bytes:
+// what promptKey reads, found without reading it.
+func (l *lastPrompt) same(f detect.Format, tools []toolhost.Tool) bool {
+	if l == nil || l.f != f || len(l.tools) != len(tools) {
+		return false
+	}
+	for i := range tools {
+		a, b := &l.tools[i], &tools[i]
+		if !sameString(a.Name, b.Name) || !sameString(a.Description, b.Description) ||
+			len(a.Parameters) != len(b.Parameters) || len(a.Parameters) > 0 && unsafe.SliceData(a.Parameters) != unsafe.SliceData(b.Parameters) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (a == "" || unsafe.StringData(a) == unsafe.StringData(b))
 }
 
 // maxPrompts bounds the prompts remembered.

@@ -34,3 +34,27 @@ func TestPromptRemembered(t *testing.T) {
 		t.Error("another format gave the remembered prompt")
 	}
 }
+
+// TestPromptLastBySameBytes: the prompt served last is found again for
+// the same tools copied into another slice (as the registry hands them
+// out per request), and a tool set with the same text in other bytes, or
+// another format, still gets its own.
+func TestPromptLastBySameBytes(t *testing.T) {
+	tools := []toolhost.Tool{{Name: "add_task", Description: "Add a task.", Parameters: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)}}
+	first := Prompt(detect.Hermes, tools)
+	if l := last.Load(); !l.same(detect.Hermes, append([]toolhost.Tool(nil), tools...)) {
+		t.Fatal("a copy of the last tools is not found as the last prompt's")
+	}
+	other := []toolhost.Tool{tools[0]}
+	other[0].Parameters = json.RawMessage(`{"type":"object","properties":{"when":{"type":"string"}}}`)
+	if got := Prompt(detect.Hermes, other); got == first || got != buildPrompt(detect.Hermes, other) {
+		t.Error("changed parameters gave the last prompt")
+	}
+	same := []toolhost.Tool{{Name: string([]byte("add_task")), Description: "Add a task.", Parameters: json.RawMessage(string(tools[0].Parameters))}}
+	if got := Prompt(detect.Hermes, same); got != first {
+		t.Error("the same tools in other bytes gave another prompt")
+	}
+	if Prompt(detect.XML, tools) == first {
+		t.Error("another format gave the last prompt")
+	}
+}
