@@ -77,16 +77,26 @@ func (s *sseSink) write(frame []byte) error {
 		return s.err
 	}
 	s.commit()
-	if s.unflushed+len(frame) > heldUnsent {
+	var n int
+	var err error
+	switch {
+	case s.unflushed+len(frame) <= heldUnsent:
+		n, err = s.w.Write(frame)
+	case !s.headSent:
+		// This write overflows what net/http keeps back, so net/http
+		// writes the response's head under it: aside, as the first
+		// flush does (flushAside). Head and events wait in the
+		// connection's buffer for the flush that ends the run of
+		// events, one system call: a Responses stream's first events
+		// (two copies of the response object) overflow it, and a flush
+		// here cost a write of their own.
 		s.pushDeadline()
-		if !s.headSent {
-			// This write would reach the socket, head first.
-			if s.err = s.flushAside(); s.err != nil {
-				return s.err
-			}
-		}
+		s.headSent = true
+		aside.Do(func() { n, err = s.w.Write(frame) })
+	default:
+		s.pushDeadline()
+		n, err = s.w.Write(frame)
 	}
-	n, err := s.w.Write(frame)
 	s.written += int64(n)
 	s.unflushed += n
 	if s.err = err; err != nil {
