@@ -1,9 +1,6 @@
 package proxy
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,37 +15,9 @@ import (
 func TestSinkHeadOneWrite(t *testing.T) {
 	frame := "event: response.created\ndata: " + strings.Repeat("x", 900) + "\n\n"
 	frames := repeat(frame, 3) // 2.8 KiB: over net/http's 2 KiB, under its connection's 4 KiB buffer
-	ln := &deadlineListener{Listener: httptest.NewUnstartedServer(nil).Listener}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s, _ := newSSESink(w, time.Minute)
-		_ = s.Hold(true)
-		for _, f := range frames {
-			if err := s.WriteFrame([]byte(f)); err != nil {
-				t.Error(err)
-				return
-			}
-		}
-		_ = s.Flush()
-		ln.mu.Lock()
-		ln.log = append(ln.log, "end")
-		ln.mu.Unlock()
-	}))
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if want := strings.Join(frames, ""); string(body) != want {
-		t.Fatalf("body of %d bytes, want %d", len(body), len(want))
-	}
-	ln.mu.Lock()
-	defer ln.mu.Unlock()
+	log := sinkLog(t, true, frames, 0, time.Minute)
 	writes := 0
-	for _, e := range ln.log {
+	for _, e := range log {
 		if e == "end" {
 			break
 		}
@@ -57,6 +26,6 @@ func TestSinkHeadOneWrite(t *testing.T) {
 		}
 	}
 	if writes != 1 {
-		t.Errorf("head and events reached the connection in %d writes, want 1: %v", writes, ln.log)
+		t.Errorf("head and events reached the connection in %d writes, want 1: %v", writes, log)
 	}
 }
