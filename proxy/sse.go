@@ -91,8 +91,7 @@ func (s *sseSink) write(frame []byte) error {
 		// (two copies of the response object) overflow it, and a flush
 		// here cost a write of their own.
 		s.pushDeadline()
-		s.headSent = true
-		aside.Do(func() { n, err = s.w.Write(frame) })
+		n, err = s.writeAside(frame)
 	default:
 		s.pushDeadline()
 		n, err = s.w.Write(frame)
@@ -150,6 +149,16 @@ func (s *sseSink) Flush() error {
 		s.counted = s.written
 	}
 	return s.err
+}
+
+// writeAside is the write that has net/http write the response's head
+// (see write), aside as flushAside is. A function of its own: what the
+// closure writes to is moved to the heap, here, not in write, on every
+// event's path.
+func (s *sseSink) writeAside(frame []byte) (n int, err error) {
+	s.headSent = true
+	aside.Do(func() { n, err = s.w.Write(frame) })
+	return n, err
 }
 
 // flushAside is the stream's first flush, the one that writes the
