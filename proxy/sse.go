@@ -98,16 +98,25 @@ func (s *sseSink) write(frame []byte) error {
 		}
 		return s.Flush()
 	}
-	if s.unflushed+len(frame) > heldUnsent {
+	var n int
+	var err error
+	switch {
+	case s.unflushed+len(frame) <= heldUnsent:
+		n, err = s.w.Write(frame)
+	case !s.headSent:
+		// This write overflows what net/http keeps back, so net/http
+		// writes the response's head under it: aside, as the first
+		// flush does (flushAside). Head and events wait in the
+		// connection's buffer for the flush that ends the run of
+		// events, one system call: a Responses stream's first events
+		// (two copies of the response object) overflow it, and a flush
+		// here cost a write of their own.
 		s.pushDeadline()
-		if !s.headSent {
-			// This write would reach the socket, head first.
-			if s.err = s.flushAside(); s.err != nil {
-				return s.err
-			}
-		}
+		n, err = s.writeAside(frame)
+	default:
+		s.pushDeadline()
+		n, err = s.w.Write(frame)
 	}
-	n, err := s.w.Write(frame)
 	s.written += int64(n)
 	s.unflushed += n
 	if s.err = err; err != nil {
@@ -167,6 +176,16 @@ func (s *sseSink) Flush() error {
 		s.counted = s.written
 	}
 	return s.err
+}
+
+// writeAside is the write that has net/http write the response's head
+// (see write), aside as flushAside is. A function of its own: what the
+// closure writes to is moved to the heap, here, not in write, on every
+// event's path.
+func (s *sseSink) writeAside(frame []byte) (n int, err error) {
+	s.headSent = true
+	aside.Do(func() { n, err = s.w.Write(frame) })
+	return n, err
 }
 
 // flushAside is the stream's first flush, the one that writes the

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,42 +70,7 @@ func TestSinkDeadlineBeforeEveryWrite(t *testing.T) {
 		{"not held", false, repeat(small, 20), 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ln := &deadlineListener{Listener: httptest.NewUnstartedServer(nil).Listener}
-			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				// A deadline every time the clock is looked at.
-				s, _ := newSSESink(w, time.Nanosecond)
-				_ = s.Hold(tc.hold)
-				for i, f := range tc.frames {
-					if err := s.WriteFrame([]byte(f)); err != nil {
-						t.Error(err)
-						return
-					}
-					if tc.flushEach > 0 && (i+1)%tc.flushEach == 0 {
-						_ = s.Flush()
-					}
-				}
-				_ = s.Flush()
-				// What net/http writes after the handler (the last
-				// chunk) is not the sink's.
-				ln.mu.Lock()
-				ln.log = append(ln.log, "end")
-				ln.mu.Unlock()
-			}))
-			srv.Listener = ln
-			srv.Start()
-			defer srv.Close()
-			resp, err := http.Get(srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if want := strings.Join(tc.frames, ""); string(body) != want {
-				t.Fatalf("body of %d bytes, want %d", len(body), len(want))
-			}
-			ln.mu.Lock()
-			log := ln.log
-			ln.mu.Unlock()
+			log := sinkLog(t, tc.hold, tc.frames, tc.flushEach, time.Nanosecond) // a deadline every time the clock is looked at
 			fresh, deadlines := false, 0
 			for i, e := range log {
 				if e == "end" {
@@ -126,6 +92,49 @@ func TestSinkDeadlineBeforeEveryWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sinkLog serves one stream of frames through an SSE sink, holding or
+// not, flushed every flushEach frames (0: at the end only), and returns
+// what reached the connection: each write and each write deadline set,
+// then "end" where the handler returned.
+func sinkLog(t *testing.T, hold bool, frames []string, flushEach int, writeIdle time.Duration) []string {
+	t.Helper()
+	ln := &deadlineListener{Listener: httptest.NewUnstartedServer(nil).Listener}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, _ := newSSESink(w, writeIdle)
+		_ = s.Hold(hold)
+		for i, f := range frames {
+			if err := s.WriteFrame([]byte(f)); err != nil {
+				t.Error(err)
+				return
+			}
+			if flushEach > 0 && (i+1)%flushEach == 0 {
+				_ = s.Flush()
+			}
+		}
+		_ = s.Flush()
+		// What net/http writes after the handler (the last chunk) is
+		// not the sink's.
+		ln.mu.Lock()
+		ln.log = append(ln.log, "end")
+		ln.mu.Unlock()
+	}))
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := strings.Join(frames, ""); string(body) != want {
+		t.Fatalf("body of %d bytes, want %d", len(body), len(want))
+	}
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
+	return slices.Clone(ln.log)
 }
 
 func repeat(s string, n int) []string {

@@ -2,6 +2,8 @@ package aside_test
 
 import (
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -35,11 +37,49 @@ func TestDo(t *testing.T) {
 	}
 }
 
-// BenchmarkDo is what running aside costs: a goroutine's start and two
-// switches.
+// TestDoConcurrent: calls at once each run once, on goroutines that end
+// once idle (TestMain's leak check waits for them).
+func TestDoConcurrent(t *testing.T) {
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			for range 10 {
+				aside.Do(func() { n.Add(1) })
+			}
+		})
+	}
+	wg.Wait()
+	if got := n.Load(); got != 640 {
+		t.Fatalf("ran %d calls, want 640", got)
+	}
+}
+
+// BenchmarkDo is what running aside costs: two switches, a goroutine
+// kept from the call before. Deep is work that needs 6 KiB of stack, as a
+// storage's write does: a fresh goroutine's stack grew twice for it.
 func BenchmarkDo(b *testing.B) {
 	n := 0
-	for b.Loop() {
-		aside.Do(func() { n++ })
+	b.Run("shallow", func(b *testing.B) {
+		for b.Loop() {
+			aside.Do(func() { n++ })
+		}
+	})
+	b.Run("deep", func(b *testing.B) {
+		for b.Loop() {
+			aside.Do(func() { n += int(deep(6)) })
+		}
+	})
+}
+
+// deep uses about 1 KiB of stack per level.
+//
+//go:noinline
+func deep(level int) byte {
+	var b [1000]byte
+	b[level] = byte(level)
+	if level == 0 {
+		return b[0]
 	}
+	return deep(level-1) + b[level]
 }
