@@ -125,9 +125,9 @@ func (d *detachedConn) flush() error {
 	return err
 }
 
-// finish ends the answer: the last chunk (unless a write failed, which
-// leaves nothing to end), then the connection goes back to the server,
-// or is closed.
+// finish ends the answer: what is pending and the last chunk in one
+// write (unless a write failed, which leaves nothing to end), then the
+// connection goes back to the server, or is closed.
 func (d *detachedConn) finish(writeErr error) {
 	if writeErr == nil {
 		*d.buf() = append(*d.buf(), "0\r\n\r\n"...)

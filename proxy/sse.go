@@ -171,11 +171,29 @@ func (s *sseSink) Flush() error {
 	} else {
 		s.err = s.flushAside()
 	}
+	s.count()
+	return s.err
+}
+
+// count adds what was written since the last count to the bytes
+// metric.
+func (s *sseSink) count() {
 	if s.bytes != nil && s.written > s.counted {
 		s.bytes.Add(float64(s.written - s.counted))
 		s.counted = s.written
 	}
-	return s.err
+}
+
+// endConn ends a stream that took its connection (detach.go): what is
+// held and the last chunk go out in one write, then the connection goes
+// back or is closed.
+func (s *sseSink) endConn() {
+	if s.err == nil {
+		s.pushDeadline()
+	}
+	s.held = false
+	s.count()
+	s.conn.finish(s.err)
 }
 
 // writeAside is the write that has net/http write the response's head

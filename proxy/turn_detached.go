@@ -101,9 +101,8 @@ func (s *Server) endDetached(ctx context.Context, key string, st *state, x excha
 	err = cutCause(ctx, err)
 	s.logTurn(ctx, key, x.Request(), up, *rep, err, time.Since(start))
 	_ = s.endTurn(ctx, st, x, out, err)
-	_ = out.Flush()
 	out.conn.life.runEnds()
-	out.conn.finish(out.err)
+	out.endConn()
 	out.conn.life.end() // after the last bytes: a shutdown waits for them
 }
 
