@@ -203,6 +203,10 @@ func (tr *turnRun) openRound(ctx context.Context, body []byte) (Stream, error) {
 func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, det *detect.Detector, ro *roundOutcome, ex *calls, text *strings.Builder) ([]*pending, error) {
 	var later []*pending
 	done := false
+	var same *sameShape
+	if tr.plain && tr.obs == nil && det == nil && ro.think == nil && tr.s.out.chunks() {
+		same = &tr.same
+	}
 	for data, rerr := range st.Events() {
 		if rerr != nil {
 			return nil, readError(ctx, tr.t.UpstreamName, rerr)
@@ -217,6 +221,12 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		if data == "" {
 			continue
 		}
+		if same != nil && same.match(data) {
+			if err := tr.s.out.raw(s2b(data)); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		// Parsed here, not in step: the parser recurses once for each
 		// level of the chunk's nesting, and step's frame under it would
 		// take the stream past the 8 KiB stack it starts with
@@ -224,6 +234,9 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		v, err := tr.s.parse(tr.t.UpstreamName, data)
 		if err != nil {
 			return nil, err
+		}
+		if same != nil {
+			same.learn(tr.s, v, data)
 		}
 		calls, err := tr.step(v, data, det, ro, text)
 		if err != nil {
