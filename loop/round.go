@@ -221,11 +221,13 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		if data == "" {
 			continue
 		}
-		if same != nil && same.match(data) {
-			if err := tr.s.out.raw(s2b(data)); err != nil {
-				return nil, err
+		if same != nil {
+			if x, ok := same.match(data); ok {
+				if err := same.send(tr.s, data, x); err != nil {
+					return nil, err
+				}
+				continue
 			}
-			continue
 		}
 		// Parsed here, not in step: the parser recurses once for each
 		// level of the chunk's nesting, and step's frame under it would
@@ -235,12 +237,13 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		if err != nil {
 			return nil, err
 		}
-		if same != nil {
-			same.learn(tr.s, v, data)
-		}
+		learn, sends := same != nil && same.candidate(tr.s, v), tr.s.sends
 		calls, err := tr.step(v, data, det, ro, text)
 		if err != nil {
 			return nil, err
+		}
+		if learn {
+			same.learn(tr.s, data, sends)
 		}
 		if err := tr.startCalls(calls, n, final, ro, ex); err != nil {
 			return nil, err

@@ -9,82 +9,62 @@ import (
 // sameShape passes a plain turn's content chunk without parsing it when
 // it is the last plain content chunk again with other text: its bytes
 // are the same before and after one "content" string. Such a chunk is
-// what a model streams for every token, and step would send it as it
-// came. Parsing and stepping it were most of the proxy's own work per
-// chunk (BenchmarkChunkPath: about 10,000 instructions, 6,500 of them
-// fastjson's); matching it costs a comparison of its bytes.
+// what a model streams for every token. Parsing and stepping it were
+// most of the proxy's own work per chunk (BenchmarkChunkPath: about
+// 10,000 instructions, 6,500 of them fastjson's); matching it costs a
+// comparison of its bytes.
 //
-// A chunk is a template when step will forward it untouched and no state
-// of the turn moves with it: the envelope is the turn's (no id, object,
-// created or model to fix), the role went out already, there is one
-// choice whose delta holds "content" alone, no finish_reason, no usage
-// object. Every string keyed "content" in it is then one step does not
-// read in a plain turn, so a chunk that differs from it in that string
-// alone is stepped the same way: sent as it came.
+// A chunk is a template when step sends it without moving the turn's
+// state: the role went out already, there is one choice whose delta
+// holds "content" alone, no finish_reason, no usage object. What step
+// makes of such a chunk depends on its envelope (id, object, created,
+// model, fixed to the turn's) and on nothing else in it: a plain turn
+// never reads its content, and fastjson writes a string it did not read
+// back as it came. A chunk that differs from the template in that string
+// alone therefore goes out as the template went out, with its own string
+// where the template's stood: the upstream's bytes when step sent them
+// untouched, the template's re-encoding around it when step fixed the
+// envelope (an alias's model, OpenAI's dated model name).
 //
 // Only a plain turn's chat Out, with no think split and no round span to
 // note chunks for, takes this path; every other chunk is parsed.
 type sameShape struct {
-	// tmpl is the template chunk; at is where its content string starts
-	// and end where it ends (after its closing quote). at == 0: none.
-	tmpl    []byte
-	at, end int
-	// off says a chunk's envelope was not the turn's (an alias's model,
-	// an upstream's ids that change): no chunk of the turn would be a
-	// template, and looking for one is given up.
-	off bool
+	// tmpl holds the template as it came, then as it went out when that
+	// differs; the heads and tails are views of it, around the content
+	// string. inHead == nil: no template.
+	tmpl             []byte
+	inHead, inTail   []byte
+	outHead, outTail []byte
+	edited           bool
 }
 
 // match reports whether data is the template with another content
-// string.
-func (m *sameShape) match(data string) bool {
-	if m.at == 0 || len(data) < len(m.tmpl)-(m.end-m.at)+2 {
+// string, and returns that string, quotes included.
+func (m *sameShape) match(data string) (string, bool) {
+	head, tail := m.inHead, m.inTail
+	if head == nil || len(data) < len(head)+len(tail)+2 ||
+		data[:len(head)] != string(head) || data[len(data)-len(tail):] != string(tail) {
+		return "", false
+	}
+	x := data[len(head) : len(data)-len(tail)]
+	return x, isJSONString(x)
+}
+
+// send writes data, which matched with content string x, as step would.
+func (m *sameShape) send(s *stream, data, x string) error {
+	if !m.edited {
+		return s.out.raw(s2b(data))
+	}
+	s.buf = append(append(append(s.buf[:0], m.outHead...), x...), m.outTail...)
+	return s.out.raw(s.buf)
+}
+
+// candidate reports whether v, parsed and not yet stepped, would make a
+// template once step has sent it (see sameShape).
+func (m *sameShape) candidate(s *stream, v *fastjson.Value) bool {
+	if !s.started || !s.roleSent {
 		return false
 	}
-	head, tail := m.tmpl[:m.at], m.tmpl[m.end:]
-	if data[:len(head)] != string(head) || data[len(data)-len(tail):] != string(tail) {
-		return false
-	}
-	return isJSONString(data[len(head) : len(data)-len(tail)])
-}
-
-// learn makes data, parsed as v and not yet stepped, the template if it
-// is one (see sameShape); otherwise the template stays.
-func (m *sameShape) learn(s *stream, v *fastjson.Value, data string) {
-	if m.off || !s.started || !s.roleSent {
-		return
-	}
-	if !sameEnvelope(s, v) {
-		m.off = true
-		return
-	}
-	if !plainContent(v) {
-		return
-	}
-	at := strings.Index(data, `"content":"`)
-	if at <= 0 || data[at-1] == '\\' {
-		return
-	}
-	at += len(`"content":`)
-	end := stringEnd(data, at)
-	if end < 0 {
-		return
-	}
-	m.tmpl = append(m.tmpl[:0], data...)
-	m.at, m.end = at, end
-}
-
-// sameEnvelope reports whether v's id, object, created and model are the
-// turn's: fixEnvelope would leave them.
-func sameEnvelope(s *stream, v *fastjson.Value) bool {
-	return string(v.GetStringBytes("id")) == s.id && string(v.GetStringBytes("object")) == chunkObject &&
-		v.GetInt64("created") == s.created && string(v.GetStringBytes("model")) == s.model
-}
-
-// plainContent reports whether v, whose envelope is the turn's, is a
-// chunk step forwards untouched in a plain turn without moving the
-// turn's state: see sameShape.
-func plainContent(v *fastjson.Value) bool {
 	if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 		return false
 	}
@@ -100,17 +80,66 @@ func plainContent(v *fastjson.Value) bool {
 	return err == nil && delta.Len() == 1 && delta.Get("content") != nil
 }
 
+// learn makes data the template, now that step sent it (once, as sends
+// counted from before says): as it came, or re-encoded in s.buf. The
+// content string must be found in both, the same; otherwise the template
+// stays.
+func (m *sameShape) learn(s *stream, data string, before int) {
+	if s.sends != before+1 {
+		return
+	}
+	at, end := contentString(data)
+	if at < 0 {
+		return
+	}
+	oat, oend := at, end
+	if s.sentEdited {
+		oat, oend = contentString(b2s(s.buf))
+		if oat < 0 || string(s.buf[oat:oend]) != data[at:end] {
+			return
+		}
+	}
+	m.edited = s.sentEdited
+	m.tmpl = append(m.tmpl[:0], data...)
+	if m.edited {
+		m.tmpl = append(m.tmpl, s.buf...)
+	}
+	in, out := m.tmpl[:len(data)], m.tmpl[len(data):]
+	if !m.edited {
+		out = in
+	}
+	m.inHead, m.inTail = in[:at:at], in[end:]
+	m.outHead, m.outTail = out[:oat:oat], out[oend:]
+}
+
+// contentString finds the first string keyed "content" in a chunk: where
+// it starts (its opening quote) and ends (after its closing quote); -1
+// when there is none, or no well-formed one. A bare quote cannot stand
+// inside a JSON string, so "content": with neither quote escaped is a
+// key.
+func contentString(b string) (at, end int) {
+	i := strings.Index(b, `"content":"`)
+	if i <= 0 || b[i-1] == '\\' {
+		return -1, -1
+	}
+	at = i + len(`"content":`)
+	if end = stringEnd(b, at); end < 0 {
+		return -1, -1
+	}
+	return at, end
+}
+
 // stringEnd is the index just past the JSON string that starts at
-// data[at] (a quote), or -1 when no well-formed one does.
-func stringEnd(data string, at int) int {
-	for i := at + 1; i < len(data); i++ {
-		switch c := data[i]; {
+// b[at] (a quote), or -1 when no well-formed one does.
+func stringEnd(b string, at int) int {
+	for i := at + 1; i < len(b); i++ {
+		switch c := b[i]; {
 		case c == '"':
 			return i + 1
 		case c < 0x20:
 			return -1
 		case c == '\\':
-			n := escapeLen(data[i:])
+			n := escapeLen(b[i:])
 			if n == 0 {
 				return -1
 			}
