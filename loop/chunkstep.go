@@ -20,7 +20,9 @@ import (
 //
 // A plain turn (no server tools) has no detector and no native calls to
 // filter, and its finish goes out where it came: what differs is what the
-// round carries, not the path.
+// round carries, not the path. Its content chunks that repeat the last
+// one's bytes around another content string skip the parse and step
+// (sameShape): step would send them as they came.
 func (tr *turnRun) step(v *fastjson.Value, data string, det *detect.Detector, ro *roundOutcome, text *strings.Builder) ([]detect.Call, error) {
 	s := tr.s
 	if tr.obs != nil {

@@ -49,6 +49,10 @@ type stream struct {
 	p   *fastjson.Parser
 	a   *fastjson.Arena
 	buf []byte
+	// sends counts the chunks send wrote; sentEdited says the last went
+	// out re-encoded, in buf (see sameShape).
+	sends      int
+	sentEdited bool
 	// qbuf holds JSON-encoded strings set into the current chunk.
 	qbuf []byte
 
@@ -130,6 +134,8 @@ func (s *stream) parse(upstream, data string) (*fastjson.Value, error) {
 // send forwards chunk v, whose upstream text is data, to an Out of chunks:
 // those bytes untouched when nothing was edited, v re-encoded otherwise.
 func (s *stream) send(v *fastjson.Value, data string, edited bool) error {
+	s.sends++
+	s.sentEdited = edited
 	if !edited {
 		return s.out.raw(s2b(data))
 	}

@@ -35,6 +35,8 @@
 //     model's text while the two are the same.
 //   - chunkstep.go: step, the one path every upstream chunk takes: usage,
 //     delta, finish, send.
+//   - sameshape.go: a plain turn's content chunk that repeats the last
+//     one's bytes around another content string, passed unparsed.
 //   - callplace.go: a call's activity sent where its block stood, before
 //     the words the model wrote after it in the same piece.
 //   - reasoningspans.go: the reasoning spans models write in content

@@ -207,6 +207,10 @@ func (tr *turnRun) openRound(ctx context.Context, body []byte) (Stream, error) {
 func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, det *detect.Detector, ro *roundOutcome, ex *calls, text *strings.Builder) ([]*pending, error) {
 	var later []*pending
 	done := false
+	var same *sameShape
+	if tr.plain && tr.obs == nil && det == nil && ro.think == nil && tr.s.out.chunks() {
+		same = &tr.same
+	}
 	for data, rerr := range st.Events() {
 		if rerr != nil {
 			return nil, readError(ctx, tr.t.UpstreamName, rerr)
@@ -221,6 +225,14 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		if data == "" {
 			continue
 		}
+		if same != nil {
+			if x, ok := same.match(data); ok {
+				if err := same.send(tr.s, data, x); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
 		// Parsed here, not in step: the parser recurses once for each
 		// level of the chunk's nesting, and step's frame under it would
 		// take the stream past the 8 KiB stack it starts with
@@ -229,9 +241,13 @@ func (tr *turnRun) readRound(ctx context.Context, st Stream, n int, final bool, 
 		if err != nil {
 			return nil, err
 		}
+		learn, sends := same != nil && same.candidate(tr.s, v), tr.s.sends
 		calls, err := tr.step(v, data, det, ro, text)
 		if err != nil {
 			return nil, err
+		}
+		if learn {
+			same.learn(tr.s, data, sends)
 		}
 		if err := tr.startCalls(calls, n, final, ro, ex); err != nil {
 			return nil, err

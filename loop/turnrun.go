@@ -81,6 +81,8 @@ type turnRun struct {
 	// obs notes the current round's upstream chunks for its span; nil
 	// when not traced.
 	obs *observed
+	// same passes a plain turn's repeated content chunks unparsed.
+	same sameShape
 	// roundUsage is the running round's usage, as the upstream last
 	// reported it; usage sums the rounds' for the turn. Counted for
 	// every turn: the log line, metrics and key limits read them, not

@@ -58,7 +58,10 @@ func (o memOpener) Open(ctx context.Context, body []byte) (loop.Stream, error) {
 
 // BenchmarkChunkPath is the whole per-chunk path of a streaming turn,
 // without sockets: go-sse reads the upstream event, fastjson checks it, the
-// SSE writer sends and flushes it. One op is one chunk.
+// SSE writer sends and flushes it. One op is one chunk. "unchanged"
+// repeats one content chunk, which a plain turn passes unparsed once it
+// has seen it (loop's sameShape); "rewrite" (an alias) parses and
+// re-encodes every chunk.
 func BenchmarkChunkPath(b *testing.B) {
 	const chunk = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":" token"},"logprobs":null,"finish_reason":null}]}`
 	const finish = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
