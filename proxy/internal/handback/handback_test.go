@@ -24,20 +24,28 @@ func listen(t *testing.T, idle time.Duration) *Listener {
 	return l
 }
 
-// TestAcceptBoth: Accept returns new connections and given-back ones
-// alike, and a given-back connection reads the byte it was given first.
-func TestAcceptBoth(t *testing.T) {
-	l := listen(t, time.Minute)
+// connect dials l and accepts the connection: the client's end and the
+// server's, both closed when the test ends.
+func connect(t *testing.T, l *Listener) (client, server net.Conn) {
+	t.Helper()
 	client, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	server, err := l.Accept()
+	t.Cleanup(func() { client.Close() })
+	server, err = l.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer server.Close()
+	t.Cleanup(func() { server.Close() })
+	return client, server
+}
+
+// TestAcceptBoth: Accept returns new connections and given-back ones
+// alike, and a given-back connection reads the byte it was given first.
+func TestAcceptBoth(t *testing.T) {
+	l := listen(t, time.Minute)
+	client, server := connect(t, l)
 	io.WriteString(client, "xyz")
 	var one [1]byte
 	if _, err := io.ReadFull(server, one[:]); err != nil || one[0] != 'x' {
@@ -66,16 +74,7 @@ func TestAcceptBoth(t *testing.T) {
 // request.
 func TestClose(t *testing.T) {
 	l := listen(t, time.Minute)
-	client, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := l.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
+	_, server := connect(t, l)
 	l.Waiting(server)
 	read := make(chan error, 1)
 	go func() {
