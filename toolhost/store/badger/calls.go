@@ -16,8 +16,7 @@ import (
 // [store.ValidName].
 func (d *DB) StartCall(ctx context.Context, rec store.CallRecord, ref *store.AttemptRef) error {
 	exp := expireAt(rec.StartedAt.Add(d.auditRetention))
-	// A fresh id's record: the spare transaction does (spare.go).
-	err := d.updateNew(ctx, func(txn *dgbadger.Txn) error {
+	err := d.update(ctx, func(txn *dgbadger.Txn) error {
 		if err := d.writeCall(txn, timeKey(prefixAudit, rec.StartedAt, rec.ID), rec, exp); err != nil {
 			return err
 		}

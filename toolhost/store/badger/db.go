@@ -159,9 +159,6 @@ type DB struct {
 
 	stopGC chan struct{}  // closed by Close; nil in memory mode
 	gcDone sync.WaitGroup // the GC goroutine
-
-	// spare is StartCall's transaction, opened ahead (spare.go).
-	spare spareTxn
 }
 
 // Open opens (creating if needed) the badger database at cfg.Path, or an
@@ -251,7 +248,6 @@ func (d *DB) Close() error {
 		return nil
 	}
 	d.closed = true
-	d.closeSpare()
 	d.feed.Close()
 	if d.stopGC != nil {
 		close(d.stopGC)
