@@ -391,7 +391,7 @@ func TestMessagesStructuredOutput(t *testing.T) {
 	e := newEnv(t, []upstreamtest.Round{textRound("c1", `{"title":"Read the note's first line"}`)}, nil)
 	body := `{"model":"claude-opus-4-8","max_tokens":64000,"stream":true,` +
 		`"system":[{"type":"text","text":"x-anthropic-billing-header: cc_version=2.1.197; cc_entrypoint=sdk-cli;"},{"type":"text","text":"Return JSON with a single \"title\" field."}],` +
-		`"messages":[{"role":"user","content":[{"type":"text","text":"<session>\nRead /tmp/note.txt\n</session>"}]}],"tools":[],` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"<session>\nRead notes/note.txt\n</session>"}]}],"tools":[],` +
 		`"metadata":{"user_id":"{\"device_id\":\"ed7d\",\"session_id\":\"90e3\"}"},` +
 		`"output_config":{"effort":"high","format":{"type":"json_schema","schema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}}}}`
 	resp := e.do(t, http.MethodPost, "/v1/messages?beta=true", body,

@@ -34,7 +34,7 @@ func TestGemma4(t *testing.T) {
 	// test_no_arguments.
 	noArgs := `<|tool_call>call:search{}<tool_call|>`
 	// test_turn_end_closure_instead_of_tool_call_end.
-	turnEnd := `<|tool_call>call:search{args:<|"|>-batch -ex run /tmp/poc<|"|>}<turn|>`
+	turnEnd := `<|tool_call>call:search{args:<|"|>-batch -ex run ./poc<|"|>}<turn|>`
 	// test_colon_prefixed_tool_call, closed.
 	colon := `<|tool_call>:call:search{command:<|"|>pytest<|"|>}<tool_call|>`
 	// test_streaming_html_argument_does_not_duplicate_tag_prefixes: markup,
@@ -96,12 +96,12 @@ func TestGemma4(t *testing.T) {
 		{
 			name:  "<turn|> closes the last call",
 			opts:  gemmaTaught,
-			steps: []step{feed(turnEnd, ""), end("", call(detect.Gemma4, "search", `{"args":"-batch -ex run /tmp/poc"}`, turnEnd))},
+			steps: []step{feed(turnEnd, ""), end("", call(detect.Gemma4, "search", `{"args":"-batch -ex run ./poc"}`, turnEnd))},
 		},
 		{
 			name:  "the server stripped the stop token: complete arguments end the call",
 			opts:  gemmaTaught,
-			steps: []step{feed("On it. "+turnEnd[:len(turnEnd)-len("<turn|>")], "On it. "), end("", call(detect.Gemma4, "search", `{"args":"-batch -ex run /tmp/poc"}`, turnEnd[:len(turnEnd)-len("<turn|>")]))},
+			steps: []step{feed("On it. "+turnEnd[:len(turnEnd)-len("<turn|>")], "On it. "), end("", call(detect.Gemma4, "search", `{"args":"-batch -ex run ./poc"}`, turnEnd[:len(turnEnd)-len("<turn|>")]))},
 		},
 		{
 			name:  "a stray colon before call:",

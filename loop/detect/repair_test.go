@@ -38,7 +38,7 @@ func TestRepairNeverInvents(t *testing.T) {
 		// Cut: refused.
 		{"the probe: a string without its closing quote", cut, hermesTaught,
 			hermes(`{"name":"work","arguments":{"x":1,"s":"delete everything except`), "", detect.ErrMalformed},
-		{"a single-quoted string without its closing quote", cut, hermesTaught, hermes(`{"name": "search", "arguments": {"q": 'rm -rf /tmp/a`), "", detect.ErrMalformed},
+		{"a single-quoted string without its closing quote", cut, hermesTaught, hermes(`{"name": "search", "arguments": {"q": 'rm -rf ./a`), "", detect.ErrMalformed},
 		{"a key without its value at the end", cut, hermesTaught, hermes(`{"name": "search", "arguments": {"x": 1, "s":`), "", detect.ErrMalformed},
 		{"a key without its value before the brace", cut, hermesTaught, hermes(`{"name": "search", "arguments": {"x": 1, "s": }}`), "", detect.ErrMalformed},
 		{"a key without a colon", cut, hermesTaught, hermes(`{"name": "search", "arguments": {"x": 1, "s"`), "", detect.ErrMalformed},

@@ -18,7 +18,7 @@ func action(id, key string, at time.Time) store.Action {
 		TurnID:    "chatcmpl-1",
 		CallID:    "call_" + id,
 		Tool:      "delete_file",
-		Arguments: json.RawMessage(`{"path":"/tmp/x"}`),
+		Arguments: json.RawMessage(`{"path":"docs/x"}`),
 		Status:    store.ActionPending,
 		Approval:  "always",
 		CreatedAt: at,
