@@ -90,6 +90,8 @@ func scrub(s string, r *agentRun) string {
 	// give a user's project under home) reads as a machine's: the
 	// fixtures name one home only.
 	s = strings.ReplaceAll(s, filepath.Join("/", "home", "user", "project"), fixtureWork)
+	// opencode names a scratch folder under the machine's temp root.
+	s = strings.ReplaceAll(s, filepath.Join("/", "tmp", "opencode"), filepath.Join(fixtureHome, "tmp", "opencode"))
 	return strings.ReplaceAll(s, r.base, "http://127.0.0.1:8080")
 }
 
