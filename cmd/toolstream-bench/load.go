@@ -147,13 +147,19 @@ tools:
 // off), so that what remains in the proxy is what it holds for itself.
 // With base nil it samples after 2s; else once the proxy is back to
 // base, or after settleMax.
+//
+// Keep-alives are turned off again on every poll: each time closes the
+// connections idle by then. The proxy's webhook transport may dial a
+// connection that never carries a request (another one freed first);
+// the server counts it idle only once it is 5s old, so one call at the
+// start would leave it open until the proxy's own 90s idle timeout.
 func settle(client *http.Client, up *http.Server, proxyURL string, base *stats) (stats, time.Duration) {
 	client.CloseIdleConnections()
-	up.SetKeepAlivesEnabled(false)
 	defer up.SetKeepAlivesEnabled(true)
 	t0 := time.Now()
 	var s stats
 	for {
+		up.SetKeepAlivesEnabled(false)
 		time.Sleep(500 * time.Millisecond)
 		client.CloseIdleConnections()
 		s = sample(client, proxyURL)
