@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolstream/toolstream/proxy/internal/framing"
 	"github.com/toolstream/toolstream/proxy/internal/handback"
+	"github.com/toolstream/toolstream/proxy/internal/rawio"
 )
 
 // A streamed turn leaves its handler at its first event: it takes the
@@ -34,6 +36,9 @@ var detachedTotal atomic.Int64
 // detachedConn is the connection a stream took from net/http.
 type detachedConn struct {
 	conn net.Conn
+	// sock is conn's socket, written raw (rawio); not valid when conn is
+	// none (TLS).
+	sock rawio.Socket
 	back *handback.Listener
 	life *reqLife
 	// pending is what was written and not yet sent, in chunked framing;
@@ -62,6 +67,7 @@ func takeConn(w http.ResponseWriter, back *handback.Listener, life *reqLife, kee
 	detachedTotal.Add(1)
 	d := &detachedConn{conn: conn, back: back, life: life,
 		keep: keep && brw.Reader.Buffered() == 0}
+	d.sock, _ = rawio.Open(socketOf(conn))
 	life.detach()
 	_ = conn.SetDeadline(time.Time{})
 	d.head(w.Header())
@@ -114,7 +120,12 @@ func (d *detachedConn) flush() error {
 	if d.pending == nil {
 		return nil
 	}
-	_, err := d.conn.Write(*d.pending)
+	var err error
+	if d.sock.Valid() {
+		_, err = d.sock.Write(*d.pending)
+	} else {
+		_, err = d.conn.Write(*d.pending)
+	}
 	frames.Put(d.pending)
 	d.pending = nil
 	if err != nil {
@@ -187,4 +198,22 @@ func (d *detachedConn) reuse(ok bool) {
 		}
 	}
 	_ = d.conn.Close()
+}
+
+// socketOf is the connection under c's wrappers that only read (the
+// framing guard's, a given-back connection's held byte), where a write
+// can go straight to the socket; any other wrapper is returned as it is,
+// and rawio finds no socket in it (a TLS connection's bytes must go
+// through TLS).
+func socketOf(c net.Conn) net.Conn {
+	for {
+		switch w := c.(type) {
+		case *framing.Conn:
+			c = w.Conn
+		case *handback.Replay:
+			c = w.Conn
+		default:
+			return c
+		}
+	}
 }

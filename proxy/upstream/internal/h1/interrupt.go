@@ -65,7 +65,7 @@ func (b *Body) endInterrupts() {
 type connSrc struct{ b *Body }
 
 func (s connSrc) Read(p []byte) (int, error) {
-	n, err := s.b.pc.c.Read(p)
+	n, err := s.b.pc.read(p)
 	if err != nil && isTimeout(err) && s.b.takeInterrupt() {
 		return n, ErrInterrupted
 	}

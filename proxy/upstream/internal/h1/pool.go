@@ -3,10 +3,10 @@ package h1
 import (
 	"context"
 	"net"
-	"syscall"
 	"time"
 
 	"github.com/toolstream/toolstream/proxy/internal/aside"
+	"github.com/toolstream/toolstream/proxy/internal/rawio"
 )
 
 // pconn is one connection to a server.
@@ -20,8 +20,10 @@ type pconn struct {
 	since time.Time
 	// head is c as the head reader sees it (see readHead).
 	head headLimit
-	// raw is c's socket, for Body.Ready; made at its first wait.
-	raw syscall.RawConn
+	// sock is c's socket, read raw (rawio) by bodies; looked for at the
+	// first body read, and not valid when c is none (TLS, a test's pipe).
+	sock   rawio.Socket
+	looked bool
 }
 
 // defaultSweep is how often kept connections are checked. Model servers

@@ -2,7 +2,33 @@
 
 package h1
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/toolstream/toolstream/proxy/internal/rawio"
+)
+
+// socket is pc's socket, read raw, or nil when pc's connection is none.
+func (pc *pconn) socket() *rawio.Socket {
+	if !pc.looked {
+		pc.sock, _ = rawio.Open(pc.c)
+		pc.looked = true
+	}
+	if !pc.sock.Valid() {
+		return nil
+	}
+	return &pc.sock
+}
+
+// read is a body's read of the connection: raw when it is a socket, so
+// that a paced stream's reads do not enter the scheduler's syscall state
+// (see rawio).
+func (pc *pconn) read(p []byte) (int, error) {
+	if s := pc.socket(); s != nil {
+		return s.Read(p)
+	}
+	return pc.c.Read(p)
+}
 
 // Ready reads the connection into p as the body's next Read would, but
 // when nothing is there it calls park and waits for the socket without
@@ -14,30 +40,22 @@ import "syscall"
 // Interrupt is there — the Read says which.
 //
 // It reads first, as Go's own Read does, and no read is made more than
-// without it. A connection that is no socket (a test's pipe) is not
-// waited for here: Ready returns at once.
+// without it. A connection that is no socket (a test's pipe) is not waited for
+// here: Ready returns at once.
 func (b *Body) Ready(p []byte, park func()) {
 	r := &b.r
 	if len(r.pending) > 0 || r.end || r.err != nil || len(p) == 0 {
 		return
 	}
-	pc := b.pc
-	if pc.raw == nil {
-		sc, ok := pc.c.(syscall.Conn)
-		if !ok {
-			return
-		}
-		raw, err := sc.SyscallConn()
-		if err != nil {
-			return
-		}
-		pc.raw = raw
+	s := b.pc.socket()
+	if s == nil {
+		return
 	}
 	if b.readSocket == nil {
 		b.readSocket = b.tryRead
 	}
 	b.p, b.park, b.parked = p, park, false
-	pc.raw.Read(b.readSocket) // an error, the Read that follows meets too
+	s.Raw().Read(b.readSocket) // an error, the Read that follows meets too
 	b.p, b.park = nil, nil
 }
 
@@ -49,12 +67,12 @@ func (b *Body) tryRead(fd uintptr) bool {
 	if b.parked {
 		return true
 	}
-	n, err := syscall.Read(int(fd), b.p)
+	n, errno := rawio.ReadFD(fd, b.p)
 	if n > 0 {
 		b.r.pending = b.p[:n]
 		return true
 	}
-	if err != syscall.EAGAIN {
+	if errno != syscall.EAGAIN {
 		return true
 	}
 	b.parked = true

@@ -1,0 +1,136 @@
+//go:build unix
+
+// Package rawio reads and writes a socket the way the net package does,
+// through its poller, but makes the read and write system calls raw.
+//
+// Why: every system call Go makes through syscall.Read or Write enters
+// the scheduler's syscall state, and the first one after the process was
+// idle wakes the runtime's monitor thread, which then polls every 20 µs
+// until the process is idle again. A proxy streaming many paced chunks
+// goes idle between most of them, so that wake-up and its polling cost
+// more CPU than the chunk itself. A read or write of a non-blocking
+// socket never waits, so it needs no scheduler hand-off.
+//
+// It cannot skip the read that answers EAGAIN before each wait, as nginx
+// does after a short read: the poller forgets, as a read begins, that the
+// socket became readable, so only a read can tell.
+package rawio
+
+import (
+	"io"
+	"net"
+	"os"
+	"syscall"
+)
+
+// Socket is a connection's socket, read and written raw. Its zero value
+// is no socket; one Socket is read from one goroutine at a time and
+// written from one goroutine at a time, as a net.Conn is.
+type Socket struct {
+	c   net.Conn
+	raw syscall.RawConn
+}
+
+// Open returns c's socket, or false when c is not one (a TLS connection,
+// a test's pipe): the caller then reads and writes c itself. c must be
+// the socket's own connection, not a wrapper that reads or writes
+// anything differently.
+func Open(c net.Conn) (Socket, bool) {
+	sc, ok := c.(syscall.Conn)
+	if !ok || !Enabled {
+		return Socket{}, false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return Socket{}, false
+	}
+	return Socket{c: c, raw: raw}, true
+}
+
+// Valid says s is a socket (Open returned it).
+func (s *Socket) Valid() bool { return s.raw != nil }
+
+// Raw is the socket's syscall.RawConn, for a caller that waits on it
+// itself and reads with [ReadFD].
+func (s *Socket) Raw() syscall.RawConn { return s.raw }
+
+// Read reads into p, as net.Conn's Read does: at least one byte, io.EOF
+// at the peer's end, or an error. It waits through the socket's poller,
+// so read deadlines and Close end it as they end net.Conn's Read (with
+// the same errors: os.ErrDeadlineExceeded, net.ErrClosed, wrapped).
+func (s *Socket) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := s.raw.Read(func(fd uintptr) bool {
+		n, errno = ReadFD(fd, p)
+		return errno != syscall.EAGAIN
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case errno != 0:
+		return 0, s.opError("read", errno)
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// ReadFD reads fd, a socket's descriptor inside a function given to its
+// RawConn's Read, into p once (again on EINTR). n is 0 with errno 0 at
+// the peer's end.
+func ReadFD(fd uintptr, p []byte) (n int, errno syscall.Errno) {
+	for {
+		n, errno = read(fd, p)
+		if errno != syscall.EINTR {
+			break
+		}
+	}
+	if errno != 0 {
+		n = 0
+	}
+	return n, errno
+}
+
+// Write writes all of p, waiting through the socket's poller while its
+// send buffer is full, so write deadlines and Close end it as they end
+// net.Conn's Write.
+func (s *Socket) Write(p []byte) (int, error) {
+	done := 0
+	var errno syscall.Errno
+	err := s.raw.Write(func(fd uintptr) bool {
+		for done < len(p) {
+			n, e := write(fd, p[done:])
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return false
+			case e != 0:
+				errno = e
+				return true
+			}
+			done += n
+		}
+		return true
+	})
+	if err != nil {
+		return done, err
+	}
+	if errno != 0 {
+		return done, s.opError("write", errno)
+	}
+	return done, nil
+}
+
+// opError is the error net.Conn gives for a failed call.
+func (s *Socket) opError(op string, errno syscall.Errno) error {
+	e := &net.OpError{Op: op, Source: s.c.LocalAddr(), Addr: s.c.RemoteAddr(), Err: os.NewSyscallError(op, errno)}
+	if e.Source != nil {
+		e.Net = e.Source.Network()
+	}
+	return e
+}
