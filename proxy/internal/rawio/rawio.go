@@ -95,6 +95,23 @@ func ReadFD(fd uintptr, p []byte) (n int, errno syscall.Errno) {
 	return n, errno
 }
 
+// PeekFD looks at fd, a socket's descriptor inside a function given to
+// its RawConn's Read, without reading and without waiting: n bytes are
+// there (p, not empty, shows them), 0 with errno 0 is the peer's end,
+// and errno EAGAIN says nothing is there yet.
+func PeekFD(fd uintptr, p []byte) (n int, errno syscall.Errno) {
+	for {
+		n, errno = peek(fd, p)
+		if errno != syscall.EINTR {
+			break
+		}
+	}
+	if errno != 0 {
+		n = 0
+	}
+	return n, errno
+}
+
 // Write writes all of p, waiting through the socket's poller while its
 // send buffer is full, so write deadlines and Close end it as they end
 // net.Conn's Write.

@@ -25,3 +25,8 @@ func fixup(n int, err error) (int, syscall.Errno) {
 	}
 	return n, 0
 }
+
+func peek(fd uintptr, p []byte) (int, syscall.Errno) {
+	n, _, err := syscall.Recvfrom(int(fd), p, syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	return fixup(n, err)
+}

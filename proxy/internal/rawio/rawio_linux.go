@@ -30,3 +30,8 @@ func write(fd uintptr, p []byte) (int, syscall.Errno) {
 	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(ptr), uintptr(len(p)))
 	return int(n), e
 }
+
+func peek(fd uintptr, p []byte) (int, syscall.Errno) {
+	n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+	return int(n), e
+}

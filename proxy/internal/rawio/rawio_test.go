@@ -5,6 +5,7 @@ package rawio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -239,5 +240,43 @@ func TestOpen(t *testing.T) {
 	var s Socket
 	if s.Valid() {
 		t.Error("the zero Socket is valid")
+	}
+}
+
+// TestPeekFD: a peek says what syscall.Recvfrom with MSG_PEEK says, and
+// reads nothing: nothing there, a byte there, the peer's end.
+func TestPeekFD(t *testing.T) {
+	a, b := pair(t)
+	s, _ := Open(a)
+	look := func() (raw string, std string) {
+		var p, q [4]byte
+		s.Raw().Read(func(fd uintptr) bool {
+			n, errno := PeekFD(fd, p[:])
+			raw = fmt.Sprintf("%d %q %v", n, p[:n], errno)
+			m, _, err := syscall.Recvfrom(int(fd), q[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+			var e syscall.Errno
+			if err != nil {
+				e, m = err.(syscall.Errno), 0
+			}
+			std = fmt.Sprintf("%d %q %v", m, q[:m], e)
+			return true
+		})
+		return raw, std
+	}
+	steps := []struct {
+		do   func()
+		want string
+	}{
+		{func() {}, "0 \"\" " + syscall.EAGAIN.Error()},
+		{func() { b.Write([]byte("hi")); time.Sleep(10 * time.Millisecond) }, "2 \"hi\" errno 0"},
+		{func() { b.Close(); time.Sleep(10 * time.Millisecond) }, "2 \"hi\" errno 0"},
+		{func() { io.ReadFull(a, make([]byte, 2)) }, "0 \"\" errno 0"},
+	}
+	for i, st := range steps {
+		st.do()
+		raw, std := look()
+		if raw != std || raw != st.want {
+			t.Errorf("step %d: PeekFD %s, Recvfrom %s, want %s", i, raw, std, st.want)
+		}
 	}
 }

@@ -3,29 +3,28 @@
 package h1
 
 import (
-	"net"
 	"syscall"
+
+	"github.com/toolstream/toolstream/proxy/internal/rawio"
 )
 
-// connAlive reports whether a kept connection can carry a request: the
+// alive reports whether a kept connection can carry a request: the
 // server has not closed it, and sent nothing unasked. One non-blocking
-// peek at its socket; nothing is read.
-func connAlive(c net.Conn) bool {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
+// peek at its socket, raw (see rawio); nothing is read. A connection that
+// is no socket (TLS) is taken as alive: one the server closed is found
+// when a request on it fails, and sent again.
+func (pc *pconn) alive() bool {
+	s := pc.socket()
+	if s == nil {
 		return true
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return false
 	}
 	alive := false
 	var b [1]byte
-	err = rc.Read(func(fd uintptr) bool {
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	err := s.Raw().Read(func(fd uintptr) bool {
+		_, errno := rawio.PeekFD(fd, b[:])
 		// Nothing there yet is a live, quiet connection; a closed one
 		// reads 0 bytes, and bytes nobody asked for make it unusable.
-		alive = n < 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK)
+		alive = errno == syscall.EAGAIN || errno == syscall.EWOULDBLOCK
 		return true
 	})
 	return err == nil && alive

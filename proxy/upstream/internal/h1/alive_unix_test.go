@@ -43,7 +43,7 @@ func waitEnd(t *testing.T, tr *Transport) {
 
 // TestH1StaleConnection: a kept connection the upstream closed meanwhile
 // costs nothing: it is found dead before the request is written, and the
-// request goes out once, on a new one (connAlive, unix only).
+// request goes out once, on a new one (pconn.alive, unix only).
 func TestH1StaleConnection(t *testing.T) {
 	var mu sync.Mutex
 	var conns []net.Conn

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -36,8 +35,8 @@ var h1HeadReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 
 // reads a header line whole, however long: without the bound a server's
 // 200 MiB header line would be a 200 MiB allocation.
 type headLimit struct {
-	c net.Conn
-	n int64
+	pc *pconn
+	n  int64
 }
 
 func (l *headLimit) Read(p []byte) (int, error) {
@@ -47,7 +46,7 @@ func (l *headLimit) Read(p []byte) (int, error) {
 	if int64(len(p)) > l.n {
 		p = p[:l.n]
 	}
-	n, err := l.c.Read(p)
+	n, err := l.pc.read(p)
 	l.n -= int64(n)
 	return n, err
 }
@@ -63,7 +62,7 @@ func (l *headLimit) Read(p []byte) (int, error) {
 // NOTE(h1): net/http once also capped interim answers at 5; it now counts
 // their bytes against the head's bound instead, and so does this.
 func (pc *pconn) readHead() (resp *http.Response, rest []byte, err error) {
-	pc.head = headLimit{c: pc.c, n: MaxHeaderBytes}
+	pc.head = headLimit{pc: pc, n: MaxHeaderBytes}
 	br := h1HeadReaders.Get().(*bufio.Reader)
 	br.Reset(&pc.head)
 	defer func() {

@@ -52,7 +52,7 @@ func (t *Transport) sweepInterval() time.Duration {
 func (t *Transport) conn(ctx context.Context, addr string) (*pconn, error) {
 	t.mu.Lock()
 	for pc := t.takeLocked(addr); pc != nil; pc = t.takeLocked(addr) {
-		if connAlive(pc.c) {
+		if pc.alive() {
 			t.mu.Unlock()
 			return pc, nil
 		}
@@ -107,7 +107,7 @@ func (t *Transport) put(pc *pconn) {
 // that it already closed, is closed instead: bytes nobody asked for would
 // be read as the next request's answer.
 func (t *Transport) putGen(pc *pconn, gen uint64) {
-	if !connAlive(pc.c) {
+	if !pc.alive() {
 		pc.c.Close()
 		return
 	}
@@ -137,7 +137,7 @@ func (t *Transport) sweepIdle() {
 	for addr, pcs := range t.idle {
 		kept := pcs[:0]
 		for _, pc := range pcs {
-			if now.Sub(pc.since) < t.IdleTimeout && connAlive(pc.c) {
+			if now.Sub(pc.since) < t.IdleTimeout && pc.alive() {
 				kept = append(kept, pc)
 			} else {
 				pc.c.Close()
