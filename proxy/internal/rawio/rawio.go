@@ -11,6 +11,12 @@
 // more CPU than the chunk itself. A read or write of a non-blocking
 // socket never waits, so it needs no scheduler hand-off.
 //
+// The monitor thread also preempts a goroutine that runs on for 10 ms,
+// and through a stretch of raw calls it may sleep. Only a stream's own
+// reads and writes are raw: it does little per event, and what computes
+// at length (a request's parsing, a tool's execution) starts with calls
+// made the usual way, which wake the monitor.
+//
 // It cannot skip the read that answers EAGAIN before each wait, as nginx
 // does after a short read: the poller forgets, as a read begins, that the
 // socket became readable, so only a read can tell.
