@@ -49,18 +49,29 @@ func pair(t *testing.T) (a, b *net.TCPConn) {
 // expect the same bytes and the same kind of error.
 type side struct {
 	name string
+	// raw: the calls are raw even under the race detector (forceRaw).
+	raw  bool
 	open func(t *testing.T, c net.Conn) io.ReadWriter
 }
 
+func openSocket(t *testing.T, c net.Conn) io.ReadWriter {
+	s, ok := Open(c)
+	if !ok {
+		t.Fatal("Open found no socket in a TCP connection")
+	}
+	return &s
+}
+
 var sides = []side{
-	{"net.Conn", func(_ *testing.T, c net.Conn) io.ReadWriter { return c }},
-	{"rawio", func(t *testing.T, c net.Conn) io.ReadWriter {
-		s, ok := Open(c)
-		if !ok {
-			t.Fatal("Open found no socket in a TCP connection")
-		}
-		return &s
-	}},
+	{"net.Conn", false, func(_ *testing.T, c net.Conn) io.ReadWriter { return c }},
+	{"rawio", false, openSocket},
+	{"rawio raw calls", true, openSocket},
+}
+
+// use makes sd's calls the ones its Socket makes until the test ends.
+func (sd side) use(t *testing.T) {
+	forceRaw = sd.raw
+	t.Cleanup(func() { forceRaw = false })
 }
 
 // errKind is what a caller can tell of a read or write error.
@@ -89,6 +100,7 @@ func errKind(err error) string {
 func TestSameBytes(t *testing.T) {
 	for _, sd := range sides {
 		t.Run(sd.name, func(t *testing.T) {
+			sd.use(t)
 			rng := rand.New(rand.NewPCG(1, 2))
 			want := make([]byte, 1<<20)
 			for i := range want {
@@ -215,11 +227,15 @@ func TestSameErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var kinds []string
 			for _, sd := range sides {
+				forceRaw = sd.raw
 				a, b := pair(t)
 				kinds = append(kinds, errKind(tc.run(a, b, sd.open(t, a))))
+				forceRaw = false
 			}
-			if kinds[0] != kinds[1] || kinds[0] == "nil" {
-				t.Errorf("net.Conn: %s, rawio: %s", kinds[0], kinds[1])
+			for i, k := range kinds {
+				if k != kinds[0] || k == "nil" {
+					t.Errorf("%s: %s, %s: %s", sides[0].name, kinds[0], sides[i].name, k)
+				}
 			}
 		})
 	}
@@ -246,6 +262,8 @@ func TestOpen(t *testing.T) {
 // TestPeekFD: a peek says what syscall.Recvfrom with MSG_PEEK says, and
 // reads nothing: nothing there, a byte there, the peer's end.
 func TestPeekFD(t *testing.T) {
+	forceRaw = true
+	defer func() { forceRaw = false }()
 	a, b := pair(t)
 	s, _ := Open(a)
 	look := func() (raw string, std string) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rawio
+
+const raceEnabled = false
