@@ -91,26 +91,19 @@ func (s *Socket) Read(p []byte) (int, error) {
 // ReadFD reads fd, a socket's descriptor inside a function given to its
 // RawConn's Read, into p once (again on EINTR). n is 0 with errno 0 at
 // the peer's end.
-func ReadFD(fd uintptr, p []byte) (n int, errno syscall.Errno) {
-	for {
-		n, errno = read(fd, p)
-		if errno != syscall.EINTR {
-			break
-		}
-	}
-	if errno != 0 {
-		n = 0
-	}
-	return n, errno
-}
+func ReadFD(fd uintptr, p []byte) (n int, errno syscall.Errno) { return once(read, fd, p) }
 
 // PeekFD looks at fd, a socket's descriptor inside a function given to
 // its RawConn's Read, without reading and without waiting: n bytes are
 // there (p, not empty, shows them), 0 with errno 0 is the peer's end,
 // and errno EAGAIN says nothing is there yet.
-func PeekFD(fd uintptr, p []byte) (n int, errno syscall.Errno) {
+func PeekFD(fd uintptr, p []byte) (n int, errno syscall.Errno) { return once(peek, fd, p) }
+
+// once makes call, again while a signal interrupts it; n is 0 on an
+// error.
+func once(call func(uintptr, []byte) (int, syscall.Errno), fd uintptr, p []byte) (n int, errno syscall.Errno) {
 	for {
-		n, errno = peek(fd, p)
+		n, errno = call(fd, p)
 		if errno != syscall.EINTR {
 			break
 		}
