@@ -67,7 +67,7 @@ func takeConn(w http.ResponseWriter, back *handback.Listener, life *reqLife, kee
 	detachedTotal.Add(1)
 	d := &detachedConn{conn: conn, back: back, life: life,
 		keep: keep && brw.Reader.Buffered() == 0}
-	d.sock, _ = rawio.Open(socketOf(conn))
+	d.sock.Open(socketOf(conn))
 	life.detach()
 	_ = conn.SetDeadline(time.Time{})
 	d.head(w.Header())

@@ -33,30 +33,45 @@ import (
 const Enabled = true
 
 // Socket is a connection's socket, read and written raw. Its zero value
-// is no socket; one Socket is read from one goroutine at a time and
-// written from one goroutine at a time, as a net.Conn is.
+// is no socket. One Socket is read from one goroutine at a time and
+// written from one goroutine at a time, as a net.Conn is, and it is not
+// copied once opened.
 type Socket struct {
 	c   net.Conn
 	raw syscall.RawConn
+
+	// The state of the Read and of the Write under way, for the
+	// functions the poller calls: those are made once, at the first
+	// call, as a closure made per call would be an allocation per chunk.
+	rp     []byte
+	rn     int
+	rerrno syscall.Errno
+	rf     func(uintptr) bool
+	wp     []byte
+	wdone  int
+	werrno syscall.Errno
+	wf     func(uintptr) bool
 }
 
-// Open returns c's socket, or false when c is not one (a TLS connection,
-// a test's pipe): the caller then reads and writes c itself. c must be
-// the socket's own connection, not a wrapper that reads or writes
-// anything differently.
-func Open(c net.Conn) (Socket, bool) {
+// Open makes s c's socket and reports true, or reports false when c is
+// not one (a TLS connection, a test's pipe): the caller then reads and
+// writes c itself. c must be the socket's own connection, not a wrapper
+// that reads or writes anything differently.
+func (s *Socket) Open(c net.Conn) bool {
+	*s = Socket{}
 	sc, ok := c.(syscall.Conn)
-	if !ok || !Enabled {
-		return Socket{}, false
+	if !ok {
+		return false
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return Socket{}, false
+		return false
 	}
-	return Socket{c: c, raw: raw}, true
+	s.c, s.raw = c, raw
+	return true
 }
 
-// Valid says s is a socket (Open returned it).
+// Valid says s is a socket (Open returned true).
 func (s *Socket) Valid() bool { return s.raw != nil }
 
 // Raw is the socket's syscall.RawConn, for a caller that waits on it
@@ -71,12 +86,13 @@ func (s *Socket) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := s.raw.Read(func(fd uintptr) bool {
-		n, errno = ReadFD(fd, p)
-		return errno != syscall.EAGAIN
-	})
+	if s.rf == nil {
+		s.rf = s.readOnce
+	}
+	s.rp, s.rn, s.rerrno = p, 0, 0
+	err := s.raw.Read(s.rf)
+	n, errno := s.rn, s.rerrno
+	s.rp = nil // no view of the caller's buffer while idle
 	switch {
 	case err != nil:
 		return 0, err
@@ -86,6 +102,13 @@ func (s *Socket) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// readOnce is Read's function for the poller: done unless the socket is
+// empty.
+func (s *Socket) readOnce(fd uintptr) bool {
+	s.rn, s.rerrno = ReadFD(fd, s.rp)
+	return s.rerrno != syscall.EAGAIN
 }
 
 // ReadFD reads fd, a socket's descriptor inside a function given to its
@@ -118,24 +141,13 @@ func once(call func(uintptr, []byte) (int, syscall.Errno), fd uintptr, p []byte)
 // send buffer is full, so write deadlines and Close end it as they end
 // net.Conn's Write.
 func (s *Socket) Write(p []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := s.raw.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			n, e := write(fd, p[done:])
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false
-			case e != 0:
-				errno = e
-				return true
-			}
-			done += n
-		}
-		return true
-	})
+	if s.wf == nil {
+		s.wf = s.writeAll
+	}
+	s.wp, s.wdone, s.werrno = p, 0, 0
+	err := s.raw.Write(s.wf)
+	done, errno := s.wdone, s.werrno
+	s.wp = nil
 	if err != nil {
 		return done, err
 	}
@@ -143,6 +155,25 @@ func (s *Socket) Write(p []byte) (int, error) {
 		return done, s.opError("write", errno)
 	}
 	return done, nil
+}
+
+// writeAll is Write's function for the poller: done once every byte is
+// written or a call failed; not done while the send buffer is full.
+func (s *Socket) writeAll(fd uintptr) bool {
+	for s.wdone < len(s.wp) {
+		n, e := write(fd, s.wp[s.wdone:])
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EAGAIN:
+			return false
+		case e != 0:
+			s.werrno = e
+			return true
+		}
+		s.wdone += n
+	}
+	return true
 }
 
 // opError is the error net.Conn gives for a failed call.

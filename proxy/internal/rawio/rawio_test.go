@@ -55,11 +55,11 @@ type side struct {
 }
 
 func openSocket(t *testing.T, c net.Conn) io.ReadWriter {
-	s, ok := Open(c)
-	if !ok {
+	s := new(Socket)
+	if !s.Open(c) {
 		t.Fatal("Open found no socket in a TCP connection")
 	}
-	return &s
+	return s
 }
 
 var sides = []side{
@@ -243,19 +243,19 @@ func TestSameErrors(t *testing.T) {
 
 // TestOpen: only a socket's own connection is one.
 func TestOpen(t *testing.T) {
+	var s Socket
+	if s.Valid() {
+		t.Error("the zero Socket is valid")
+	}
 	a, _ := pair(t)
-	if _, ok := Open(a); !ok {
+	if !s.Open(a) || !s.Valid() {
 		t.Error("a TCP connection is a socket")
 	}
 	p, q := net.Pipe()
 	defer p.Close()
 	defer q.Close()
-	if _, ok := Open(p); ok {
-		t.Error("a pipe is no socket")
-	}
-	var s Socket
-	if s.Valid() {
-		t.Error("the zero Socket is valid")
+	if s.Open(p) || s.Valid() {
+		t.Error("a pipe is no socket (and the socket opened before is gone)")
 	}
 }
 
@@ -265,7 +265,8 @@ func TestPeekFD(t *testing.T) {
 	forceRaw = true
 	defer func() { forceRaw = false }()
 	a, b := pair(t)
-	s, _ := Open(a)
+	var s Socket
+	s.Open(a)
 	look := func() (raw string, std string) {
 		var p, q [4]byte
 		s.Raw().Read(func(fd uintptr) bool {
@@ -296,5 +297,23 @@ func TestPeekFD(t *testing.T) {
 		if raw != std || raw != st.want {
 			t.Errorf("step %d: PeekFD %s, Recvfrom %s, want %s", i, raw, std, st.want)
 		}
+	}
+}
+
+// TestNoAllocations: a read and a write allocate nothing, as net.Conn's
+// do not; they run once per chunk.
+func TestNoAllocations(t *testing.T) {
+	a, b := pair(t)
+	var s Socket
+	s.Open(a)
+	buf, msg := make([]byte, 64), []byte("chunk")
+	allocs := testing.AllocsPerRun(100, func() {
+		b.Write(msg)
+		s.Read(buf)
+		s.Write(msg)
+		b.Read(buf)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per read and write", allocs)
 	}
 }

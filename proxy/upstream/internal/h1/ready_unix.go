@@ -11,7 +11,7 @@ import (
 // socket is pc's socket, read raw, or nil when pc's connection is none.
 func (pc *pconn) socket() *rawio.Socket {
 	if !pc.looked {
-		pc.sock, _ = rawio.Open(pc.c)
+		pc.sock.Open(pc.c)
 		pc.looked = true
 	}
 	if !pc.sock.Valid() {
