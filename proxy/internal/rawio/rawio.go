@@ -29,9 +29,6 @@ import (
 	"syscall"
 )
 
-// Enabled says Open finds sockets here.
-const Enabled = true
-
 // Socket is a connection's socket, read and written raw. Its zero value
 // is no socket. One Socket is read from one goroutine at a time and
 // written from one goroutine at a time, as a net.Conn is, and it is not
