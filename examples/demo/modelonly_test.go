@@ -6,35 +6,18 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolstream/toolstream/examples/internal/exampletest"
 )
-
-// lines is a writer a test can wait on for a line holding a string.
-type lines struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // TestServeModel: -model-only serves the scripted model alone at the
 // address it prints, as an upstream: it lists itself, streams an answer
 // ending in [DONE] (paced, with -pace), and stops with its context.
 func TestServeModel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lines{}
+	out := &exampletest.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- ServeModel(ctx, "127.0.0.1:0", time.Millisecond, out) }()
 	var base string
